@@ -1,0 +1,116 @@
+"""The one small interface every model backend implements.
+
+A backend turns a neutral :class:`~tooluse.messages.Request` into a neutral
+:class:`~tooluse.messages.Response`, or into a stream of neutral events
+(:mod:`tooluse.stream`). A subclass implements **one** of :meth:`Backend.stream` or
+:meth:`Backend.complete`; the other and the async pair derive from it. Backends with a
+native async client (HTTP) override :meth:`Backend.astream` / :meth:`Backend.acomplete` too,
+so the event loop never blocks on them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from ..messages import Request, Response
+from ..stream import aaccumulate, accumulate, events_from_response
+
+__all__ = ["Backend"]
+
+_DONE = object()
+
+
+class Backend:
+    """Base class of model backends. Override ``stream`` or ``complete`` (at least one)."""
+
+    #: Short name used in spec strings (``"anthropic"``, ``"bedrock"``, ``"scripted"``...).
+    name: str = "backend"
+    #: A model identifier to report in responses when the request names none.
+    model: str | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.stream is Backend.stream and cls.complete is Backend.complete and not (
+            cls.astream is not Backend.astream or cls.acomplete is not Backend.acomplete
+        ):
+            raise TypeError(f"{cls.__name__} must override stream() or complete()")
+
+    # -- sync -------------------------------------------------------------------------------
+    def complete(self, request: Request) -> Response:
+        """Run the request to the end and return the whole response."""
+        if type(self).stream is not Backend.stream:
+            return accumulate(self.stream(request))
+        return anyio.run(self.acomplete, request)
+
+    def stream(self, request: Request) -> Iterator[Any]:
+        """Yield the response as :mod:`tooluse.stream` events."""
+        if type(self).complete is not Backend.complete:
+            yield from events_from_response(self.complete(request))
+            return
+        yield from _iterate_async(self.astream(request))
+
+    # -- async ------------------------------------------------------------------------------
+    async def acomplete(self, request: Request) -> Response:
+        if type(self).astream is not Backend.astream:
+            return await aaccumulate(self.astream(request))
+        return await anyio.to_thread.run_sync(self.complete, request)
+
+    async def astream(self, request: Request) -> AsyncIterator[Any]:
+        if type(self).acomplete is not Backend.acomplete and type(self).stream is Backend.stream:
+            for event in events_from_response(await self.acomplete(request)):
+                yield event
+            return
+        # Run the synchronous stream in a worker thread and hand events over a channel, so
+        # a blocking backend (llama.cpp, boto3) never blocks the event loop.
+        send, receive = anyio.create_memory_object_stream[Any](16)
+        cancelled = threading.Event()
+
+        def produce() -> None:
+            try:
+                for event in self.stream(request):
+                    if cancelled.is_set():
+                        break
+                    anyio.from_thread.run(send.send, event)
+                anyio.from_thread.run(send.send, _DONE)
+            except BaseException as exc:  # handed to the consumer, re-raised there
+                if not cancelled.is_set():
+                    anyio.from_thread.run(send.send, exc)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(anyio.to_thread.run_sync, produce)
+            try:
+                async with receive:
+                    while True:
+                        item = await receive.receive()
+                        if item is _DONE:
+                            break
+                        if isinstance(item, BaseException):
+                            raise item
+                        yield item
+            finally:
+                cancelled.set()
+                receive.close()
+
+    def close(self) -> None:
+        """Release resources (HTTP connections, loaded models)."""
+
+
+def _iterate_async(agen: AsyncIterator[Any]) -> Iterator[Any]:
+    """Drive an async iterator from sync code on a private event loop."""
+    import asyncio
+
+    loop = asyncio.new_event_loop()
+    try:
+        while True:
+            try:
+                yield loop.run_until_complete(agen.__anext__())
+            except StopAsyncIteration:
+                break
+    finally:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()

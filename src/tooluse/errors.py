@@ -1,0 +1,119 @@
+"""The exceptions tooluse raises.
+
+Each one carries what a caller needs to answer in its own terms: a field path for a
+malformed wire request (so the gateway can say ``tools.0.name: ...``), the list of problems
+for invalid tool input (so the runner can send them back as an ``is_error`` result), and an
+error *kind* for backend failures (so the gateway can map them onto each API's native
+error shape without knowing which backend failed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+__all__ = [
+    "BackendError",
+    "BackendErrorKind",
+    "ConversionError",
+    "ToolDefinitionError",
+    "ToolInputError",
+    "ToolUseError",
+    "WireFormatError",
+    "format_path",
+]
+
+Path = Sequence[str | int]
+
+
+def format_path(path: Path) -> str:
+    """``("tools", 0, "name")`` -> ``"tools.0.name"`` (the Messages API's spelling)."""
+    return ".".join(str(p) for p in path)
+
+
+class ToolUseError(Exception):
+    """Base class of every tooluse error."""
+
+
+class ToolDefinitionError(ToolUseError, ValueError):
+    """A tool cannot be made: bad name, bad schema, unsupported annotation."""
+
+    def __init__(self, message: str, *, tool: str | None = None) -> None:
+        self.tool = tool
+        self.message = message
+        super().__init__(f"tool {tool!r}: {message}" if tool else message)
+
+
+class ToolInputError(ToolUseError, ValueError):
+    """A tool call's input does not match the tool's schema.
+
+    ``problems`` lists every problem found, each naming its parameter by path.
+    """
+
+    def __init__(self, tool: str, problems: Sequence[str]) -> None:
+        self.tool = tool
+        self.problems = list(problems)
+        super().__init__(f"invalid input for tool {tool!r}: " + "; ".join(self.problems))
+
+
+class WireFormatError(ToolUseError, ValueError):
+    """A wire-format document (request, response, event) is malformed.
+
+    ``path`` locates the offending field; ``str()`` gives ``"tools.0.name: message"``.
+    """
+
+    def __init__(self, message: str, path: Path = ()) -> None:
+        self.path = tuple(path)
+        self.message = message
+        super().__init__(f"{format_path(self.path)}: {message}" if self.path else message)
+
+
+class ConversionError(ToolUseError, ValueError):
+    """The target format cannot carry something the source holds (no silent loss)."""
+
+    def __init__(self, message: str, path: Path = (), *, target: str | None = None) -> None:
+        self.path = tuple(path)
+        self.message = message
+        self.target = target
+        where = f" at {format_path(self.path)}" if self.path else ""
+        to = f"{target}: " if target else ""
+        super().__init__(f"{to}{message}{where}")
+
+
+BackendErrorKind = Literal[
+    "invalid_request",
+    "authentication",
+    "permission",
+    "not_found",
+    "request_too_large",
+    "rate_limit",
+    "timeout",
+    "overloaded",
+    "unavailable",
+    "api",
+]
+
+
+class BackendError(ToolUseError):
+    """A model backend failed. ``kind`` is format-neutral; ``status`` is the upstream HTTP
+    status when there was one; ``retry_after`` is seconds, when the upstream said."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: BackendErrorKind = "api",
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        self.message = message
+        self.kind: BackendErrorKind = kind
+        self.status = status
+        self.retry_after = retry_after
+        super().__init__(message)
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in ("rate_limit", "overloaded", "unavailable", "timeout") or (
+            self.status is not None and self.status >= 500
+        )

@@ -1,0 +1,236 @@
+"""The neutral conversation model.
+
+Every wire format (Anthropic Messages, Bedrock Converse, OpenAI Chat Completions, the
+prompt-based XML format) is translated to and from these types by its codec in
+``tooluse.codecs``; the runner, the backends and the gateway only ever see these types.
+This module knows no wire format: no field here is named after one API's spelling.
+
+Why pydantic: the same models validate user-built conversations, compare by value in
+round-trip tests, and serialise with ``model_dump()`` for saving a conversation.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = [
+    "ContentBlock",
+    "ImageBlock",
+    "JsonBlock",
+    "Message",
+    "Request",
+    "Response",
+    "ResultPart",
+    "Role",
+    "StopReason",
+    "TextBlock",
+    "ToolChoice",
+    "ToolResultBlock",
+    "ToolSpec",
+    "ToolUseBlock",
+    "Usage",
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class TextBlock(_Model):
+    """Plain text, including any ``<thinking>`` or ``<answer>`` a model writes."""
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImageBlock(_Model):
+    """An image, either inline (base64 text, as every JSON wire format carries it) or by URL.
+
+    ``data`` stays base64 text rather than bytes so that a conversation passes through
+    unchanged even when a client sends an abbreviated or non-canonical encoding.
+    """
+
+    type: Literal["image"] = "image"
+    media_type: str | None = None
+    data: str | None = None
+    url: str | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ImageBlock:
+        if (self.data is None) == (self.url is None):
+            raise ValueError("an image needs exactly one of 'data' (base64) or 'url'")
+        if self.data is not None and not self.media_type:
+            raise ValueError("an inline image needs a media_type such as 'image/png'")
+        return self
+
+
+class JsonBlock(_Model):
+    """A JSON value returned by a tool (Bedrock's ``{"json": ...}`` result content)."""
+
+    type: Literal["json"] = "json"
+    value: Any
+
+
+class ToolUseBlock(_Model):
+    """A call the model asks the client to make."""
+
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+
+
+ResultPart = Annotated[Union[TextBlock, ImageBlock, JsonBlock], Field(discriminator="type")]
+
+
+class ToolResultBlock(_Model):
+    """The answer to one :class:`ToolUseBlock`; ``is_error`` marks a failed call.
+
+    Empty ``content`` means the tool succeeded with no output.
+    """
+
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    content: list[ResultPart] = Field(default_factory=list)
+    is_error: bool = False
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _text_shorthand(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [TextBlock(text=value)]
+        return value
+
+    def text(self) -> str:
+        """The result's text parts joined, JSON parts serialised; images left out."""
+        import json
+
+        parts: list[str] = []
+        for part in self.content:
+            if isinstance(part, TextBlock):
+                parts.append(part.text)
+            elif isinstance(part, JsonBlock):
+                parts.append(json.dumps(part.value, ensure_ascii=False))
+        return "\n".join(parts)
+
+
+ContentBlock = Annotated[
+    Union[TextBlock, ImageBlock, ToolUseBlock, ToolResultBlock], Field(discriminator="type")
+]
+
+Role = Literal["user", "assistant"]
+
+
+class Message(_Model):
+    role: Role
+    content: list[ContentBlock] = Field(default_factory=list)
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _text_shorthand(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [TextBlock(text=value)]
+        return value
+
+    def text(self) -> str:
+        """The message's text blocks concatenated."""
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+    @property
+    def tool_results(self) -> list[ToolResultBlock]:
+        return [b for b in self.content if isinstance(b, ToolResultBlock)]
+
+
+class ToolSpec(_Model):
+    """A tool as the model sees it: name, description and JSON Schema of its input."""
+
+    name: str
+    description: str = ""
+    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+
+
+class ToolChoice(_Model):
+    """How the model may use tools.
+
+    ``auto``: it decides; ``any``: it must call some tool; ``tool``: it must call ``name``;
+    ``none``: it must not call tools. ``disable_parallel_tool_use`` allows at most one call.
+    """
+
+    type: Literal["auto", "any", "tool", "none"] = "auto"
+    name: str | None = None
+    disable_parallel_tool_use: bool = False
+
+    @model_validator(mode="after")
+    def _name_iff_tool(self) -> ToolChoice:
+        if self.type == "tool" and not self.name:
+            raise ValueError("tool_choice of type 'tool' needs a 'name'")
+        if self.type != "tool" and self.name is not None:
+            raise ValueError(f"tool_choice of type {self.type!r} takes no 'name'")
+        return self
+
+
+class Request(_Model):
+    """One model call: the conversation so far, the tools and the sampling settings."""
+
+    model: str | None = None
+    system: list[TextBlock] = Field(default_factory=list)
+    messages: list[Message] = Field(default_factory=list)
+    tools: list[ToolSpec] = Field(default_factory=list)
+    tool_choice: ToolChoice | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    stop_sequences: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("system", mode="before")
+    @classmethod
+    def _system_shorthand(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [TextBlock(text=value)] if value else []
+        return value
+
+    def system_text(self) -> str:
+        """The system prompt's blocks joined by blank lines."""
+        return "\n\n".join(b.text for b in self.system)
+
+
+StopReason = Literal[
+    "end_turn", "tool_use", "max_tokens", "stop_sequence", "content_filtered"
+]
+
+
+class Usage(_Model):
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class Response(_Model):
+    """The model's answer: one assistant turn."""
+
+    id: str = ""
+    model: str | None = None
+    content: list[ContentBlock] = Field(default_factory=list)
+    stop_reason: StopReason | None = None
+    stop_sequence: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+
+    @property
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+    def text(self) -> str:
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    def to_message(self) -> Message:
+        """This answer as the assistant turn of the conversation."""
+        return Message(role="assistant", content=list(self.content))
