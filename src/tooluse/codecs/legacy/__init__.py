@@ -1,0 +1,74 @@
+"""The prompt-based ("legacy") XML tool-use format.
+
+Tools are described inside the system prompt; the model calls them by writing a
+``<function_calls>`` block (generation stops at :data:`FUNCTION_CALLS_STOP`); results go back
+as ``<function_results>`` in the next user turn. This package renders all of that, parses a
+model's completion back into :class:`~tooluse.messages.ToolUseBlock` s (incrementally, in
+linear time, safe against forged calls in tool output), and maps whole requests and
+responses. See ``docs/legacy.md``.
+"""
+
+from __future__ import annotations
+
+from ._text import escape, new_tool_use_id, unescape
+from .mapping import (
+    LegacyPrompt,
+    LegacyTurn,
+    decode_response,
+    encode_request,
+    encode_response,
+    tool_choice_prefill,
+)
+from .parser import (
+    MAX_TAG,
+    CallItem,
+    Item,
+    LegacyParser,
+    ParsedCompletion,
+    ParseProblem,
+    TextItem,
+    items_to_completion,
+    parse_completion,
+)
+from .prompt import render_tool_description, render_tools_prompt
+from .render import (
+    FUNCTION_CALLS_START,
+    FUNCTION_CALLS_STOP,
+    render_function_calls,
+    render_function_results,
+    render_parameter,
+)
+from .schema import ConversionProblem, convert_value, render_value, schema_types, type_label
+
+__all__ = [
+    "FUNCTION_CALLS_START",
+    "FUNCTION_CALLS_STOP",
+    "MAX_TAG",
+    "CallItem",
+    "ConversionProblem",
+    "Item",
+    "LegacyParser",
+    "LegacyPrompt",
+    "LegacyTurn",
+    "ParseProblem",
+    "ParsedCompletion",
+    "TextItem",
+    "convert_value",
+    "decode_response",
+    "encode_request",
+    "encode_response",
+    "escape",
+    "items_to_completion",
+    "new_tool_use_id",
+    "parse_completion",
+    "render_function_calls",
+    "render_function_results",
+    "render_parameter",
+    "render_tool_description",
+    "render_tools_prompt",
+    "render_value",
+    "schema_types",
+    "tool_choice_prefill",
+    "type_label",
+    "unescape",
+]

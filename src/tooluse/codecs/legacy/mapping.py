@@ -1,0 +1,258 @@
+"""A whole request or response in the prompt-based format.
+
+:func:`encode_request` turns a neutral :class:`~tooluse.messages.Request` into what a
+text-only model reads: a system prompt describing the tools, the conversation as text turns
+(tool calls as ``<function_calls>``, results as ``<function_results>``) and, for a forced
+tool choice, the prefill that opens the call (as the Messages API does for ``any``/``tool``).
+:func:`decode_response` reads the completion back into a neutral
+:class:`~tooluse.messages.Response`; :func:`encode_response` writes a response as the text a
+model would have written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ...errors import ConversionError
+from ...messages import (
+    ContentBlock,
+    ImageBlock,
+    Request,
+    Response,
+    StopReason,
+    TextBlock,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+)
+from ._text import new_message_id
+from .parser import LegacyParser, ParseProblem, items_to_completion
+from .prompt import render_tools_prompt
+from .render import FUNCTION_CALLS_STOP, render_function_calls, render_function_results
+
+__all__ = [
+    "LegacyPrompt",
+    "LegacyTurn",
+    "decode_response",
+    "encode_response",
+    "encode_request",
+    "tool_choice_prefill",
+]
+
+_TARGET = "prompt-based XML format"
+_ROLE_LABEL = {"system": "System", "user": "User", "assistant": "Assistant"}
+
+
+@dataclass(frozen=True)
+class LegacyTurn:
+    """One turn of the conversation as plain text."""
+
+    role: Literal["user", "assistant"]
+    text: str
+
+
+@dataclass
+class LegacyPrompt:
+    """What a text model is given: system prompt, text turns, and the start of its answer.
+
+    ``prefill`` is text the assistant's answer must begin with (the opening of a forced
+    call); the completion continues it, so parse ``prefill + completion``
+    (:func:`decode_response` does, given ``prefill=``). When the conversation itself ends
+    with an assistant turn, the answer continues that turn.
+    """
+
+    system: str
+    turns: list[LegacyTurn] = field(default_factory=list)
+    prefill: str | None = None
+    stop_sequences: list[str] = field(default_factory=list)
+
+    def render(self) -> str:
+        """The whole prompt as one text (``System: ...\\n\\nUser: ...\\n\\nAssistant: ...``),
+        ending where the model's completion begins; for the convert CLI and plain
+        completion endpoints."""
+        parts: list[str] = []
+        if self.system:
+            parts.append(f"System: {self.system}")
+        parts.extend(f"{_ROLE_LABEL[t.role]}: {t.text}" for t in self.turns)
+        if self.turns and self.turns[-1].role == "assistant":
+            last = parts.pop()
+            parts.append(last + ("\n" + self.prefill if self.prefill else ""))
+        else:
+            parts.append("Assistant:" + (" " + self.prefill if self.prefill else ""))
+        return "\n\n".join(parts)
+
+
+def tool_choice_prefill(request: Request) -> str | None:
+    """The opening of a call for ``tool_choice`` ``any`` (up to ``<tool_name>``) or ``tool``
+    (with the name written); None when the model may answer freely."""
+    choice = request.tool_choice
+    if choice is None or not request.tools:
+        return None
+    if choice.type == "any":
+        return "<function_calls>\n<invoke>\n<tool_name>"
+    if choice.type == "tool":
+        return f"<function_calls>\n<invoke>\n<tool_name>{choice.name}</tool_name>\n"
+    return None
+
+
+def _message_text(
+    request: Request, index: int, names: dict[str, str]
+) -> str:
+    """One message's blocks as text; consecutive calls (results) share one block."""
+    message = request.messages[index]
+    pieces: list[str] = []
+    calls: list[ToolUseBlock] = []
+    results: list[tuple[str, ToolResultBlock]] = []
+    result_paths: list[tuple[str | int, ...]] = []
+
+    def flush() -> None:
+        if calls:
+            pieces.append(render_function_calls(calls))
+            calls.clear()
+        if results:
+            pieces.append(render_function_results(results, paths=result_paths))
+            results.clear()
+            result_paths.clear()
+
+    text: list[str] = []
+    for j, block in enumerate(message.content):
+        path: tuple[str | int, ...] = ("messages", index, "content", j)
+        if isinstance(block, TextBlock):
+            flush()
+            text.append(block.text)
+            continue
+        if text:
+            pieces.append("".join(text))
+            text.clear()
+        if isinstance(block, ImageBlock):
+            raise ConversionError(
+                "an image cannot be carried by the prompt-based format (text only)",
+                path, target=_TARGET,
+            )
+        if isinstance(block, ToolUseBlock):
+            if results:
+                flush()
+            names[block.id] = block.name
+            calls.append(block)
+        elif isinstance(block, ToolResultBlock):
+            if calls:
+                flush()
+            name = names.get(block.tool_use_id)
+            if name is None:
+                raise ConversionError(
+                    f"tool result answers tool_use_id {block.tool_use_id!r}, which no earlier "
+                    "tool call has, so its tool name is unknown",
+                    path, target=_TARGET,
+                )
+            results.append((name, block))
+            result_paths.append(path)
+    flush()
+    if text:
+        pieces.append("".join(text))
+    return "\n\n".join(p for p in pieces if p)
+
+
+def encode_request(
+    request: Request, *, style: Literal["xml", "json"] = "xml"
+) -> LegacyPrompt:
+    """The request as a text prompt. Raises :class:`ConversionError` (with the path of the
+    block, e.g. ``messages.2.content.1``) for images, which text cannot carry.
+
+    ``tool_choice`` ``none`` leaves the tools out of the prompt; ``any``/``tool`` prefill the
+    answer with the opening of a call; ``disable_parallel_tool_use`` asks for one call.
+    """
+    choice = request.tool_choice
+    system_text = request.system_text()
+    if request.tools and not (choice is not None and choice.type == "none"):
+        system = render_tools_prompt(
+            request.tools,
+            system_text or None,
+            style=style,
+            parallel=not (choice is not None and choice.disable_parallel_tool_use),
+        )
+    else:
+        system = system_text
+    names: dict[str, str] = {}
+    turns = [
+        LegacyTurn(message.role, _message_text(request, i, names))
+        for i, message in enumerate(request.messages)
+    ]
+    stops = list(request.stop_sequences)
+    if request.tools and FUNCTION_CALLS_STOP not in stops:
+        stops.append(FUNCTION_CALLS_STOP)
+    return LegacyPrompt(system, turns, tool_choice_prefill(request), stops)
+
+
+def decode_response(
+    text: str,
+    tools: Sequence[ToolSpec] | None = None,
+    *,
+    stop_sequence: str | None = None,
+    prefill: str | None = None,
+    truncated: bool = False,
+    model: str | None = None,
+    id_factory: Callable[[], str] | None = None,
+) -> Response:
+    """A completion as a neutral response.
+
+    - ``stop_sequence``: the stop sequence that ended generation, if any.
+    - ``prefill``: the text the answer was forced to begin with (see :class:`LegacyPrompt`);
+      it is parsed together with ``text``.
+    - ``truncated``: generation hit the token limit.
+
+    ``stop_reason`` is ``tool_use`` when calls were parsed and the completion was not cut off
+    inside one; ``max_tokens`` when cut off; ``stop_sequence`` for a caller's own stop
+    sequence; otherwise ``end_turn``. Malformed calls stay in the content as text.
+    """
+    parser = LegacyParser(tools, id_factory=id_factory)
+    full = (prefill or "") + text
+    items = parser.feed(full) + parser.close()
+    parsed = items_to_completion(items)
+    calls = parsed.tool_uses
+    cut_in_call = any(isinstance(i, ParseProblem) and "end of input" in i.message
+                      for i in items)
+    reason: StopReason
+    if truncated and (cut_in_call or not calls):
+        reason = "max_tokens"
+    elif calls:
+        reason = "tool_use"
+    elif truncated:
+        reason = "max_tokens"
+    elif stop_sequence is not None and stop_sequence != FUNCTION_CALLS_STOP:
+        reason = "stop_sequence"
+    else:
+        reason = "end_turn"
+    content: list[ContentBlock] = list(parsed.content)
+    return Response(
+        id=new_message_id(),
+        model=model,
+        content=content,
+        stop_reason=reason,
+        stop_sequence=stop_sequence if reason == "stop_sequence" else None,
+    )
+
+
+def encode_response(response: Response) -> str:
+    """The response as the text the model would have written: text blocks as they are,
+    each run of calls as a closed ``<function_calls>`` block."""
+    pieces: list[str] = []
+    calls: list[ToolUseBlock] = []
+    for index, block in enumerate(response.content):
+        if isinstance(block, ToolUseBlock):
+            calls.append(block)
+            continue
+        if calls:
+            pieces.append(render_function_calls(calls))
+            calls = []
+        if isinstance(block, TextBlock):
+            pieces.append(block.text)
+        else:
+            raise ConversionError(
+                f"a {block.type} block cannot appear in a text completion",
+                ("content", index), target=_TARGET,
+            )
+    if calls:
+        pieces.append(render_function_calls(calls))
+    return "\n\n".join(p for p in pieces if p)

@@ -1,0 +1,546 @@
+"""Incremental, linear-time parser for a model's prompt-based tool calls.
+
+A completion mixes free text (``<scratchpad>``, ``<thinking>``, ``<answer>``, anything) with
+``<function_calls>`` blocks. The parser turns it into items as the text streams in:
+
+- :class:`TextItem` — text, emitted as soon as it cannot be the start of a call block;
+- :class:`CallItem` — one :class:`~tooluse.messages.ToolUseBlock`, emitted when its
+  ``</invoke>`` arrives;
+- :class:`ParseProblem` — a malformed call (unclosed ``<invoke>``, unknown tool, missing
+  ``<tool_name>``, a value of the wrong type...), with the raw text, so nothing is lost.
+
+How it stays linear: a small lexer finds each ``<`` with ``str.find`` and looks for its ``>``
+only within :data:`MAX_TAG` characters, so every character is examined a bounded number of
+times; the only text held back between chunks is one incomplete tag (at most ``MAX_TAG``
+characters). Everything else goes into lists that are joined once. There is no regular
+expression over the buffer and no re-scan per chunk.
+
+Tolerated, because models write them: whitespace and newlines around tags; a missing
+``</function_calls>`` (the normal case: it is the stop sequence); a missing ``<parameters>``
+wrapper; a missing ``</parameters>``; ``<invoke name="x">`` and ``<parameter name="p">`` (the
+later attribute form); an ``<invoke>`` without ``<function_calls>``; a raw ``<`` or ``&`` inside
+a value. A value's text is unescaped once (``&lt;`` ``&gt;`` ``&amp;``) and loses exactly one
+newline at each end, if it has one there; nothing else is stripped from strings.
+
+Resynchronisation: inside a value only its own closing tag ends it, except that ``</invoke>``,
+``</parameters>`` and ``</function_calls>`` also end it (the call is then reported as a
+problem) so that one forgotten closing tag cannot swallow the calls that follow.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Union
+
+from ...messages import TextBlock, ToolUseBlock
+from ._text import new_tool_use_id, unescape
+from .schema import ConversionProblem, convert_value
+
+__all__ = [
+    "CallItem",
+    "Item",
+    "LegacyParser",
+    "MAX_TAG",
+    "ParseProblem",
+    "ParsedCompletion",
+    "TextItem",
+    "parse_completion",
+]
+
+#: Longest text between ``<`` and ``>`` still read as a tag; a longer one is literal text.
+MAX_TAG = 1024
+
+_TAG_NAME = re.compile(r"[^\W\d][\w.:\-]*")
+_NAME_ATTR = re.compile(r"""\bname\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_WS = " \t\r\n"
+
+
+@dataclass(frozen=True)
+class TextItem:
+    """Free text of the completion, in order."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class CallItem:
+    """One parsed tool call."""
+
+    block: ToolUseBlock
+
+
+@dataclass(frozen=True)
+class ParseProblem:
+    """A malformed call: what is wrong, and the text it was found in (nothing is dropped)."""
+
+    message: str
+    raw: str
+
+
+Item = Union[TextItem, CallItem, ParseProblem]
+
+
+class _ToolLike(Protocol):
+    """Anything that names a tool and gives its input schema (``ToolSpec``, ``Tool``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def input_schema(self) -> Mapping[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class _Tag:
+    raw: str
+    name: str
+    closing: bool
+    self_closing: bool
+    attr_name: str | None
+
+
+def _read_tag(raw: str) -> _Tag | None:
+    """``raw`` is ``<...>`` with no other ``<`` inside; None if it is not tag-shaped."""
+    inner = raw[1:-1]
+    closing = inner.startswith("/")
+    if closing:
+        inner = inner[1:]
+    m = _TAG_NAME.match(inner)
+    if m is None:
+        return None
+    rest = inner[m.end():]
+    self_closing = rest.endswith("/")
+    if self_closing:
+        rest = rest[:-1]
+    if rest and rest[0] not in _WS:
+        return None
+    attr = _NAME_ATTR.search(rest) if rest else None
+    attr_name = None
+    if attr is not None:
+        attr_name = unescape(attr.group(1) if attr.group(1) is not None else attr.group(2))
+    return _Tag(raw, m.group(0), closing, self_closing and not closing, attr_name)
+
+
+# Parser states.
+_OUTSIDE, _CALLS, _INVOKE, _NAME, _PARAMS, _VALUE = range(6)
+
+
+class _Invoke:
+    """What is known so far about the ``<invoke>`` being read."""
+
+    __slots__ = ("raw", "name", "name_parts", "params", "problems", "param", "close", "parts",
+                 "back")
+
+    def __init__(self, raw: list[str], attr_name: str | None) -> None:
+        self.raw = raw
+        self.name: str | None = attr_name
+        self.name_parts: list[str] = []
+        self.params: dict[str, str] = {}
+        self.problems: list[str] = []
+        # The value being read: parameter name, closing tag name, text parts, state to return to.
+        self.param = ""
+        self.close = ""
+        self.parts: list[str] = []
+        self.back = _PARAMS
+
+    def problem(self, message: str) -> None:
+        if message not in self.problems:
+            self.problems.append(message)
+
+
+def _strip_one_newline(text: str) -> str:
+    if text.startswith("\r\n"):
+        text = text[2:]
+    elif text.startswith("\n"):
+        text = text[1:]
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text
+
+
+class LegacyParser:
+    """Feed a completion in chunks; get text, calls and problems as soon as they are certain.
+
+    ``tools`` (anything with ``name`` and ``input_schema``: :class:`ToolSpec`, ``Tool``) turns
+    on name checking and type conversion; without it every value stays the string written
+    (except that nothing is known about types, so nothing is converted). ``id_factory`` makes
+    the ids of parsed calls (default: ``toolu_`` + 24 random base62 characters).
+    """
+
+    def __init__(
+        self,
+        tools: Sequence[_ToolLike] | None = None,
+        *,
+        id_factory: Callable[[], str] | None = None,
+    ) -> None:
+        self._tools: dict[str, Mapping[str, Any]] | None = (
+            None if tools is None else {t.name: t.input_schema for t in tools}
+        )
+        self._new_id = id_factory or new_tool_use_id
+        self._reset()
+
+    def _reset(self) -> None:
+        self._pending = ""
+        self._state = _OUTSIDE
+        self._inter: list[str] = []  # raw text of the block between invokes
+        self._block_invokes = 0
+        self._inv: _Invoke | None = None
+        self._out: list[Item] = []
+
+    # ------------------------------------------------------------------ public API
+
+    def feed(self, chunk: str) -> list[Item]:
+        """Parse the next piece of the completion; returns the items it completed."""
+        data = self._pending + chunk if self._pending else chunk
+        self._pending = ""
+        self._lex(data, final=False)
+        return self._take()
+
+    def close(self) -> list[Item]:
+        """End of the completion: flush held-back text and report anything left open.
+
+        An open ``<function_calls>`` with complete invokes is the normal end (the stop
+        sequence removed ``</function_calls>``); an open ``<invoke>`` is a problem.
+        """
+        if self._pending:
+            data, self._pending = self._pending, ""
+            self._lex(data, final=True)
+        inv = self._inv
+        if self._state in (_INVOKE, _NAME, _PARAMS, _VALUE) and inv is not None:
+            where = {
+                _NAME: "inside <tool_name>",
+                _VALUE: f"inside parameter <{inv.close}>",
+                _PARAMS: "inside <parameters>",
+                _INVOKE: "",
+            }[self._state]
+            if self._state == _VALUE:
+                inv.raw.extend(inv.parts)
+            inv.problem(f"<invoke> not closed at end of input{(' (' + where + ')') if where else ''}")
+            self._finish_invoke()
+        if self._state == _CALLS and self._block_invokes == 0:
+            self._emit_problem("<function_calls> block without any <invoke>", "".join(self._inter))
+        items = self._take()
+        self._reset()
+        return items
+
+    # ------------------------------------------------------------------ lexer
+
+    def _lex(self, data: str, *, final: bool) -> None:
+        n = len(data)
+        i = 0
+        while i < n:
+            lt = data.find("<", i)
+            if lt < 0:
+                self._chars(data[i:])
+                return
+            if lt > i:
+                self._chars(data[i:lt])
+            window = min(n, lt + MAX_TAG)
+            gt = data.find(">", lt + 1, window)
+            nxt = data.find("<", lt + 1, gt if gt >= 0 else window)
+            if nxt >= 0:  # another '<' before any '>': this '<' is literal text
+                self._chars(data[lt:nxt])
+                i = nxt
+                continue
+            if gt < 0:
+                if window == n and n - lt < MAX_TAG and not final:
+                    self._hold(data[lt:])
+                    return
+                self._chars(data[lt:window])
+                i = window
+                continue
+            raw = data[lt:gt + 1]
+            tag = _read_tag(raw)
+            if tag is None:
+                self._chars(raw)
+            else:
+                self._tag(tag)
+            i = gt + 1
+
+    def _hold(self, tail: str) -> None:
+        """Keep an incomplete tag for the next chunk, unless outside a call block it cannot
+        become ``<function_calls>`` or ``<invoke>``: then it is text right away."""
+        if self._state == _OUTSIDE and not _may_open_block(tail):
+            self._chars(tail)
+        else:
+            self._pending = tail
+
+    # ------------------------------------------------------------------ state machine
+
+    def _chars(self, text: str) -> None:
+        state = self._state
+        inv = self._inv
+        if state == _OUTSIDE:
+            self._emit_text(text)
+        elif state == _CALLS:
+            if text.strip(_WS):
+                self._end_block()
+                self._emit_text(text)
+            else:
+                self._inter.append(text)
+        elif inv is None:  # pragma: no cover - every other state has an invoke
+            self._emit_text(text)
+        elif state == _VALUE:
+            inv.parts.append(text)
+        elif state == _NAME:
+            inv.name_parts.append(text)
+            inv.raw.append(text)
+        else:  # _INVOKE, _PARAMS
+            inv.raw.append(text)
+            if text.strip(_WS):
+                where = "<invoke>" if state == _INVOKE else "<parameters>"
+                inv.problem(f"unexpected text inside {where}: {_clip(text.strip())!r}")
+
+    def _tag(self, tag: _Tag) -> None:
+        state = self._state
+        if state == _OUTSIDE:
+            if not tag.closing and tag.name == "function_calls" and not tag.self_closing:
+                self._state = _CALLS
+                self._inter = [tag.raw]
+                self._block_invokes = 0
+            elif not tag.closing and tag.name == "invoke" and not tag.self_closing:
+                self._state = _CALLS  # an <invoke> without <function_calls>: read it anyway
+                self._inter = []
+                self._block_invokes = 0
+                self._open_invoke(tag)
+            else:
+                self._emit_text(tag.raw)
+            return
+        if state == _CALLS:
+            if tag.closing and tag.name == "function_calls":
+                if self._block_invokes == 0:
+                    self._emit_problem(
+                        "<function_calls> block without any <invoke>",
+                        "".join(self._inter) + tag.raw,
+                    )
+                self._inter = []
+                self._state = _OUTSIDE
+            elif not tag.closing and tag.name == "invoke" and not tag.self_closing:
+                self._open_invoke(tag)
+            else:  # the model moved on without closing the block
+                self._end_block()
+                self._tag(tag)
+            return
+        inv = self._inv
+        assert inv is not None
+        if state == _VALUE:
+            if tag.closing and tag.name == inv.close:
+                inv.raw.extend(inv.parts)
+                inv.raw.append(tag.raw)
+                if inv.param in inv.params:
+                    inv.problem(f"parameter {inv.param!r} given more than once")
+                inv.params[inv.param] = _strip_one_newline(unescape("".join(inv.parts)))
+                self._state = inv.back
+            elif tag.closing and tag.name in ("invoke", "parameters", "function_calls"):
+                inv.raw.extend(inv.parts)
+                inv.problem(f"parameter <{inv.close}> not closed before </{tag.name}>")
+                self._state = _INVOKE if tag.name == "parameters" else inv.back
+                if tag.name == "parameters":
+                    inv.raw.append(tag.raw)
+                else:
+                    self._tag(tag)
+            else:
+                inv.parts.append(tag.raw)
+            return
+        if state == _NAME:
+            if tag.closing and tag.name == "tool_name":
+                inv.raw.append(tag.raw)
+                inv.name = unescape("".join(inv.name_parts)).strip(_WS)
+                self._state = _INVOKE
+            elif tag.closing and tag.name in ("invoke", "function_calls"):
+                inv.problem(f"<tool_name> not closed before </{tag.name}>")
+                self._state = _INVOKE
+                self._tag(tag)
+            else:
+                inv.name_parts.append(tag.raw)
+                inv.raw.append(tag.raw)
+            return
+        # _INVOKE or _PARAMS
+        if tag.closing:
+            if tag.name == "invoke":
+                inv.raw.append(tag.raw)
+                self._finish_invoke()
+            elif tag.name == "parameters" and state == _PARAMS:
+                inv.raw.append(tag.raw)
+                self._state = _INVOKE
+            elif tag.name == "function_calls":
+                inv.problem("<invoke> not closed before </function_calls>")
+                self._finish_invoke()
+                self._tag(tag)
+            else:
+                inv.raw.append(tag.raw)
+                inv.problem(f"unexpected closing tag {tag.raw}")
+            return
+        if state == _INVOKE and tag.name == "invoke" and not tag.self_closing:
+            inv.problem("<invoke> not closed before the next <invoke>")
+            self._finish_invoke()
+            self._open_invoke(tag)
+            return
+        inv.raw.append(tag.raw)
+        if state == _INVOKE and tag.name == "tool_name" and not tag.self_closing:
+            if inv.name_parts or (inv.name is not None and inv.name != ""):
+                inv.problem("more than one <tool_name>")
+            inv.name_parts = []
+            self._state = _NAME
+        elif state == _INVOKE and tag.name == "parameters" and not tag.self_closing:
+            self._state = _PARAMS
+        else:  # a parameter (inside <parameters>, or directly inside <invoke>)
+            param = tag.attr_name if tag.name == "parameter" and tag.attr_name is not None \
+                else tag.name
+            if tag.self_closing:
+                if param in inv.params:
+                    inv.problem(f"parameter {param!r} given more than once")
+                inv.params[param] = ""
+                return
+            inv.param = param
+            inv.close = tag.name
+            inv.parts = []
+            inv.back = state
+            self._state = _VALUE
+
+    # ------------------------------------------------------------------ helpers
+
+    def _open_invoke(self, tag: _Tag) -> None:
+        raw = self._inter + [tag.raw]
+        self._inter = []
+        self._inv = _Invoke(raw, tag.attr_name)
+        self._state = _INVOKE
+
+    def _end_block(self) -> None:
+        """The block ended without ``</function_calls>`` (text or another tag followed)."""
+        if self._block_invokes == 0:
+            self._emit_text("".join(self._inter))  # "<function_calls>" was just prose
+        self._inter = []
+        self._state = _OUTSIDE
+
+    def _finish_invoke(self) -> None:
+        inv = self._inv
+        assert inv is not None
+        self._inv = None
+        self._state = _CALLS
+        self._block_invokes += 1
+        raw = "".join(inv.raw)
+        name = inv.name
+        if name is None and inv.name_parts:
+            name = unescape("".join(inv.name_parts)).strip(_WS)
+        problems = list(inv.problems)
+        if not name:
+            problems.append("missing <tool_name>")
+        schema: Mapping[str, Any] | None = None
+        if name and self._tools is not None:
+            if name in self._tools:
+                schema = self._tools[name]
+            else:
+                known = ", ".join(sorted(self._tools)) or "none"
+                problems.append(f"unknown tool {_clip(name)!r} (known tools: {known})")
+        values: dict[str, Any] = dict(inv.params)
+        if schema is not None and not problems:
+            properties = schema.get("properties")
+            props = properties if isinstance(properties, Mapping) else {}
+            for key, text in inv.params.items():
+                if key not in props:
+                    continue  # unknown parameters stay text; validation reports them
+                try:
+                    values[key] = convert_value(text, props[key], schema)
+                except ConversionProblem as exc:
+                    problems.append(f"parameter {key!r}: {exc}")
+        if problems:
+            label = f"tool {_clip(name)!r}" if name else "tool call"
+            self._emit_problem(f"malformed {label}: " + "; ".join(problems), raw)
+            return
+        assert name is not None
+        self._out.append(CallItem(ToolUseBlock(id=self._new_id(), name=name, input=values)))
+
+    def _emit_text(self, text: str) -> None:
+        if not text:
+            return
+        if self._out and isinstance(self._out[-1], TextItem):
+            self._out[-1] = TextItem(self._out[-1].text + text)
+        else:
+            self._out.append(TextItem(text))
+
+    def _emit_problem(self, message: str, raw: str) -> None:
+        self._out.append(ParseProblem(message, raw))
+
+    def _take(self) -> list[Item]:
+        out, self._out = self._out, []
+        return out
+
+
+_OPENERS = ("<function_calls", "<invoke")
+
+
+def _may_open_block(tail: str) -> bool:
+    """Could the incomplete tag ``tail`` still become ``<function_calls>`` or ``<invoke>``?"""
+    for opener in _OPENERS:
+        if opener.startswith(tail):
+            return True
+        if tail.startswith(opener):
+            rest = tail[len(opener):]
+            if not rest or rest[0] in _WS or rest[0] == "/":
+                return True
+    return False
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass
+class ParsedCompletion:
+    """A whole completion: content blocks in order, and the problems found.
+
+    A problem's raw text is also kept in ``content`` as text, so the conversation never
+    loses what the model wrote.
+    """
+
+    content: list[TextBlock | ToolUseBlock] = field(default_factory=list)
+    problems: list[ParseProblem] = field(default_factory=list)
+
+    @property
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+
+def items_to_completion(items: Sequence[Item]) -> ParsedCompletion:
+    """Fold parser items into content blocks.
+
+    Adjacent text is merged; whitespace-only text is dropped; the whitespace that separates
+    text from a following call block is format, not content, and is removed.
+    """
+    result = ParsedCompletion()
+    text: list[str] = []
+
+    def flush(before_call: bool) -> None:
+        joined = "".join(text)
+        text.clear()
+        if before_call:
+            joined = joined.rstrip(_WS)
+        if joined.strip(_WS):
+            result.content.append(TextBlock(text=joined))
+
+    for item in items:
+        if isinstance(item, TextItem):
+            text.append(item.text)
+        elif isinstance(item, ParseProblem):
+            result.problems.append(item)
+            text.append(item.raw)
+        else:
+            flush(before_call=True)
+            result.content.append(item.block)
+    flush(before_call=False)
+    return result
+
+
+def parse_completion(
+    text: str,
+    tools: Sequence[_ToolLike] | None = None,
+    *,
+    id_factory: Callable[[], str] | None = None,
+) -> ParsedCompletion:
+    """Parse a whole completion at once (same result as feeding it in any chunks)."""
+    parser = LegacyParser(tools, id_factory=id_factory)
+    items = parser.feed(text) + parser.close()
+    return items_to_completion(items)

@@ -1,0 +1,194 @@
+"""The system prompt that describes tools to a model that only reads and writes text.
+
+The frame is the seed's (English original in SPEC.md §2): how to call, then ``<tools>`` with
+one ``<tool_description>`` per tool. Two additions come from the later form of this prompt
+that the Messages API builds: the value rule (strings as is, lists and objects as JSON,
+spaces kept) and, with ``style="json"``, tools given as JSON Schema instead of XML.
+
+The seed's ``<parameter>`` holds only ``<name>``, ``<type>`` and ``<description>``. What a
+model also needs (required or optional, the allowed values, a default, the shape of a nested
+object or array) goes into the description text and, for nested shapes, as the parameter's
+JSON Schema: models read both, and a grammar or the parser never depends on it.
+
+Placement of the caller's own system prompt: *after* the tools section, separated by a blank
+line. That is the order the Messages API uses for its tool prompt, and it leaves the
+caller's instructions last, closest to the conversation, where they weigh most.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Protocol
+
+from ._text import escape
+from .schema import resolve, schema_types, type_label
+
+__all__ = ["TOOLS_PREAMBLE", "VALUE_RULES", "render_tool_description", "render_tools_prompt"]
+
+
+class _ToolLike(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def input_schema(self) -> Mapping[str, Any]: ...
+
+
+TOOLS_PREAMBLE = """\
+In this environment you have access to a set of tools you can use to answer the user's question.
+
+You may call them like this:
+<function_calls>
+<invoke>
+<tool_name>$TOOL_NAME</tool_name>
+<parameters>
+<$PARAMETER_NAME>$PARAMETER_VALUE</$PARAMETER_NAME>
+...
+</parameters>
+</invoke>
+</function_calls>"""
+
+VALUE_RULES = """\
+Write string and scalar parameter values as they are, and lists and objects as JSON. \
+Spaces in string values are kept exactly as written. \
+The characters <, > and & inside a value may be written as &lt;, &gt; and &amp;. \
+Call results come back inside <function_results>."""
+
+_SINGLE_CALL = "Call at most one tool at a time: put a single <invoke> in <function_calls>."
+
+
+def _compact_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), sort_keys=False)
+
+
+def _is_nested(schema: Any, root: Mapping[str, Any]) -> bool:
+    """Does the parameter have inner structure a one-word type label cannot show?"""
+    schema = resolve(schema, root)
+    if not isinstance(schema, Mapping):
+        return False
+    types = schema_types(schema, root)
+    if "object" in types:
+        return True
+    if "array" in types:
+        items = resolve(schema.get("items"), root)
+        return isinstance(items, Mapping) and bool(
+            schema_types(items, root) & {"object", "array"}
+            or "enum" in items
+            or "anyOf" in items
+            or "oneOf" in items
+        )
+    return any(k in schema for k in ("anyOf", "oneOf", "allOf")) and bool(
+        types & {"object", "array"}
+    )
+
+
+def _inline_refs(schema: Any, root: Mapping[str, Any], depth: int = 0) -> Any:
+    """The schema with local ``$ref`` replaced by their targets (bounded, for recursion)."""
+    schema = resolve(schema, root)
+    if depth > 6:
+        return schema
+    if isinstance(schema, Mapping):
+        return {k: _inline_refs(v, root, depth + 1) for k, v in schema.items() if k != "$defs"}
+    if isinstance(schema, list):
+        return [_inline_refs(v, root, depth + 1) for v in schema]
+    return schema
+
+
+def _parameter_notes(
+    prop: Mapping[str, Any], required: bool, root: Mapping[str, Any]
+) -> list[str]:
+    notes = ["Required." if required else "Optional."]
+    enum = prop.get("enum")
+    if isinstance(enum, list) and enum:
+        notes.append("One of: " + ", ".join(_compact_json(v) for v in enum) + ".")
+    elif "const" in prop:
+        notes.append(f"Must be {_compact_json(prop['const'])}.")
+    if "default" in prop:
+        notes.append(f"Default: {_compact_json(prop['default'])}.")
+    for key, label in (("minimum", "Minimum"), ("maximum", "Maximum"), ("format", "Format"),
+                       ("pattern", "Pattern")):
+        if key in prop:
+            notes.append(f"{label}: {prop[key]}.")
+    types = schema_types(prop, root)
+    if types & {"array", "object"}:
+        notes.append("Write it as JSON.")
+    if _is_nested(prop, root):
+        notes.append("JSON Schema: " + _compact_json(_inline_refs(prop, root)))
+    return notes
+
+
+def render_tool_description(tool: _ToolLike) -> str:
+    """One ``<tool_description>`` in the seed's shape, with the extras described above."""
+    schema: Mapping[str, Any] = tool.input_schema or {}
+    properties = schema.get("properties")
+    props: Mapping[str, Any] = properties if isinstance(properties, Mapping) else {}
+    required_list = schema.get("required")
+    required = set(required_list) if isinstance(required_list, list) else set()
+    lines = [
+        "<tool_description>",
+        f"<tool_name>{escape(tool.name)}</tool_name>",
+        f"<description>{escape(tool.description or '')}</description>",
+        "<parameters>",
+    ]
+    for name, raw_prop in props.items():
+        prop = resolve(raw_prop, schema)
+        prop = prop if isinstance(prop, Mapping) else {}
+        description = str(prop.get("description") or (raw_prop or {}).get("description") or "")
+        notes = _parameter_notes(prop, name in required, schema)
+        text = " ".join([description.strip(), *notes]).strip() if description else " ".join(notes)
+        lines.extend(
+            [
+                "<parameter>",
+                f"<name>{escape(str(name))}</name>",
+                f"<type>{escape(type_label(prop, schema))}</type>",
+                f"<description>{escape(text)}</description>",
+                "</parameter>",
+            ]
+        )
+    lines.extend(["</parameters>", "</tool_description>"])
+    return "\n".join(lines)
+
+
+def _render_tool_json(tool: _ToolLike) -> str:
+    document = {
+        "name": tool.name,
+        "description": tool.description or "",
+        "input_schema": dict(tool.input_schema or {"type": "object"}),
+    }
+    return f"<tool>{escape(_compact_json(document))}</tool>"
+
+
+def render_tools_prompt(
+    tools: Sequence[_ToolLike],
+    system: str | None = None,
+    *,
+    style: Literal["xml", "json"] = "xml",
+    parallel: bool = True,
+) -> str:
+    """The system prompt that teaches a text model the tools and how to call them.
+
+    ``system`` (the caller's own system prompt) comes after the tools section.
+    ``style="json"`` describes each tool by its JSON Schema instead of XML parameters.
+    ``parallel=False`` asks for one call at a time (``disable_parallel_tool_use``).
+    """
+    if style not in ("xml", "json"):
+        raise ValueError(f"style must be 'xml' or 'json', not {style!r}")
+    parts = [TOOLS_PREAMBLE, VALUE_RULES]
+    if not parallel:
+        parts.append(_SINGLE_CALL)
+    if style == "xml":
+        body = "\n".join(render_tool_description(t) for t in tools)
+        parts.append(f"Here are the tools available:\n<tools>\n{body}\n</tools>")
+    else:
+        body = "\n".join(_render_tool_json(t) for t in tools)
+        parts.append(
+            "Here are the tools available, each as JSON with its name, description and the "
+            f"JSON Schema of its parameters (input_schema):\n<tools>\n{body}\n</tools>"
+        )
+    if system:
+        parts.append(system)
+    return "\n\n".join(parts)
