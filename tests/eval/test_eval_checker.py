@@ -58,15 +58,20 @@ def test_parameter_outside_schema_is_rejected() -> None:
 
 def test_parameter_in_schema_but_not_in_answer_is_rejected() -> None:
     answer = {"geometry.area": {"base": [10], "height": [5.0]}}
-    result = check_calls("simple_python", [AREA], [("geometry.area", {"base": 10, "height": 5.0,
-                                                                      "unit": "cm"})], [answer])
+    result = check_calls(
+        "simple_python",
+        [AREA],
+        [("geometry.area", {"base": 10, "height": 5.0, "unit": "cm"})],
+        [answer],
+    )
     assert result.kind == "unexpected_param" and "expected answer" in result.reason
 
 
 def test_answer_parameter_without_empty_string_must_be_given() -> None:
     answer = {"geometry.area": {"base": [10], "height": [5.0], "unit": ["cm"]}}
-    result = check_calls("simple_python", [AREA], [("geometry.area", {"base": 10, "height": 5})],
-                         [answer])
+    result = check_calls(
+        "simple_python", [AREA], [("geometry.area", {"base": 10, "height": 5})], [answer]
+    )
     assert result.kind == "missing_param" and "unit" in result.reason
 
 
@@ -117,25 +122,43 @@ def test_list_of_numbers_accepts_ints_for_floats() -> None:
 def test_dict_values_with_optional_keys_and_nested_normalisation() -> None:
     schema = {
         "type": "dict",
-        "properties": {"min": {"type": "integer"}, "max": {"type": "integer"},
-                       "city": {"type": "string"}},
+        "properties": {
+            "min": {"type": "integer"},
+            "max": {"type": "integer"},
+            "city": {"type": "string"},
+        },
     }
     acceptable = [{"min": [300000], "max": [400000], "city": ["San Diego", ""]}]
     assert values_match({"min": 300000, "max": 400000}, acceptable, schema) is None
-    assert values_match({"min": 300000, "max": 400000, "city": "san-diego"}, acceptable,
-                        schema) is None
+    assert (
+        values_match({"min": 300000, "max": 400000, "city": "san-diego"}, acceptable, schema)
+        is None
+    )
     assert "missing key 'max'" in (values_match({"min": 300000}, acceptable, schema) or "")
-    assert "unexpected key" in (values_match({"min": 300000, "max": 400000, "x": 1},
-                                             acceptable, schema) or "")
+    assert "unexpected key" in (
+        values_match({"min": 300000, "max": 400000, "x": 1}, acceptable, schema) or ""
+    )
     assert values_match({"min": 1, "max": 400000}, acceptable, schema) is not None
 
 
 def test_list_of_dicts() -> None:
     acceptable = [[{"field": ["age"], "op": [">"]}, {"field": ["job"], "op": ["="]}]]
-    assert values_match([{"field": "Age", "op": ">"}, {"field": "job", "op": "="}],
-                        acceptable, {"type": "array", "items": {"type": "dict"}}) is None
-    assert values_match([{"field": "job", "op": "="}, {"field": "age", "op": ">"}],
-                        acceptable, {"type": "array"}) is not None
+    assert (
+        values_match(
+            [{"field": "Age", "op": ">"}, {"field": "job", "op": "="}],
+            acceptable,
+            {"type": "array", "items": {"type": "dict"}},
+        )
+        is None
+    )
+    assert (
+        values_match(
+            [{"field": "job", "op": "="}, {"field": "age", "op": ">"}],
+            acceptable,
+            {"type": "array"},
+        )
+        is not None
+    )
 
 
 def test_simple_category_needs_exactly_one_call() -> None:
@@ -151,9 +174,11 @@ def test_wrong_function_name() -> None:
 
 PLAY = {
     "name": "spotify.play",
-    "parameters": {"type": "dict", "properties": {"artist": {"type": "string"},
-                                                  "duration": {"type": "integer"}},
-                   "required": ["artist", "duration"]},
+    "parameters": {
+        "type": "dict",
+        "properties": {"artist": {"type": "string"}, "duration": {"type": "integer"}},
+        "required": ["artist", "duration"],
+    },
 }
 PLAY_ANSWER = [
     {"spotify.play": {"artist": ["Taylor Swift"], "duration": [20]}},
@@ -162,8 +187,10 @@ PLAY_ANSWER = [
 
 
 def test_parallel_calls_match_in_any_order() -> None:
-    calls = [("spotify.play", {"artist": "Maroon 5", "duration": 15}),
-             ("spotify.play", {"artist": "taylor swift", "duration": 20})]
+    calls = [
+        ("spotify.play", {"artist": "Maroon 5", "duration": 15}),
+        ("spotify.play", {"artist": "taylor swift", "duration": 20}),
+    ]
     assert check_calls("parallel", [PLAY], calls, PLAY_ANSWER).passed
 
 
@@ -180,16 +207,20 @@ def test_parallel_matching_is_not_greedy() -> None:
         {"spotify.play": {"artist": ["Adele", "Björk"], "duration": [5]}},
         {"spotify.play": {"artist": ["Adele"], "duration": [5]}},
     ]
-    calls = [("spotify.play", {"artist": "Adele", "duration": 5}),
-             ("spotify.play", {"artist": "Björk", "duration": 5})]
+    calls = [
+        ("spotify.play", {"artist": "Adele", "duration": 5}),
+        ("spotify.play", {"artist": "Björk", "duration": 5}),
+    ]
     assert check_calls("parallel", [PLAY], calls, answer).passed
 
 
 def test_parallel_multiple_uses_each_functions_schema() -> None:
     functions = [PLAY, AREA]
     answer = [PLAY_ANSWER[0], AREA_ANSWER]
-    calls = [("geometry.area", {"base": 10, "height": 5}),
-             ("spotify.play", {"artist": "Taylor Swift", "duration": 20})]
+    calls = [
+        ("geometry.area", {"base": 10, "height": 5}),
+        ("spotify.play", {"artist": "Taylor Swift", "duration": 20}),
+    ]
     assert check_calls("parallel_multiple", functions, calls, answer).passed
     calls[0] = ("geometry.area", {"base": 10})
     result = check_calls("parallel_multiple", functions, calls, answer)
@@ -203,8 +234,7 @@ def test_parallel_count_mismatch() -> None:
 
 def test_irrelevance_passes_only_without_a_call() -> None:
     assert check_calls("irrelevance", [AREA], [], None).passed
-    result = check_calls("irrelevance", [AREA], [("geometry.area", {"base": 1, "height": 2})],
-                         None)
+    result = check_calls("irrelevance", [AREA], [("geometry.area", {"base": 1, "height": 2})], None)
     assert (result.passed, result.kind) == (False, "called_irrelevant")
     assert "geometry.area" in result.reason
 
@@ -217,15 +247,22 @@ def test_check_call_direct() -> None:
 
 # Possible answers BFCL's own checker cannot pass either (they name a parameter outside the
 # schema, or leave out a required one).
-UNPASSABLE = {"parallel_multiple_12", "parallel_multiple_26", "live_simple_106-63-0",
-              "live_simple_112-68-0"}
+UNPASSABLE = {
+    "parallel_multiple_12",
+    "parallel_multiple_26",
+    "live_simple_106-63-0",
+    "live_simple_112-68-0",
+}
 
 
 def _concrete(value: Any) -> Any:
     """A real call value from an acceptable value: nested dicts hold lists of choices."""
     if isinstance(value, dict):
-        return {k: _concrete(next(a for a in acc if a != "")) for k, acc in value.items()
-                if any(a != "" for a in acc)}
+        return {
+            k: _concrete(next(a for a in acc if a != ""))
+            for k, acc in value.items()
+            if any(a != "" for a in acc)
+        }
     if isinstance(value, list):
         return [_concrete(v) if isinstance(v, dict) else v for v in value]
     return value
@@ -234,9 +271,12 @@ def _concrete(value: Any) -> Any:
 def _answer_calls(truth: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
     calls = []
     for expected in truth:
-        (name, params), = expected.items()
-        args = {p: _concrete(next(a for a in acc if a != ""))
-                for p, acc in params.items() if any(a != "" for a in acc)}
+        ((name, params),) = expected.items()
+        args = {
+            p: _concrete(next(a for a in acc if a != ""))
+            for p, acc in params.items()
+            if any(a != "" for a in acc)
+        }
         calls.append((name, args))
     return calls[::-1]  # reversed, so parallel cases also exercise the any-order matching
 
@@ -261,9 +301,11 @@ def test_every_possible_answer_passes_and_a_changed_value_fails(
             broken = copy.deepcopy(args)
             key = next(iter(broken))
             broken[key] = {"__nonsense__": [object.__name__]}
-            bad = check_calls(category, case.functions, [(name, broken), *calls[1:]],
-                              case.ground_truth)
+            bad = check_calls(
+                category, case.functions, [(name, broken), *calls[1:]], case.ground_truth
+            )
             perturbed_caught += not bad.passed
     assert failures == []
-    assert perturbed_caught == sum(bool(_answer_calls(c.ground_truth or [])[0][1])
-                                   for c in load_category(bfcl_dir, category))
+    assert perturbed_caught == sum(
+        bool(_answer_calls(c.ground_truth or [])[0][1]) for c in load_category(bfcl_dir, category)
+    )

@@ -1,15 +1,196 @@
-"""`tooluse eval` (placeholder until its issue lands)."""
+"""`tooluse eval bfcl`: measure a backend's tool-call quality on BFCL categories.
+
+tooluse eval bfcl --category simple_python --limit 20
+tooluse eval bfcl --category all --backend local --no-grammar --json out.json
+"""
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
+
+from ..eval.bfcl import CATEGORIES, BfclDataError, default_data_dir, load_category
+from ..eval.harness import CaseResult, CategorySummary, run_case, summarize
+from ..eval.report import format_table, write_json
+
+__all__ = ["register"]
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("eval", help="(not built yet)")
-    p.set_defaults(func=_run)
+    parser = sub.add_parser("eval", help="measure tool-call quality on benchmarks (BFCL)")
+    bench = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK")
+    parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
+    bfcl = bench.add_parser(
+        "bfcl",
+        help="run a backend over BFCL categories and grade the calls with an AST checker",
+        description="Run a backend over BFCL categories; print per category the AST accuracy, "
+        "the rate of answers whose calls parse and validate, the median latency per case and "
+        "the generation speed.",
+    )
+    bfcl.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="folder with BFCL_v4_<cat>.json and possible_answer_<cat>.json (default: "
+        "$TOOLUSE_SHARED_DIR/bench/bfcl, then ../shared/bench/bfcl beside the checkout)",
+    )
+    bfcl.add_argument(
+        "--category",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help=f"category to run, repeatable, or 'all' ({', '.join(CATEGORIES)}); "
+        "default simple_python",
+    )
+    bfcl.add_argument("--limit", type=int, default=None, help="first N cases of each category")
+    bfcl.add_argument("--backend", default="local", help="backend spec (default: local)")
+    bfcl.add_argument(
+        "--no-grammar",
+        action="store_true",
+        help="ask the backend not to constrain generation with a grammar (prefill only)",
+    )
+    bfcl.add_argument("--max-tokens", type=int, default=512, help="generation limit per case")
+    bfcl.add_argument(
+        "--json",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="write per-case results (id, expected, got, pass, reason, latency)",
+    )
+    bfcl.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    bfcl.set_defaults(func=_run_bfcl)
 
 
-def _run(args: argparse.Namespace) -> int:
-    raise SystemExit("tooluse eval: not built yet")
+def _categories(requested: list[str] | None) -> list[str]:
+    names: list[str] = []
+    for item in requested or ["simple_python"]:
+        for name in item.split(","):
+            name = name.strip()
+            if name == "all":
+                names.extend(CATEGORIES)
+            elif name:
+                names.append(name)
+    unknown = [n for n in names if n not in CATEGORIES]
+    if unknown:
+        raise SystemExit(
+            f"tooluse eval bfcl: unknown category {', '.join(unknown)}; "
+            f"choose from {', '.join(CATEGORIES)} or all"
+        )
+    return list(dict.fromkeys(names))
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "describe", "--always", "--dirty", "--abbrev=12"],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            cwd=Path(__file__).resolve().parent,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return out.stdout.strip() or None
+
+
+def _progress(total: int, label: str, disabled: bool) -> Any:
+    try:
+        from tqdm import tqdm
+    except ImportError:  # tqdm is optional; no bar then
+        return None
+    return tqdm(
+        total=total,
+        desc=label,
+        unit="case",
+        file=sys.stderr,
+        disable=disabled,
+        mininterval=1.0 if sys.stderr.isatty() else 30.0,
+        dynamic_ncols=True,
+    )
+
+
+def _run_bfcl(args: argparse.Namespace) -> int:
+    categories = _categories(args.category)
+    if args.limit is not None and args.limit < 1:
+        raise SystemExit("tooluse eval bfcl: --limit must be at least 1")
+    try:
+        data_dir = args.data_dir if args.data_dir is not None else default_data_dir()
+        loaded = {c: load_category(data_dir, c, args.limit) for c in categories}
+    except BfclDataError as exc:
+        raise SystemExit(f"tooluse eval bfcl: {exc}") from None
+
+    from ..backends.registry import load_backend
+
+    options: dict[str, Any] = {"grammar": False} if args.no_grammar else {}
+    try:
+        backend = load_backend(args.backend, **options)
+    except TypeError as exc:
+        raise SystemExit(
+            f"tooluse eval bfcl: backend {args.backend!r} does not take these options "
+            f"({exc}); --no-grammar needs a backend that generates with a grammar (local)"
+        ) from None
+    except (ValueError, ImportError, OSError) as exc:
+        raise SystemExit(
+            f"tooluse eval bfcl: cannot load backend {args.backend!r}: {exc}"
+        ) from None
+
+    meta = {
+        "benchmark": "bfcl",
+        "backend": args.backend,
+        "grammar": not args.no_grammar,
+        "limit": args.limit,
+        "max_tokens": args.max_tokens,
+        "data_dir": str(data_dir),
+        "commit": _git_commit(),
+        "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+    }
+    summaries: list[CategorySummary] = []
+    everything: list[CaseResult] = []
+    interrupted = False
+    for category in categories:
+        cases = loaded[category]
+        results: list[CaseResult] = []
+        bar = _progress(len(cases), category, args.no_progress)
+        try:
+            for case in cases:
+                result = run_case(backend, case, max_tokens=args.max_tokens)
+                results.append(result)
+                if bar is not None:
+                    bar.update(1)
+                    bar.set_postfix(acc=f"{sum(r.passed for r in results) / len(results):.0%}")
+                if args.json is not None and len(results) % 10 == 0:
+                    write_json(
+                        args.json,
+                        meta,
+                        [*summaries, summarize(category, results)],
+                        [*everything, *results],
+                    )
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            if bar is not None:
+                bar.close()
+        everything.extend(results)
+        if results:
+            summaries.append(summarize(category, results))
+        if args.json is not None:
+            write_json(args.json, {**meta, "interrupted": interrupted}, summaries, everything)
+        if interrupted:
+            break
+    mode = "grammar" if not args.no_grammar else "no grammar"
+    print(
+        f"BFCL, backend {args.backend} ({mode}), AST checker"
+        + (f", first {args.limit} cases per category" if args.limit else "")
+    )
+    print(format_table(summaries))
+    if interrupted:
+        print("(interrupted: partial results)", file=sys.stderr)
+        return 130
+    return 0

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..messages import Message, Request, TextBlock, ToolChoice
+from ..tools import ToolSet, bfcl_toolset
 
 __all__ = [
     "CATEGORIES",
@@ -143,8 +144,11 @@ def _first_turn(path: Path, number: int, item: Mapping[str, Any]) -> list[dict[s
     else:
         raise BfclDataError(f"{path}:{number}: 'question' must be a non-empty list of turns")
     for message in turn:
-        if not (isinstance(message, dict) and isinstance(message.get("role"), str)
-                and isinstance(message.get("content"), str)):
+        if not (
+            isinstance(message, dict)
+            and isinstance(message.get("role"), str)
+            and isinstance(message.get("content"), str)
+        ):
             raise BfclDataError(f"{path}:{number}: each message needs a string role and content")
     return [dict(m) for m in turn]
 
@@ -198,24 +202,13 @@ def load_category(data_dir: Path | str, category: str, limit: int | None = None)
     return cases
 
 
-def build_toolset(functions: Sequence[Mapping[str, Any]]) -> Any:
+def build_toolset(functions: Sequence[Mapping[str, Any]]) -> ToolSet:
     """A :class:`~tooluse.tools.ToolSet` of the case's functions, BFCL schemas normalised and
-    invalid names (``math.factorial``) mapped to wire names the APIs accept."""
-    from ..tools import Tool, ToolSet
-
-    tools = [
-        Tool.from_schema(
-            f["name"],
-            str(f.get("description") or ""),
-            dict(f.get("parameters") or {"type": "dict", "properties": {}}),
-            normalize=True,
-        )
-        for f in functions
-    ]
-    return ToolSet(tools, map_names=True)
+    invalid names (``math.factorial``) mapped to wire names the APIs accept (and back)."""
+    return bfcl_toolset(functions)
 
 
-def build_request(case: BfclCase, toolset: Any, *, max_tokens: int = 512) -> Request:
+def build_request(case: BfclCase, toolset: ToolSet, *, max_tokens: int = 512) -> Request:
     """The neutral request for a case: its tools, ``tool_choice`` auto, the first turn's
     messages (``system`` messages become the system prompt), temperature 0."""
     system = [TextBlock(text=m["content"]) for m in case.messages if m["role"] == "system"]

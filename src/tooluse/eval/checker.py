@@ -163,7 +163,9 @@ def _items_schema(schema: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return items if isinstance(items, Mapping) else None
 
 
-def _list_equal(value: Any, candidate: Sequence[Any], schema: Mapping[str, Any] | None) -> str | None:
+def _list_equal(
+    value: Any, candidate: Sequence[Any], schema: Mapping[str, Any] | None
+) -> str | None:
     """A list against one acceptable list, element by element. Returns a problem or None."""
     if not isinstance(value, (list, tuple)):
         return f"expected a list, got {_kind_of(value)}"
@@ -223,9 +225,13 @@ def values_match(
     candidates = [c for c in acceptable if not (isinstance(c, str) and c == "")]
     label = f"{path}: " if path else ""
     declared = _schema_types(schema)
-    if declared and not any(_fits_type(value, t) for t in declared):
-        if not any(_same_kind(value, c) for c in candidates):
-            return f"{label}expected type {'|'.join(declared)}, got {_kind_of(value)} {_short(value)}"
+    if (
+        declared
+        and not any(_fits_type(value, t) for t in declared)
+        and not any(_same_kind(value, c) for c in candidates)
+    ):
+        wanted = "|".join(declared)
+        return f"{label}expected type {wanted}, got {_kind_of(value)} {_short(value)}"
     if not candidates:
         return f"{label}no value expected, got {_short(value)}"
     problems: list[str] = []
@@ -244,8 +250,10 @@ def values_match(
         if problem is None:
             return None
         problems.append(problem)
-    return problems[0] if len(problems) == 1 else (
-        f"{label}got {_short(value)}, expected one of {_short(candidates, 120)}"
+    return (
+        problems[0]
+        if len(problems) == 1
+        else (f"{label}got {_short(value)}, expected one of {_short(candidates, 120)}")
     )
 
 
@@ -265,11 +273,9 @@ def check_call(
     ``function`` is the expected function's BFCL definition (``name``, ``parameters``).
     """
     name, arguments = call
-    (expected_name, expected_params), = expected.items()
+    ((expected_name, expected_params),) = expected.items()
     if name != expected_name:
-        return CheckResult.fail(
-            "wrong_function", f"called {name!r}, expected {expected_name!r}"
-        )
+        return CheckResult.fail("wrong_function", f"called {name!r}, expected {expected_name!r}")
     parameters = _parameters(function)
     properties = parameters.get("properties") or {}
     required = parameters.get("required") or []
@@ -284,7 +290,9 @@ def check_call(
             )
         schema = properties.get(param)
         problem = values_match(
-            value, list(expected_params[param]), schema if isinstance(schema, Mapping) else None,
+            value,
+            list(expected_params[param]),
+            schema if isinstance(schema, Mapping) else None,
             param,
         )
         if problem:

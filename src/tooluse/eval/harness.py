@@ -1,0 +1,186 @@
+"""Running a backend over BFCL cases and summarising what it got right.
+
+For each case the harness builds the tools and the neutral request (:mod:`.bfcl`), times one
+``backend.complete`` call, maps the wire names of the calls back to BFCL's original names,
+grades them with the AST checker (:mod:`.checker`) and records everything a person needs to
+study a failure (:class:`CaseResult`). A failing backend call is a failed case with its
+error as the reason, never a crash: one bad answer must not throw away an hour of results.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..backends.base import Backend
+from ..errors import ToolInputError
+from ..tools import ToolSet
+from .bfcl import BfclCase, build_request, build_toolset
+from .checker import Call, check_calls
+
+__all__ = ["CaseResult", "CategorySummary", "run_case", "run_cases", "summarize"]
+
+
+@dataclass
+class CaseResult:
+    """What happened on one case (one line of ``--json`` output)."""
+
+    id: str
+    category: str
+    passed: bool
+    reason: str
+    kind: str
+    expected: Any
+    got: list[dict[str, Any]]
+    text: str
+    valid: bool
+    calls_valid: int
+    calls_total: int
+    latency: float
+    output_tokens: int
+    input_tokens: int
+    stop_reason: str | None
+    invalid: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class CategorySummary:
+    """Aggregates of one category. Rates are fractions in [0, 1]."""
+
+    category: str
+    cases: int
+    passed: int
+    accuracy: float
+    valid_rate: float
+    calls_valid: int
+    calls_total: int
+    median_latency: float
+    output_tokens: int
+    total_latency: float
+    tokens_per_second: float
+    failures: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _validate(toolset: ToolSet, name: str, arguments: Any) -> str | None:
+    """Does one call parse and validate against its tool? Returns the problem or None."""
+    tool = toolset.get(name)
+    if tool is None:
+        return f"{name}: no such tool"
+    if not isinstance(arguments, dict):
+        return f"{name}: input is not an object"
+    try:
+        tool.validate(arguments)
+    except ToolInputError as exc:
+        return f"{name}: {exc}"
+    return None
+
+
+def run_case(backend: Backend, case: BfclCase, *, max_tokens: int = 512) -> CaseResult:
+    """Ask ``backend`` one case and grade its answer."""
+    toolset = build_toolset(case.functions)
+    request = build_request(case, toolset, max_tokens=max_tokens)
+    start = time.perf_counter()
+    try:
+        response = backend.complete(request)
+    except Exception as exc:  # noqa: BLE001 - a backend failure fails this case, not the run
+        latency = time.perf_counter() - start
+        return CaseResult(
+            id=case.id,
+            category=case.category,
+            passed=False,
+            reason=f"backend error: {type(exc).__name__}: {exc}",
+            kind="backend_error",
+            expected=case.ground_truth,
+            got=[],
+            text="",
+            valid=False,
+            calls_valid=0,
+            calls_total=0,
+            latency=latency,
+            output_tokens=0,
+            input_tokens=0,
+            stop_reason=None,
+        )
+    latency = time.perf_counter() - start
+    calls: list[Call] = []
+    got: list[dict[str, Any]] = []
+    invalid: list[str] = []
+    for block in response.tool_uses:
+        original = toolset.original_name(block.name) if toolset.get(block.name) else block.name
+        calls.append((original, block.input))
+        got.append({original: block.input})
+        problem = _validate(toolset, block.name, block.input)
+        if problem:
+            invalid.append(problem)
+    verdict = check_calls(case.category, case.functions, calls, case.ground_truth)
+    expects_calls = case.ground_truth is not None
+    # Valid: the answer has the shape the category asks for and every call validates.
+    valid = (bool(calls) if expects_calls else True) and not invalid
+    return CaseResult(
+        id=case.id,
+        category=case.category,
+        passed=verdict.passed,
+        reason=verdict.reason,
+        kind=verdict.kind,
+        expected=case.ground_truth,
+        got=got,
+        text=response.text(),
+        valid=valid,
+        calls_valid=len(calls) - len(invalid),
+        calls_total=len(calls),
+        latency=latency,
+        output_tokens=response.usage.output_tokens,
+        input_tokens=response.usage.input_tokens,
+        stop_reason=response.stop_reason,
+        invalid=invalid,
+    )
+
+
+def run_cases(
+    backend: Backend,
+    cases: Iterable[BfclCase],
+    *,
+    max_tokens: int = 512,
+    on_result: Callable[[CaseResult], None] | None = None,
+) -> list[CaseResult]:
+    """Run every case in order; ``on_result`` sees each result as it arrives (progress bars,
+    incremental saving)."""
+    results: list[CaseResult] = []
+    for case in cases:
+        result = run_case(backend, case, max_tokens=max_tokens)
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+    return results
+
+
+def summarize(category: str, results: Sequence[CaseResult]) -> CategorySummary:
+    """Accuracy, validity rate, median latency and generation speed of one category."""
+    n = len(results)
+    passed = sum(r.passed for r in results)
+    tokens = sum(r.output_tokens for r in results)
+    total_latency = sum(r.latency for r in results)
+    return CategorySummary(
+        category=category,
+        cases=n,
+        passed=passed,
+        accuracy=passed / n if n else 0.0,
+        valid_rate=sum(r.valid for r in results) / n if n else 0.0,
+        calls_valid=sum(r.calls_valid for r in results),
+        calls_total=sum(r.calls_total for r in results),
+        median_latency=statistics.median(r.latency for r in results) if n else 0.0,
+        output_tokens=tokens,
+        total_latency=total_latency,
+        tokens_per_second=tokens / total_latency if total_latency > 0 else 0.0,
+        failures=dict(Counter(r.kind for r in results if not r.passed).most_common()),
+    )

@@ -1,0 +1,55 @@
+"""Printing and saving evaluation results: a table for people, JSON for analysis."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .harness import CaseResult, CategorySummary
+
+__all__ = ["format_table", "write_json"]
+
+
+def format_table(summaries: Sequence[CategorySummary]) -> str:
+    """One line per category: accuracy, validity, median latency, tokens/s, top failures."""
+    header = (
+        f"{'category':<18} {'cases':>5} {'accuracy':>8} {'valid':>7} "
+        f"{'median s':>8} {'tok/s':>6}  failures"
+    )
+    lines = [header, "-" * len(header)]
+    for s in summaries:
+        failures = ", ".join(f"{k} {v}" for k, v in list(s.failures.items())[:4]) or "-"
+        lines.append(
+            f"{s.category:<18} {s.cases:>5} {100 * s.accuracy:>7.1f}% {100 * s.valid_rate:>6.1f}% "
+            f"{s.median_latency:>8.2f} {s.tokens_per_second:>6.1f}  {failures}"
+        )
+    return "\n".join(lines)
+
+
+def write_json(
+    path: Path | str,
+    meta: Mapping[str, Any],
+    summaries: Sequence[CategorySummary],
+    results: Sequence[CaseResult],
+) -> None:
+    """Write ``{"meta", "summary", "cases"}`` atomically, so a file read while a long run
+    is still going (or after it was killed) is always complete JSON."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = {
+        "meta": dict(meta),
+        "summary": [s.to_dict() for s in summaries],
+        "cases": [r.to_dict() for r in results],
+    }
+    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, ensure_ascii=False, indent=1, default=repr)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
