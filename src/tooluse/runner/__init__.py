@@ -1,0 +1,53 @@
+"""The tool-running loop: run a conversation with tools over any backend until the model
+answers; structured output via a forced tool (:func:`extract`); streamed run events."""
+
+from __future__ import annotations
+
+from .errors import (
+    ExtractionError,
+    IncompleteToolCall,
+    MaxIterationsExceeded,
+    RunnerError,
+    ToolRetriesExhausted,
+)
+from .events import (
+    FinalEvent,
+    MessageEvent,
+    RetryEvent,
+    RunEvent,
+    TextDeltaEvent,
+    ToolCallEvent,
+    ToolCallStartEvent,
+    ToolInputDeltaEvent,
+    ToolResultEvent,
+)
+from .extract import aextract, extract, extract_result, output_tool
+from .loop import Prompt, RunResult, Runner, make_tool_choice
+from .results import ToolError, result_content
+
+__all__ = [
+    "ExtractionError",
+    "FinalEvent",
+    "IncompleteToolCall",
+    "MaxIterationsExceeded",
+    "MessageEvent",
+    "Prompt",
+    "RetryEvent",
+    "RunEvent",
+    "RunResult",
+    "Runner",
+    "RunnerError",
+    "TextDeltaEvent",
+    "ToolCallEvent",
+    "ToolCallStartEvent",
+    "ToolError",
+    "ToolInputDeltaEvent",
+    "ToolResultEvent",
+    "ToolRetriesExhausted",
+    "aextract",
+    "extract",
+    "extract_result",
+    "make_tool_choice",
+    "output_tool",
+    "result_content",
+]

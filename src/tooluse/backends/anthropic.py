@@ -1,0 +1,178 @@
+"""The Anthropic Messages API (or any server speaking it, such as ``tooluse serve``) as a backend.
+
+The wire format is entirely :mod:`tooluse.codecs.anthropic`'s business; this module adds
+only what is about HTTP: the endpoint ``POST {base_url}/v1/messages``, the headers
+(``x-api-key`` and/or ``Authorization: Bearer``, ``anthropic-version: 2023-06-01``, optional
+``anthropic-beta``), the mapping of the API's error body ``{"type": "error", "error":
+{"type", "message"}}`` to :class:`~tooluse.errors.BackendError` kinds, and the reading of the
+``text/event-stream`` (``ping`` skipped, ``event: error`` raised).
+
+Spec strings: ``anthropic:MODEL`` (``https://api.anthropic.com``, or ``ANTHROPIC_BASE_URL``)
+and ``anthropic:http://127.0.0.1:8000#MODEL`` (any server speaking the Messages API).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import httpx2
+
+from ..codecs import anthropic as codec
+from ..errors import BackendError, BackendErrorKind
+from ..messages import Request, Response
+from ._http import HTTPBackend, kind_for_status
+from ._retry import RetryPolicy
+
+__all__ = ["API_VERSION", "DEFAULT_BASE_URL", "AnthropicBackend", "from_spec"]
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+
+_ERROR_KINDS: dict[str, BackendErrorKind] = {
+    "invalid_request_error": "invalid_request",
+    "authentication_error": "authentication",
+    "permission_error": "permission",
+    "not_found_error": "not_found",
+    "request_too_large": "request_too_large",
+    "rate_limit_error": "rate_limit",
+    "api_error": "api",
+    "overloaded_error": "overloaded",
+    "timeout_error": "timeout",
+}
+
+
+def error_from_body(body: Any, status: int | None) -> BackendError:
+    """A :class:`BackendError` from a Messages API error document (HTTP body or SSE)."""
+    error_type, message = None, None
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        error_type = body["error"].get("type")
+        message = body["error"].get("message")
+    elif isinstance(body, str) and body.strip():
+        message = body.strip()[:500]
+    kind = _ERROR_KINDS.get(str(error_type)) if error_type else None
+    if kind is None:
+        kind = kind_for_status(status) if status is not None else "api"
+    label = f"{error_type}" if error_type else (f"HTTP {status}" if status else "error")
+    text = message or "no error message in the response"
+    return BackendError(f"anthropic: {label}: {text}", kind=kind, status=status)
+
+
+class AnthropicBackend(HTTPBackend):
+    """Messages API over HTTP.
+
+    ``api_key`` is sent as ``x-api-key`` (default ``ANTHROPIC_API_KEY``); ``auth_token`` as
+    ``Authorization: Bearer`` (default ``ANTHROPIC_AUTH_TOKEN``); ``bearer=True`` sends the
+    API key in both headers, for servers that read only one of them. ``betas`` go into
+    ``anthropic-beta``. Retries (429, 5xx, 529, timeouts; ``retry-after`` honoured) follow
+    ``retry`` / ``max_retries``. ``transport`` / ``async_transport`` replace the network
+    (``httpx2.MockTransport`` in tests).
+    """
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        api_key: str | None = None,
+        auth_token: str | None = None,
+        bearer: bool = False,
+        base_url: str | None = None,
+        version: str = API_VERSION,
+        betas: Sequence[str] = (),
+        timeout: float = 600.0,
+        retry: RetryPolicy | None = None,
+        max_retries: int | None = None,
+        headers: Mapping[str, str] | None = None,
+        transport: httpx2.BaseTransport | None = None,
+        async_transport: httpx2.AsyncBaseTransport | None = None,
+        http_client: httpx2.Client | None = None,
+        async_http_client: httpx2.AsyncClient | None = None,
+    ) -> None:
+        super().__init__(
+            model,
+            base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL,
+            timeout=timeout,
+            retry=retry,
+            max_retries=max_retries,
+            headers=headers,
+            transport=transport,
+            async_transport=async_transport,
+            http_client=http_client,
+            async_http_client=async_http_client,
+        )
+        self.api_key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY")
+        self.auth_token = (
+            auth_token if auth_token is not None else os.environ.get("ANTHROPIC_AUTH_TOKEN")
+        )
+        self.bearer = bearer
+        self.version = version
+        self.betas = list(betas)
+
+    # -- HTTP hooks -------------------------------------------------------------------------
+    def _path(self, request: Request, *, stream: bool) -> str:
+        return "/v1/messages"
+
+    def _auth_headers(self) -> dict[str, str]:
+        if not self.api_key and not self.auth_token and self.base_url == DEFAULT_BASE_URL:
+            raise BackendError(
+                "anthropic: no API key; set ANTHROPIC_API_KEY or pass api_key=",
+                kind="authentication",
+            )
+        headers = {"anthropic-version": self.version}
+        if self.api_key:
+            headers["x-api-key"] = self.api_key
+        token = self.auth_token or (self.api_key if self.bearer else None)
+        if token:
+            headers["authorization"] = f"Bearer {token}"
+        if self.betas:
+            headers["anthropic-beta"] = ",".join(self.betas)
+        return headers
+
+    def _encode(self, request: Request, *, stream: bool) -> dict[str, Any]:
+        if request.max_tokens is None:
+            # The Messages API requires max_tokens; the runner always sets it, a bare
+            # request may not.
+            request = request.model_copy(update={"max_tokens": 1024})
+        data = codec.encode_request(request)
+        if stream:
+            data["stream"] = True
+        else:
+            data.pop("stream", None)
+        return data
+
+    def _decode(self, data: Any) -> Response:
+        return codec.decode_response(data)
+
+    def _decode_events(self, payloads: Iterable[Any]) -> Iterator[Any]:
+        return codec.decode_events(payloads)
+
+    def _payload(self, sse: httpx2.ServerSentEvent) -> Any:
+        if sse.event == "ping" or not sse.data:
+            return None
+        try:
+            data = json.loads(sse.data)
+        except ValueError:
+            raise BackendError(
+                f"anthropic: malformed stream event {sse.event!r}: {sse.data[:200]!r}", kind="api"
+            ) from None
+        if sse.event == "error" or (isinstance(data, dict) and data.get("type") == "error"):
+            raise error_from_body(data, None)
+        if isinstance(data, dict) and data.get("type") == "ping":
+            return None
+        return data
+
+    def _error(self, status: int, body: Any, headers: Mapping[str, str]) -> BackendError:
+        return error_from_body(body, status)
+
+
+def from_spec(rest: str, **options: Any) -> AnthropicBackend:
+    """``anthropic:MODEL`` or ``anthropic:BASE_URL#MODEL``."""
+    if "#" in rest or rest.startswith(("http://", "https://")):
+        base_url, _, model = rest.partition("#")
+        options.setdefault("base_url", base_url)
+        return AnthropicBackend(model or None, **options)
+    return AnthropicBackend(rest or None, **options)

@@ -1,0 +1,234 @@
+"""AWS Bedrock's Converse API (``converse`` / ``converse_stream``) as a backend, via boto3.
+
+The Converse wire format is :mod:`tooluse.codecs.bedrock`'s job; its JSON form carries
+image bytes as base64 text (as the HTTP API and the gateway do), while boto3 wants raw
+``bytes`` and hands back raw ``bytes``. This module converts at exactly that boundary, and
+maps botocore's errors (``ClientError`` codes such as ``ThrottlingException``, missing
+credentials, connection failures) to :class:`~tooluse.errors.BackendError` kinds.
+
+Credentials and region come from boto3's standard chain (environment, ``~/.aws``, instance
+role); ``region=`` / ``profile=`` override them, or pass your own ``client=`` (a
+``bedrock-runtime`` client; tests pass one wrapped in botocore's ``Stubber``). Retries are
+botocore's own (``standard`` mode, ``max_retries`` retries), so they are not doubled here.
+
+Spec: ``bedrock:MODEL_ID`` or ``bedrock:MODEL_ID?region=eu-west-1&profile=dev``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import parse_qsl
+
+from ..codecs import bedrock as codec
+from ..errors import BackendError, BackendErrorKind, WireFormatError
+from ..messages import Request, Response
+from .base import Backend
+
+__all__ = ["BedrockBackend", "error_from_botocore", "from_spec"]
+
+_CODE_KINDS: dict[str, BackendErrorKind] = {
+    "ValidationException": "invalid_request",
+    "AccessDeniedException": "permission",
+    "UnrecognizedClientException": "authentication",
+    "InvalidSignatureException": "authentication",
+    "ExpiredTokenException": "authentication",
+    "IncompleteSignature": "authentication",
+    "ResourceNotFoundException": "not_found",
+    "ModelTimeoutException": "timeout",
+    "ThrottlingException": "rate_limit",
+    "ServiceQuotaExceededException": "rate_limit",
+    "TooManyRequestsException": "rate_limit",
+    "InternalServerException": "api",
+    "ModelErrorException": "api",
+    "ModelStreamErrorException": "api",
+    "ServiceUnavailableException": "unavailable",
+    "ModelNotReadyException": "unavailable",
+}
+
+
+def error_from_botocore(exc: Exception) -> BackendError | None:
+    """The :class:`BackendError` a botocore exception means, or ``None`` if not botocore's."""
+    try:
+        from botocore import exceptions as bx
+    except ImportError:  # pragma: no cover - boto3 is an extra
+        return None
+    if isinstance(exc, bx.ClientError):
+        error = exc.response.get("Error", {}) if isinstance(exc.response, dict) else {}
+        code = str(error.get("Code") or "")
+        message = str(error.get("Message") or exc)
+        meta = exc.response.get("ResponseMetadata", {}) if isinstance(exc.response, dict) else {}
+        status = meta.get("HTTPStatusCode") if isinstance(meta, dict) else None
+        kind = _CODE_KINDS.get(code)
+        if kind is None:
+            kind = "api" if not isinstance(status, int) or status >= 500 else "invalid_request"
+        return BackendError(
+            f"bedrock: {code or 'error'}: {message}",
+            kind=kind,
+            status=status if isinstance(status, int) else None,
+        )
+    if isinstance(exc, bx.NoCredentialsError | bx.PartialCredentialsError):
+        return BackendError(f"bedrock: {exc}", kind="authentication")
+    if isinstance(exc, bx.NoRegionError):
+        return BackendError(
+            "bedrock: no AWS region; set AWS_REGION or use bedrock:MODEL?region=...",
+            kind="invalid_request",
+        )
+    if isinstance(exc, bx.ParamValidationError):
+        return BackendError(f"bedrock: {exc}", kind="invalid_request")
+    if isinstance(exc, bx.ReadTimeoutError | bx.ConnectTimeoutError):
+        return BackendError(f"bedrock: {exc}", kind="timeout")
+    if isinstance(exc, bx.EndpointConnectionError | bx.ConnectionClosedError):
+        return BackendError(f"bedrock: {exc}", kind="unavailable")
+    if isinstance(exc, bx.BotoCoreError):
+        return BackendError(f"bedrock: {exc}", kind="api")
+    return None
+
+
+def _images_to_bytes(value: Any) -> Any:
+    """Wire JSON → boto3: every image ``source.bytes`` base64 text becomes raw bytes."""
+    if isinstance(value, list):
+        return [_images_to_bytes(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: _images_to_bytes(v) for k, v in value.items()}
+    image = out.get("image")
+    if isinstance(image, dict) and isinstance(image.get("source"), dict):
+        raw = image["source"].get("bytes")
+        if isinstance(raw, str):
+            try:
+                decoded = base64.b64decode(raw, validate=True)
+            except (binascii.Error, ValueError):
+                raise BackendError(
+                    "bedrock: an image's data is not valid base64", kind="invalid_request"
+                ) from None
+            out["image"] = {**image, "source": {**image["source"], "bytes": decoded}}
+    return out
+
+
+def _images_to_base64(value: Any) -> Any:
+    """boto3 → wire JSON: raw image bytes become base64 text."""
+    if isinstance(value, list):
+        return [_images_to_base64(v) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, dict):
+        return {k: _images_to_base64(v) for k, v in value.items()}
+    return value
+
+
+class BedrockBackend(Backend):
+    """Converse via a boto3 ``bedrock-runtime`` client (made lazily unless ``client=``)."""
+
+    name = "bedrock"
+
+    def __init__(
+        self,
+        model_id: str | None = None,
+        *,
+        client: Any = None,
+        region: str | None = None,
+        profile: str | None = None,
+        max_retries: int = 2,
+        timeout: float = 600.0,
+    ) -> None:
+        self.model = model_id
+        self.region = region
+        self.profile = profile
+        self.max_retries = max_retries
+        self.timeout = timeout
+        self._client = client
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            try:
+                import boto3
+                from botocore.config import Config
+            except ImportError as exc:  # pragma: no cover - boto3 is an extra
+                raise BackendError(
+                    "bedrock: boto3 is not installed (pip install 'tooluse[bedrock]')",
+                    kind="invalid_request",
+                ) from exc
+            session = boto3.Session(profile_name=self.profile) if self.profile else boto3.Session()
+            config = Config(
+                retries={"max_attempts": self.max_retries + 1, "mode": "standard"},
+                read_timeout=self.timeout,
+                connect_timeout=min(10.0, self.timeout),
+            )
+            try:
+                self._client = session.client(
+                    "bedrock-runtime", region_name=self.region, config=config
+                )
+            except Exception as exc:
+                mapped = error_from_botocore(exc)
+                if mapped is None:
+                    raise
+                raise mapped from None
+        return self._client
+
+    def _params(self, request: Request) -> dict[str, Any]:
+        model_id = request.model or self.model
+        if not model_id:
+            raise BackendError(
+                "bedrock: no model id given (bedrock:MODEL_ID or model= on the request)",
+                kind="invalid_request",
+            )
+        data = codec.encode_request(request.model_copy(update={"model": model_id}))
+        data.pop("modelId", None)
+        return {"modelId": model_id, **_images_to_bytes(data)}
+
+    def complete(self, request: Request) -> Response:
+        params = self._params(request)
+        try:
+            data = self.client.converse(**params)
+        except Exception as exc:
+            mapped = error_from_botocore(exc)
+            if mapped is None:
+                raise
+            raise mapped from None
+        data = _images_to_base64({k: v for k, v in data.items() if k != "ResponseMetadata"})
+        try:
+            response = codec.decode_response(data)
+        except WireFormatError as exc:
+            raise BackendError(f"bedrock: malformed Converse answer: {exc}", kind="api") from None
+        if response.model is None:
+            response.model = params["modelId"]
+        return response
+
+    def stream(self, request: Request) -> Iterator[Any]:
+        params = self._params(request)
+        try:
+            answer = self.client.converse_stream(**params)
+            events = answer["stream"]
+            try:
+                yield from codec.decode_events(_without_metadata(events))
+            finally:
+                close = getattr(events, "close", None)
+                if callable(close):
+                    close()
+        except WireFormatError as exc:
+            raise BackendError(f"bedrock: malformed Converse stream: {exc}", kind="api") from None
+        except Exception as exc:
+            mapped = error_from_botocore(exc)
+            if mapped is None:
+                raise
+            raise mapped from None
+
+
+def _without_metadata(events: Any) -> Iterator[dict[str, Any]]:
+    for event in events:
+        if isinstance(event, dict):
+            yield event
+
+
+def from_spec(rest: str, **options: Any) -> BedrockBackend:
+    """``bedrock:MODEL_ID`` or ``bedrock:MODEL_ID?region=R&profile=P``."""
+    model_id, _, query = rest.partition("?")
+    for key, value in parse_qsl(query, keep_blank_values=False, strict_parsing=False):
+        if key not in ("region", "profile"):
+            raise ValueError(f"bedrock spec: unknown option {key!r} (known: region, profile)")
+        options.setdefault(key, value)
+    return BedrockBackend(model_id or None, **options)

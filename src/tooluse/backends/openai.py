@@ -1,0 +1,147 @@
+"""Any OpenAI-compatible Chat Completions server as a backend: Ollama, vLLM, llama.cpp's
+``llama-server``, LM Studio, or OpenAI itself.
+
+The wire format is :mod:`tooluse.codecs.openai`'s job. Chat Completions has no ``is_error``
+on tool results, so the codec runs in non-strict mode, its documented fallback (the error is
+said in the result text) instead of refusing a conversation that holds a failed call. This
+module adds the HTTP side: ``POST {base_url}/chat/completions``, an optional ``Authorization:
+Bearer`` key, the SSE stream ending with ``data: [DONE]``, and error bodies in the shapes
+such servers use (``{"error": {"message", "type", "code"}}``, Ollama's ``{"error": "..."}``,
+vLLM's ``{"object": "error", "message"}``).
+
+Spec: ``openai:http://127.0.0.1:11434/v1#qwen2.5`` (base URL, then ``#model``), or
+``openai:MODEL`` with the base URL from ``OPENAI_BASE_URL`` (default
+``https://api.openai.com/v1``). The key comes from ``api_key=`` or ``OPENAI_API_KEY``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import httpx2
+
+from ..codecs import openai as codec
+from ..errors import BackendError
+from ..messages import Request, Response
+from ._http import END_OF_STREAM, HTTPBackend, kind_for_status
+from ._retry import RetryPolicy
+
+__all__ = ["DEFAULT_BASE_URL", "OpenAIBackend", "from_spec"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def error_from_body(body: Any, status: int | None) -> BackendError:
+    """A :class:`BackendError` from the error shapes OpenAI-compatible servers send."""
+    message: str | None = None
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict):
+            message = str(error.get("message") or error.get("type") or error.get("code") or "")
+        elif isinstance(error, str):
+            message = error
+        elif isinstance(body.get("message"), str):
+            message = body["message"]
+        elif body.get("detail") is not None:
+            message = json.dumps(body["detail"], ensure_ascii=False)[:500]
+    elif isinstance(body, str) and body.strip():
+        message = body.strip()[:500]
+    kind = kind_for_status(status) if status is not None else "api"
+    label = f"HTTP {status}" if status is not None else "stream error"
+    return BackendError(
+        f"openai: {label}: {message or 'no error message in the response'}", kind=kind, status=status
+    )
+
+
+class OpenAIBackend(HTTPBackend):
+    """Chat Completions over HTTP. ``stream_usage`` asks for token counts in the stream
+    (``stream_options.include_usage``); turn it off for servers that reject the field."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        stream_usage: bool = True,
+        timeout: float = 600.0,
+        retry: RetryPolicy | None = None,
+        max_retries: int | None = None,
+        headers: Mapping[str, str] | None = None,
+        transport: httpx2.BaseTransport | None = None,
+        async_transport: httpx2.AsyncBaseTransport | None = None,
+        http_client: httpx2.Client | None = None,
+        async_http_client: httpx2.AsyncClient | None = None,
+    ) -> None:
+        super().__init__(
+            model,
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
+            timeout=timeout,
+            retry=retry,
+            max_retries=max_retries,
+            headers=headers,
+            transport=transport,
+            async_transport=async_transport,
+            http_client=http_client,
+            async_http_client=async_http_client,
+        )
+        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        self.stream_usage = stream_usage
+
+    def _path(self, request: Request, *, stream: bool) -> str:
+        return "/chat/completions"
+
+    def _auth_headers(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    def _encode(self, request: Request, *, stream: bool) -> dict[str, Any]:
+        data = codec.encode_request(request, strict=False)
+        if stream:
+            data["stream"] = True
+            if self.stream_usage:
+                data["stream_options"] = {"include_usage": True}
+        else:
+            data.pop("stream", None)
+            data.pop("stream_options", None)
+        return data
+
+    def _decode(self, data: Any) -> Response:
+        if isinstance(data, dict) and "error" in data and "choices" not in data:
+            raise error_from_body(data, None)
+        return codec.decode_response(data)
+
+    def _decode_events(self, payloads: Iterable[Any]) -> Iterator[Any]:
+        return codec.decode_events(payloads)
+
+    def _payload(self, sse: httpx2.ServerSentEvent) -> Any:
+        data = sse.data.strip()
+        if not data:
+            return None
+        if data == "[DONE]":
+            return END_OF_STREAM
+        try:
+            payload = json.loads(data)
+        except ValueError:
+            raise BackendError(
+                f"openai: malformed stream chunk: {data[:200]!r}", kind="api"
+            ) from None
+        if isinstance(payload, dict) and "error" in payload and "choices" not in payload:
+            raise error_from_body(payload, None)
+        return payload
+
+    def _error(self, status: int, body: Any, headers: Mapping[str, str]) -> BackendError:
+        return error_from_body(body, status)
+
+
+def from_spec(rest: str, **options: Any) -> OpenAIBackend:
+    """``openai:BASE_URL#MODEL`` or ``openai:MODEL``."""
+    if "#" in rest or rest.startswith(("http://", "https://")):
+        base_url, _, model = rest.partition("#")
+        options.setdefault("base_url", base_url)
+        return OpenAIBackend(model or None, **options)
+    return OpenAIBackend(rest or None, **options)

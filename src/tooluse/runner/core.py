@@ -1,0 +1,347 @@
+"""The tool loop's decisions, written once, without I/O.
+
+The loop has four ways to be driven — sync or async, whole turns or streamed — and all four
+must decide the same things the same way: which request to send next, what to do with a
+cut-off tool call, which calls to refuse (unknown tool, invalid input) and with what message,
+when a tool has failed validation too often, when to stop. So :func:`conversation` is a
+generator that *yields actions* (:class:`CallModel`, :class:`RunTools`, :class:`Retry`) and
+receives their outcomes; the drivers in :mod:`tooluse.runner.loop` only perform the I/O.
+Validation is pure computation, so it happens here; only running tool functions is left to
+the drivers (threads, tasks, timeouts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ToolInputError
+from ..messages import (
+    Message,
+    Request,
+    Response,
+    TextBlock,
+    ToolChoice,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from ..tools import Tool, ToolSet
+from .errors import (
+    ExtractionError,
+    IncompleteToolCall,
+    MaxIterationsExceeded,
+    ToolRetriesExhausted,
+)
+from .results import error_result
+
+if TYPE_CHECKING:
+    from .loop import RunResult
+
+__all__ = [
+    "CallModel",
+    "Invocation",
+    "Outcome",
+    "Output",
+    "Results",
+    "Retry",
+    "RunTools",
+    "Settings",
+    "conversation",
+    "invalid_input_text",
+    "unknown_tool_text",
+]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that shapes requests and stopping; see :class:`~tooluse.runner.Runner`."""
+
+    model: str | None = None
+    system: str | None = None
+    max_tokens: int = 1024
+    tool_choice: ToolChoice | None = None
+    max_iterations: int = 10
+    max_validation_retries: int = 3
+    retry_max_tokens: int | None = None
+    request_options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CallModel:
+    """Send ``request``; answer with the :class:`~tooluse.messages.Response`."""
+
+    request: Request
+
+
+@dataclass(frozen=True)
+class Retry:
+    """Notice: the last turn is discarded and re-asked with ``max_tokens``; answer None."""
+
+    reason: str
+    max_tokens: int
+
+
+@dataclass(frozen=True)
+class Invocation:
+    call: ToolUseBlock
+    tool: Tool
+
+
+@dataclass(frozen=True)
+class RunTools:
+    """Run these (already validated) calls; answer with one :class:`Outcome` each, in order."""
+
+    invocations: list[Invocation]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A call's result; ``problems`` is set when the call failed *validation* in the tool
+    itself (a constraint only the function's pydantic model knows), so the retry budget
+    counts it."""
+
+    result: ToolResultBlock
+    problems: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class Results:
+    """Notice: these results (one per call, in call order) were sent back; answer None."""
+
+    calls: list[ToolUseBlock]
+    results: list[ToolResultBlock]
+
+
+@dataclass(frozen=True)
+class Output:
+    """``extract()`` mode: the run ends at the first valid call of ``tool``."""
+
+    tool: Tool
+
+
+Action = CallModel | RunTools | Retry | Results
+
+
+def unknown_tool_text(name: str, tools: ToolSet) -> str:
+    available = ", ".join(tools.names) or "(none)"
+    return f"Unknown tool {name!r}. Available tools: {available}."
+
+
+def invalid_input_text(name: str, problems: Sequence[str]) -> str:
+    lines = "\n".join(f"- {p}" for p in problems)
+    return f"Invalid input for tool {name!r}:\n{lines}\nFix these and call the tool again."
+
+
+def cut_in_tool_call(response: Response) -> bool:
+    """``max_tokens`` stopped the answer inside a tool call (its input may be incomplete)."""
+    return (
+        response.stop_reason == "max_tokens"
+        and bool(response.content)
+        and isinstance(response.content[-1], ToolUseBlock)
+    )
+
+
+def unanswered_calls(messages: Sequence[Message]) -> list[ToolUseBlock]:
+    """Calls in a final assistant turn that no tool_result answers yet (a resumed run)."""
+    if not messages or messages[-1].role != "assistant":
+        return []
+    return messages[-1].tool_uses
+
+
+def _add_usage(total: Usage, usage: Usage) -> None:
+    total.input_tokens += usage.input_tokens
+    total.output_tokens += usage.output_tokens
+
+
+def _after_forced(choice: ToolChoice | None) -> ToolChoice | None:
+    """A forced choice (``any``/``tool``) applies to the first turn only: forcing it again
+    after the results would make the model call tools forever."""
+    if choice is not None and choice.type in ("any", "tool"):
+        return ToolChoice(type="auto", disable_parallel_tool_use=choice.disable_parallel_tool_use)
+    return choice
+
+
+class _Budget:
+    """Consecutive validation failures per tool name."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.streaks: dict[str, int] = {}
+        self.last_problems: dict[str, list[str]] = {}
+
+    def record(self, turn: list[tuple[str, list[str] | None]]) -> tuple[str, list[str]] | None:
+        """Update with one turn's calls ((name, problems or None)); the exhausted tool, if any."""
+        exhausted: tuple[str, list[str]] | None = None
+        for name, problems in turn:
+            if problems is None:
+                self.streaks[name] = 0
+                continue
+            self.streaks[name] = self.streaks.get(name, 0) + 1
+            self.last_problems[name] = problems
+            if self.streaks[name] >= self.limit and exhausted is None:
+                exhausted = (name, problems)
+        return exhausted
+
+
+def conversation(
+    settings: Settings,
+    tools: ToolSet,
+    messages: list[Message],
+    *,
+    output: Output | None = None,
+) -> Generator[Action, Any, RunResult]:
+    """Run the loop over ``messages`` (extended in place); returns the :class:`RunResult`."""
+    from .loop import RunResult
+
+    budget = _Budget(settings.max_validation_retries)
+    usage = Usage()
+    choice = settings.tool_choice
+    iterations = 0
+    last: Response | None = None
+
+    def finish(response: Response, value: Any = None) -> RunResult:
+        return RunResult(
+            messages=messages,
+            response=response,
+            iterations=iterations,
+            usage=usage,
+            output=value,
+            tools=tools,
+            system=settings.system,
+            model=settings.model,
+        )
+
+    def answer(calls: list[ToolUseBlock]) -> Generator[Action, Any, Any]:
+        """Validate and run one turn's calls; append the results turn. In output mode,
+        returns ``(True, value)`` when the output tool got a valid call."""
+        results: list[ToolResultBlock | None] = [None] * len(calls)
+        turn: list[tuple[str, list[str] | None]] = []
+        pending: list[tuple[int, Invocation]] = []
+        for i, call in enumerate(calls):
+            tool = tools.get(call.name)
+            if tool is None:
+                problem = unknown_tool_text(call.name, tools)
+                results[i] = error_result(call, problem)
+                turn.append((call.name, [problem]))
+                continue
+            if output is not None and tool.name == output.tool.name:
+                try:
+                    value = tool.parse(call.input)
+                except ToolInputError as exc:
+                    results[i] = error_result(call, invalid_input_text(tool.name, exc.problems))
+                    turn.append((tool.name, exc.problems))
+                    continue
+                return (True, value)
+            try:
+                tool.arguments(call.input)
+            except ToolInputError as exc:
+                results[i] = error_result(call, invalid_input_text(tool.name, exc.problems))
+                turn.append((tool.name, exc.problems))
+                continue
+            if tool.function is None:
+                results[i] = error_result(
+                    call, f"Tool {tool.name!r} cannot be run here (it has no function)."
+                )
+                turn.append((tool.name, None))
+                continue
+            pending.append((i, Invocation(call, tool)))
+        if pending:
+            outcomes: list[Outcome] = yield RunTools([inv for _, inv in pending])
+            for (i, inv), outcome in zip(pending, outcomes, strict=True):
+                results[i] = outcome.result
+                turn.append((inv.tool.name, outcome.problems))
+        answered = [r for r in results if r is not None]
+        messages.append(Message(role="user", content=answered))
+        yield Results(list(calls), answered)
+        exhausted = budget.record(turn)
+        if exhausted is not None:
+            name, problems = exhausted
+            n = settings.max_validation_retries
+            text = (
+                f"tool {name!r} was called with invalid input {n} times in a row; "
+                f"last problems: {'; '.join(problems)}"
+            )
+            if output is not None:
+                raise ExtractionError(
+                    f"no valid {name!r} output after {n} tries; last problems: "
+                    + "; ".join(problems),
+                    messages,
+                    problems=problems,
+                )
+            raise ToolRetriesExhausted(text, messages, tool=name, problems=problems)
+        return (False, None)
+
+    pending_calls = unanswered_calls(messages) if output is None else []
+    if pending_calls:
+        yield from answer(pending_calls)
+
+    while iterations < settings.max_iterations:
+        iterations += 1
+        request = Request(
+            model=settings.model,
+            system=settings.system,
+            messages=list(messages),
+            tools=tools.specs,
+            tool_choice=choice,
+            max_tokens=settings.max_tokens,
+            **settings.request_options,
+        )
+        response: Response = yield CallModel(request)
+        _add_usage(usage, response.usage)
+        if cut_in_tool_call(response):
+            bigger = settings.retry_max_tokens
+            if bigger is None:
+                bigger = settings.max_tokens * 4
+            if bigger > settings.max_tokens:
+                yield Retry(
+                    f"max_tokens ({settings.max_tokens}) cut the answer inside a tool call",
+                    bigger,
+                )
+                response = yield CallModel(request.model_copy(update={"max_tokens": bigger}))
+                _add_usage(usage, response.usage)
+            if cut_in_tool_call(response):
+                raise IncompleteToolCall(
+                    f"the answer was cut off by max_tokens inside a tool call "
+                    f"(even with max_tokens={max(bigger, settings.max_tokens)}); "
+                    "raise max_tokens or retry_max_tokens",
+                    messages,
+                )
+        last = response
+        messages.append(response.to_message())
+        calls = response.tool_uses
+        if not calls:
+            if output is None:
+                return finish(response)
+            # A model that ignored the forced tool: ask once more, within the budget.
+            problem = f"the answer did not call the {output.tool.name!r} tool"
+            messages.append(
+                Message(
+                    role="user",
+                    content=[
+                        TextBlock(text=f"Answer by calling the {output.tool.name!r} tool.")
+                    ],
+                )
+            )
+            exhausted = budget.record([(output.tool.name, [problem])])
+            if exhausted is not None:
+                raise ExtractionError(
+                    f"no {output.tool.name!r} call after "
+                    f"{settings.max_validation_retries} tries",
+                    messages,
+                    problems=[problem],
+                )
+            continue
+        done, value = yield from answer(calls)
+        if done:
+            return finish(response, value)
+        if output is None:
+            choice = _after_forced(choice)
+
+    assert last is not None
+    raise MaxIterationsExceeded(
+        f"the model was still calling tools after max_iterations={settings.max_iterations} "
+        "turns",
+        messages,
+    )

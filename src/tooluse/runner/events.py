@@ -1,0 +1,121 @@
+"""What :meth:`Runner.stream` yields while a run goes on.
+
+The backend's events (:mod:`tooluse.stream`) describe one model turn in wire terms; these
+describe the *run* in the terms a UI needs: text as it is written, a tool call as soon as it
+starts, its input parsed so far while it streams (so a form can fill in live), the call once
+complete, each tool's result as it is known, each finished assistant turn, and the final
+result. They are plain dataclasses: cheap to make, one per backend delta.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Union
+
+from ..messages import Response, ToolResultBlock, ToolUseBlock
+
+if TYPE_CHECKING:
+    from .loop import RunResult
+
+__all__ = [
+    "FinalEvent",
+    "MessageEvent",
+    "RetryEvent",
+    "RunEvent",
+    "TextDeltaEvent",
+    "ToolCallEvent",
+    "ToolCallStartEvent",
+    "ToolInputDeltaEvent",
+    "ToolResultEvent",
+]
+
+
+@dataclass(frozen=True)
+class TextDeltaEvent:
+    """More of the model's text."""
+
+    index: int
+    text: str
+    type: str = "text_delta"
+
+
+@dataclass(frozen=True)
+class ToolCallStartEvent:
+    """The model began a tool call; its input follows."""
+
+    index: int
+    id: str
+    name: str
+    type: str = "tool_call_start"
+
+
+@dataclass(frozen=True)
+class ToolInputDeltaEvent:
+    """More of a tool call's input. ``partial_json`` is the new fragment; ``input`` is the
+    input parsed so far (incrementally: the parser keeps its state between fragments).
+    ``input`` is the parser's live object, filled in further by later fragments — copy it to
+    keep this moment's view."""
+
+    index: int
+    id: str
+    name: str
+    partial_json: str
+    input: Any
+    type: str = "tool_input_delta"
+
+
+@dataclass(frozen=True)
+class ToolCallEvent:
+    """A tool call is complete (its input is final; it has not run yet)."""
+
+    index: int
+    call: ToolUseBlock
+    type: str = "tool_call"
+
+
+@dataclass(frozen=True)
+class ToolResultEvent:
+    """A tool ran (or was refused: unknown tool, invalid input); ``result`` goes back to
+    the model. Emitted in call order once the turn's calls have all finished."""
+
+    call: ToolUseBlock
+    result: ToolResultBlock
+    type: str = "tool_result"
+
+
+@dataclass(frozen=True)
+class MessageEvent:
+    """One assistant turn is complete."""
+
+    response: Response
+    type: str = "message"
+
+
+@dataclass(frozen=True)
+class RetryEvent:
+    """The turn just streamed is discarded and asked for again (it was cut off by
+    ``max_tokens`` inside a tool call); a UI should drop what it showed of it."""
+
+    reason: str
+    max_tokens: int
+    type: str = "retry"
+
+
+@dataclass(frozen=True)
+class FinalEvent:
+    """The run is over; ``result`` is what :meth:`Runner.run` would have returned."""
+
+    result: RunResult
+    type: str = "final"
+
+
+RunEvent = Union[
+    TextDeltaEvent,
+    ToolCallStartEvent,
+    ToolInputDeltaEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    MessageEvent,
+    RetryEvent,
+    FinalEvent,
+]

@@ -1,0 +1,139 @@
+"""Running one turn's tool calls: concurrently or one by one, sync or async, with a timeout.
+
+When a model asks for several calls in one turn they are independent by construction (the
+model could not see one's result before asking for the next), so running them at the same
+time is safe and makes the turn as slow as its slowest call instead of the sum. Results
+still go back in call order: each result is matched to its call by id, but keeping the order
+makes conversations deterministic and easy to read.
+
+- async driver: async tools are awaited as tasks; sync tools run in worker threads;
+- sync driver: every call runs in a thread pool (an async tool gets its own event loop
+  there, via :meth:`Tool.call`).
+
+A timed-out call is answered with an ``is_error`` result at once. Python cannot kill a
+thread, so a timed-out *sync* function keeps running in the background until it returns;
+its late result is dropped. Async tools are cancelled.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+from collections.abc import Sequence
+
+import anyio
+import anyio.to_thread
+
+from ..errors import ToolInputError
+from ..messages import ToolResultBlock
+from .core import Invocation, Outcome, invalid_input_text
+from .results import error_result, exception_text, result_content
+
+__all__ = ["run_invocations", "arun_invocations"]
+
+
+def _success(invocation: Invocation, value: object) -> Outcome:
+    try:
+        content = result_content(value)
+    except TypeError as exc:
+        return Outcome(error_result(invocation.call, exception_text(exc)))
+    return Outcome(ToolResultBlock(tool_use_id=invocation.call.id, content=content))
+
+
+def _failure(invocation: Invocation, exc: BaseException) -> Outcome:
+    if isinstance(exc, ToolInputError):
+        text = invalid_input_text(invocation.tool.name, exc.problems)
+        return Outcome(error_result(invocation.call, text), problems=exc.problems)
+    return Outcome(error_result(invocation.call, exception_text(exc)))
+
+
+def _timeout(invocation: Invocation, seconds: float) -> Outcome:
+    return Outcome(
+        error_result(
+            invocation.call,
+            f"TimeoutError: tool {invocation.tool.name!r} did not finish within {seconds:g}s",
+        )
+    )
+
+
+def _call(invocation: Invocation) -> Outcome:
+    try:
+        value = invocation.tool.call(invocation.call.input)
+    except Exception as exc:
+        return _failure(invocation, exc)
+    return _success(invocation, value)
+
+
+def run_invocations(
+    invocations: Sequence[Invocation], *, parallel: bool = True, timeout: float | None = None
+) -> list[Outcome]:
+    """Run the calls from sync code; outcomes in call order."""
+    if not invocations:
+        return []
+    if timeout is None and (not parallel or len(invocations) == 1):
+        return [_call(inv) for inv in invocations]
+    workers = len(invocations) if parallel else 1
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, 32))
+    try:
+        if parallel:
+            start = time.monotonic()
+            futures = [pool.submit(_call, inv) for inv in invocations]
+            outcomes = []
+            for inv, future in zip(invocations, futures, strict=True):
+                remaining = None if timeout is None else max(0.0, start + timeout - time.monotonic())
+                try:
+                    outcomes.append(future.result(timeout=remaining))
+                except concurrent.futures.TimeoutError:
+                    assert timeout is not None
+                    outcomes.append(_timeout(inv, timeout))
+            return outcomes
+        outcomes = []
+        for inv in invocations:
+            future = pool.submit(_call, inv)
+            try:
+                outcomes.append(future.result(timeout=timeout))
+            except concurrent.futures.TimeoutError:
+                assert timeout is not None
+                outcomes.append(_timeout(inv, timeout))
+                # The stuck worker cannot be reused; the next call gets a fresh pool.
+                pool.shutdown(wait=False, cancel_futures=True)
+                pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        return outcomes
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+async def _acall(invocation: Invocation, timeout: float | None) -> Outcome:
+    tool = invocation.tool
+    value: object = None
+    try:
+        with anyio.move_on_after(timeout) as scope:
+            if tool.is_async:
+                value = await tool.acall(invocation.call.input)
+            else:
+                value = await anyio.to_thread.run_sync(
+                    tool.call, invocation.call.input, abandon_on_cancel=True
+                )
+    except Exception as exc:
+        return _failure(invocation, exc)
+    if scope.cancelled_caught:
+        assert timeout is not None
+        return _timeout(invocation, timeout)
+    return _success(invocation, value)
+
+
+async def arun_invocations(
+    invocations: Sequence[Invocation], *, parallel: bool = True, timeout: float | None = None
+) -> list[Outcome]:
+    """Run the calls from async code; outcomes in call order."""
+    if not parallel or len(invocations) <= 1:
+        return [await _acall(inv, timeout) for inv in invocations]
+    outcomes: list[Outcome | None] = [None] * len(invocations)
+
+    async def one(i: int, inv: Invocation) -> None:
+        outcomes[i] = await _acall(inv, timeout)
+
+    async with anyio.create_task_group() as tg:
+        for i, inv in enumerate(invocations):
+            tg.start_soon(one, i, inv)
+    return [o for o in outcomes if o is not None]

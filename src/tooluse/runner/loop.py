@@ -1,0 +1,422 @@
+"""The tool-running loop: :class:`Runner` and what a run returns, :class:`RunResult`.
+
+A run sends the conversation and the tools to the model, runs the calls it asks for (see
+:mod:`tooluse.runner.execute`), sends the results back, and repeats until the model answers
+without calling a tool. The decisions live in :mod:`tooluse.runner.core`; this module drives
+them four ways: :meth:`Runner.run`, ``await`` :meth:`Runner.arun`, and the event streams
+:meth:`Runner.stream` / :meth:`Runner.astream`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Generator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..backends.base import Backend
+from ..backends.registry import load_backend
+from ..messages import (
+    ContentBlock,
+    Message,
+    Request,
+    Response,
+    TextBlock,
+    ToolChoice,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from ..partial_json import IncrementalJSONParser, PartialJSONError
+from ..stream import (
+    Accumulator,
+    BlockStart,
+    BlockStop,
+    TextDelta,
+    ToolInputDelta,
+)
+from ..tools import ToolSet
+from ..tools.toolset import ToolLike
+from .core import (
+    Action,
+    CallModel,
+    Output,
+    Results,
+    Retry,
+    RunTools,
+    Settings,
+    conversation,
+)
+from .events import (
+    FinalEvent,
+    MessageEvent,
+    RetryEvent,
+    RunEvent,
+    TextDeltaEvent,
+    ToolCallEvent,
+    ToolCallStartEvent,
+    ToolInputDeltaEvent,
+    ToolResultEvent,
+)
+from .execute import arun_invocations, run_invocations
+
+__all__ = ["Prompt", "RunResult", "Runner", "make_tool_choice"]
+
+#: What a user turn can be given as.
+Prompt = str | Message | Sequence[ContentBlock]
+
+_Run = Generator[Action, Any, "RunResult"]
+
+
+@dataclass
+class RunResult:
+    """The outcome of a run.
+
+    ``messages`` is the whole conversation (the prompt, every assistant turn, every results
+    turn); save it (``[m.model_dump() for m in result.messages]``, or in a wire format with
+    :meth:`to_wire`) and continue it later with ``runner.run("...", messages=saved)``.
+    ``response`` is the final assistant turn; ``output`` is the parsed value of
+    :func:`~tooluse.runner.extract`.
+    """
+
+    messages: list[Message]
+    response: Response
+    iterations: int
+    usage: Usage = field(default_factory=Usage)
+    output: Any = None
+    tools: ToolSet | None = None
+    system: str | None = None
+    model: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The final answer's text."""
+        return self.response.text()
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self.response.stop_reason
+
+    @property
+    def tool_calls(self) -> list[tuple[ToolUseBlock, ToolResultBlock | None]]:
+        """Every call of the run with its result, in order."""
+        results = {r.tool_use_id: r for m in self.messages for r in m.tool_results}
+        return [(c, results.get(c.id)) for m in self.messages for c in m.tool_uses]
+
+    def to_request(self, *, max_tokens: int = 1024) -> Request:
+        """The conversation as a request (system, tools, messages) — what the next model
+        call would see."""
+        return Request(
+            model=self.model or self.response.model,
+            system=self.system,
+            messages=list(self.messages),
+            tools=self.tools.specs if self.tools is not None else [],
+            max_tokens=max_tokens,
+        )
+
+    def to_wire(self, format: str = "anthropic", **options: Any) -> Any:
+        """The conversation as a request body of ``format`` (``anthropic``, ``bedrock``,
+        ``openai``, ``legacy``), through that format's codec. ``options`` go to its
+        ``encode_request`` (e.g. ``strict=False`` for OpenAI's ``is_error`` fallback)."""
+        from ..codecs import get_codec
+
+        return get_codec(format).encode_request(self.to_request(), **options)
+
+
+def make_tool_choice(
+    value: ToolChoice | str | Mapping[str, Any] | None,
+    tools: ToolSet,
+    *,
+    disable_parallel_tool_use: bool = False,
+) -> ToolChoice | None:
+    """``"auto"``/``"any"``/``"none"``, a tool's name, a :class:`ToolChoice` or its dict."""
+    if value is None:
+        return ToolChoice(type="auto", disable_parallel_tool_use=True) if (
+            disable_parallel_tool_use
+        ) else None
+    if isinstance(value, ToolChoice):
+        choice = value
+    elif isinstance(value, str):
+        if value in ("auto", "any", "none"):
+            choice = ToolChoice(type=value)  # type: ignore[arg-type]
+        else:
+            choice = ToolChoice(type="tool", name=value)
+    else:
+        choice = ToolChoice.model_validate(dict(value))
+    if choice.type == "tool" and choice.name not in tools:
+        raise ValueError(
+            f"tool_choice names {choice.name!r}, which is not one of the tools: "
+            + (", ".join(tools.names) or "(none)")
+        )
+    if disable_parallel_tool_use and not choice.disable_parallel_tool_use:
+        choice = choice.model_copy(update={"disable_parallel_tool_use": True})
+    return choice
+
+
+def _user_turn(prompt: Prompt) -> Message:
+    if isinstance(prompt, Message):
+        return prompt
+    if isinstance(prompt, str):
+        return Message(role="user", content=[TextBlock(text=prompt)])
+    return Message(role="user", content=list(prompt))
+
+
+def _start(prompt: Prompt | None, messages: Iterable[Message | Mapping[str, Any]] | None) -> list[Message]:
+    convo = [m if isinstance(m, Message) else Message.model_validate(m) for m in messages or ()]
+    convo = [m.model_copy(deep=True) for m in convo]
+    if prompt is not None:
+        turn = _user_turn(prompt)
+        if convo and convo[-1].role == "user" and turn.role == "user":
+            # Two user turns in a row are invalid in every API: merge them.
+            convo[-1] = Message(role="user", content=[*convo[-1].content, *turn.content])
+        else:
+            convo.append(turn)
+    if not convo:
+        raise ValueError("nothing to run: give a prompt or messages")
+    return convo
+
+
+class _Turn:
+    """Folds one streamed model turn into a response while translating backend events
+    into run events (with each tool input parsed incrementally)."""
+
+    def __init__(self) -> None:
+        self.acc = Accumulator()
+        self.calls: dict[int, tuple[str, str]] = {}
+        self.parsers: dict[int, IncrementalJSONParser | None] = {}
+
+    def add(self, event: Any) -> list[RunEvent]:
+        self.acc.add(event)
+        if isinstance(event, TextDelta):
+            return [TextDeltaEvent(event.index, event.text)]
+        if isinstance(event, ToolInputDelta):
+            id_, name = self.calls[event.index]
+            parser = self.parsers.get(event.index)
+            value: Any = None
+            if parser is not None:
+                try:
+                    parser.feed(event.partial_json)
+                    value = parser.value()
+                except PartialJSONError:
+                    # Malformed input: stop showing it live; the accumulated response
+                    # reports the error for the whole call.
+                    self.parsers[event.index] = None
+            return [ToolInputDeltaEvent(event.index, id_, name, event.partial_json, value)]
+        if isinstance(event, BlockStart) and isinstance(event.block, ToolUseBlock):
+            self.calls[event.index] = (event.block.id, event.block.name)
+            self.parsers[event.index] = IncrementalJSONParser()
+            return [ToolCallStartEvent(event.index, event.block.id, event.block.name)]
+        if isinstance(event, BlockStop) and event.index in self.calls:
+            id_, _ = self.calls[event.index]
+            for block in self.acc.response.content:
+                if isinstance(block, ToolUseBlock) and block.id == id_:
+                    return [ToolCallEvent(event.index, block.model_copy(deep=True))]
+        return []
+
+    def finish(self) -> Response:
+        return self.acc.finish()
+
+
+class Runner:
+    """Runs a conversation with tools until the model answers.
+
+    ``backend``: a :class:`~tooluse.backends.Backend` or a spec string
+    (``"anthropic:claude-3-5-haiku-latest"``). ``tools``: functions, :class:`Tool` s,
+    pydantic models, tool dicts, or a :class:`ToolSet`.
+
+    - ``tool_choice``: ``"auto"``, ``"any"``, ``"none"``, a tool name, or a
+      :class:`ToolChoice`. A forced choice (``any`` or a tool) applies to the **first**
+      model turn only; later turns use ``auto``, otherwise the model could never answer.
+    - ``disable_parallel_tool_use``: ask the model for at most one call per turn.
+    - ``parallel``: run one turn's calls concurrently (default) or one by one.
+    - ``tool_timeout``: seconds per call; a late call is answered with an error.
+    - ``max_iterations``: model turns at most (default 10); then
+      :class:`MaxIterationsExceeded`.
+    - ``max_validation_retries``: the same tool failing validation this many times in a
+      row stops the run with :class:`ToolRetriesExhausted` (default 3).
+    - ``retry_max_tokens``: when ``max_tokens`` cuts a tool call, the turn is asked again
+      once with this many (default ``4 * max_tokens``; ``0`` disables the retry).
+    - other keyword arguments (``temperature``, ``top_p``, ``stop_sequences``,
+      ``metadata``) go into every request.
+    """
+
+    def __init__(
+        self,
+        backend: Backend | str,
+        tools: Iterable[ToolLike] | ToolSet = (),
+        *,
+        system: str | None = None,
+        model: str | None = None,
+        max_tokens: int = 1024,
+        tool_choice: ToolChoice | str | Mapping[str, Any] | None = None,
+        disable_parallel_tool_use: bool = False,
+        max_iterations: int = 10,
+        max_validation_retries: int = 3,
+        retry_max_tokens: int | None = None,
+        parallel: bool = True,
+        tool_timeout: float | None = None,
+        map_names: bool = False,
+        **request_options: Any,
+    ) -> None:
+        if max_iterations < 1:
+            raise ValueError("max_iterations must be >= 1")
+        if max_validation_retries < 1:
+            raise ValueError("max_validation_retries must be >= 1")
+        if max_tokens < 1:
+            raise ValueError("max_tokens must be >= 1")
+        if tool_timeout is not None and tool_timeout <= 0:
+            raise ValueError("tool_timeout must be > 0 seconds")
+        allowed = {"temperature", "top_p", "top_k", "stop_sequences", "metadata"}
+        unknown = set(request_options) - allowed
+        if unknown:
+            raise TypeError(f"Runner got unknown options: {', '.join(sorted(unknown))}")
+        self.backend = load_backend(backend) if isinstance(backend, str) else backend
+        self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools, map_names=map_names)
+        self.parallel = parallel
+        self.tool_timeout = tool_timeout
+        self.settings = Settings(
+            model=model,
+            system=system,
+            max_tokens=max_tokens,
+            tool_choice=make_tool_choice(
+                tool_choice, self.tools, disable_parallel_tool_use=disable_parallel_tool_use
+            ),
+            max_iterations=max_iterations,
+            max_validation_retries=max_validation_retries,
+            retry_max_tokens=retry_max_tokens,
+            request_options=dict(request_options),
+        )
+
+    def _loop(
+        self,
+        prompt: Prompt | None,
+        messages: Iterable[Message | Mapping[str, Any]] | None,
+        output: Output | None = None,
+    ) -> _Run:
+        return conversation(self.settings, self.tools, _start(prompt, messages), output=output)
+
+    # -- whole turns ------------------------------------------------------------------------
+    def run(
+        self,
+        prompt: Prompt | None = None,
+        *,
+        messages: Iterable[Message | Mapping[str, Any]] | None = None,
+    ) -> RunResult:
+        """Run to the model's answer. ``messages`` continues a saved conversation (a final
+        assistant turn with unanswered calls has them run first)."""
+        return self._drive(self._loop(prompt, messages))
+
+    def _drive(self, loop: _Run) -> RunResult:
+        reply: Any = None
+        while True:
+            try:
+                action = loop.send(reply)
+            except StopIteration as stop:
+                result: RunResult = stop.value
+                return result
+            if isinstance(action, CallModel):
+                reply = self.backend.complete(action.request)
+            elif isinstance(action, RunTools):
+                reply = run_invocations(
+                    action.invocations, parallel=self.parallel, timeout=self.tool_timeout
+                )
+            else:
+                reply = None
+
+    async def arun(
+        self,
+        prompt: Prompt | None = None,
+        *,
+        messages: Iterable[Message | Mapping[str, Any]] | None = None,
+    ) -> RunResult:
+        """:meth:`run` for async code: async tools are awaited, sync tools run in threads."""
+        return await self._adrive(self._loop(prompt, messages))
+
+    async def _adrive(self, loop: _Run) -> RunResult:
+        reply: Any = None
+        while True:
+            try:
+                action = loop.send(reply)
+            except StopIteration as stop:
+                result: RunResult = stop.value
+                return result
+            if isinstance(action, CallModel):
+                reply = await self.backend.acomplete(action.request)
+            elif isinstance(action, RunTools):
+                reply = await arun_invocations(
+                    action.invocations, parallel=self.parallel, timeout=self.tool_timeout
+                )
+            else:
+                reply = None
+
+    # -- streamed ---------------------------------------------------------------------------
+    def stream(
+        self,
+        prompt: Prompt | None = None,
+        *,
+        messages: Iterable[Message | Mapping[str, Any]] | None = None,
+    ) -> Iterator[RunEvent]:
+        """Run while yielding :mod:`~tooluse.runner.events`; the last is a
+        :class:`FinalEvent` holding the :class:`RunResult`."""
+        loop = self._loop(prompt, messages)
+        reply: Any = None
+        while True:
+            try:
+                action = loop.send(reply)
+            except StopIteration as stop:
+                yield FinalEvent(stop.value)
+                return
+            if isinstance(action, CallModel):
+                turn = _Turn()
+                for event in self.backend.stream(action.request):
+                    yield from turn.add(event)
+                reply = turn.finish()
+                yield MessageEvent(reply)
+            elif isinstance(action, RunTools):
+                reply = run_invocations(
+                    action.invocations, parallel=self.parallel, timeout=self.tool_timeout
+                )
+            else:
+                yield from _notice(action)
+                reply = None
+
+    async def astream(
+        self,
+        prompt: Prompt | None = None,
+        *,
+        messages: Iterable[Message | Mapping[str, Any]] | None = None,
+    ) -> AsyncIterator[RunEvent]:
+        """:meth:`stream` for async code."""
+        loop = self._loop(prompt, messages)
+        reply: Any = None
+        while True:
+            try:
+                action = loop.send(reply)
+            except StopIteration as stop:
+                yield FinalEvent(stop.value)
+                return
+            if isinstance(action, CallModel):
+                turn = _Turn()
+                async for event in self.backend.astream(action.request):
+                    for run_event in turn.add(event):
+                        yield run_event
+                reply = turn.finish()
+                yield MessageEvent(reply)
+            elif isinstance(action, RunTools):
+                reply = await arun_invocations(
+                    action.invocations, parallel=self.parallel, timeout=self.tool_timeout
+                )
+            else:
+                for run_event in _notice(action):
+                    yield run_event
+                reply = None
+
+
+def _notice(action: Action) -> list[RunEvent]:
+    if isinstance(action, Retry):
+        return [RetryEvent(action.reason, action.max_tokens)]
+    if isinstance(action, Results):
+        return [
+            ToolResultEvent(call, result)
+            for call, result in zip(action.calls, action.results, strict=False)
+        ]
+    return []
