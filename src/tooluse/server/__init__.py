@@ -1,0 +1,18 @@
+"""The gateway: the Anthropic Messages, Bedrock Converse and OpenAI Chat Completions APIs,
+with tool use, over any tooluse backend (see ``docs/server.md``)."""
+
+from .app import create_app
+from .body import DEFAULT_MAX_BODY_BYTES
+from .errors import GatewayError
+from .eventstream import encode_event, encode_exception, encode_frame
+from .runner import ServerThread
+
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "GatewayError",
+    "ServerThread",
+    "create_app",
+    "encode_event",
+    "encode_exception",
+    "encode_frame",
+]

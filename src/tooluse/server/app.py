@@ -1,0 +1,141 @@
+"""The gateway application: the Messages, Converse and Chat Completions APIs over one backend.
+
+``create_app(backend)`` returns a plain Starlette ASGI app, so it runs under uvicorn
+(``tooluse serve``), inside a test in-process, or mounted in a bigger app. Every API is
+served by every backend: the front ends translate through the codecs to the neutral model,
+and the backend never knows which API a request came through.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Iterable, Mapping
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request as HttpRequest
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ..backends.base import Backend
+from ..backends.registry import load_backend
+from .body import DEFAULT_MAX_BODY_BYTES
+from .errors import Dialect, ErrorKind, GatewayError, error_response
+from .state import GatewayState
+
+__all__ = ["create_app"]
+
+_KIND_OF_STATUS: dict[int, ErrorKind] = {
+    404: "not_found",
+    405: "invalid_request",
+    413: "request_too_large",
+}
+
+
+def _dialect_of(path: str) -> Dialect:
+    if path.startswith("/model/"):
+        return "bedrock"
+    if path.startswith("/v1/chat") or path.startswith("/v1/models"):
+        return "openai"
+    return "anthropic"
+
+
+async def _http_exception(request: HttpRequest, exc: Exception) -> Response:
+    """Unknown paths and wrong methods, answered in the shape of the API the path belongs to."""
+    assert isinstance(exc, HTTPException)
+    kind = _KIND_OF_STATUS.get(exc.status_code, "invalid_request")
+    if exc.status_code == 404:
+        message = f"no such endpoint: {request.method} {request.url.path}"
+    elif exc.status_code == 405:
+        message = f"method {request.method} is not allowed on {request.url.path}"
+    else:
+        message = str(exc.detail)
+    response = error_response(GatewayError(message, kind), _dialect_of(request.url.path))
+    response.status_code = exc.status_code
+    return response
+
+
+async def _unexpected(request: HttpRequest, exc: Exception) -> Response:
+    """Last resort: a bug outside the endpoints' own handling; no traceback leaks."""
+    from .common import output_error
+
+    return error_response(output_error(exc), _dialect_of(request.url.path))
+
+
+async def _health(request: HttpRequest) -> Response:
+    state: GatewayState = request.app.state.gateway
+    return JSONResponse(
+        {"status": "ok", "backend": state.backend.name, "model": state.backend.model}
+    )
+
+
+def create_app(
+    backend: Backend | str,
+    *,
+    api_keys: Iterable[str] | None = None,
+    aws_credentials: Mapping[str, str] | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_concurrency: int | None = None,
+    ping_interval: float = 10.0,
+    close_backend: bool | None = None,
+) -> Starlette:
+    """The gateway as an ASGI app.
+
+    - ``backend``: a :class:`~tooluse.backends.Backend`, or a spec string (``"local"``,
+      ``"scripted:hello"``, ``"openai:http://...#model"``) loaded now.
+    - ``api_keys``: when given, Messages and Chat Completions requests must carry one of
+      them (``x-api-key`` or ``Authorization: Bearer``); otherwise 401.
+    - ``aws_credentials``: access key id → secret key; when given, Converse requests must
+      carry a valid SigV4 signature made with one of them; otherwise 403.
+    - ``max_body_bytes``: larger bodies are refused with 413 while being read.
+    - ``max_concurrency``: at most this many requests run on the backend at once; others
+      queue. Defaults to the backend's own ``max_concurrency`` attribute when it has one.
+    - ``ping_interval``: seconds of backend silence after which a Messages stream gets a
+      ``ping`` keep-alive.
+    - ``close_backend``: close the backend on shutdown (default: only when built from a spec).
+    """
+    from .chat_api import chat_completions_endpoint
+    from .converse_api import converse_endpoint, converse_stream_endpoint
+    from .messages_api import messages_endpoint
+    from .openapi import openapi_endpoint
+
+    owned = isinstance(backend, str)
+    instance = load_backend(backend) if isinstance(backend, str) else backend
+    if close_backend is None:
+        close_backend = owned
+    limit = max_concurrency if max_concurrency is not None else getattr(instance, "max_concurrency", None)
+    if limit is not None and (not isinstance(limit, int) or limit < 1):
+        raise ValueError(f"max_concurrency must be a positive integer, not {limit!r}")
+    if max_body_bytes < 1:
+        raise ValueError(f"max_body_bytes must be positive, not {max_body_bytes!r}")
+    state = GatewayState(
+        backend=instance,
+        api_keys=tuple(api_keys or ()),
+        aws_credentials=dict(aws_credentials or {}),
+        max_body_bytes=max_body_bytes,
+        limiter=anyio.CapacityLimiter(limit) if limit else None,
+        ping_interval=ping_interval,
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            if close_backend:
+                await anyio.to_thread.run_sync(instance.close)
+
+    routes = [
+        Route("/v1/messages", messages_endpoint, methods=["POST"]),
+        Route("/model/{model_id:path}/converse-stream", converse_stream_endpoint, methods=["POST"]),
+        Route("/model/{model_id:path}/converse", converse_endpoint, methods=["POST"]),
+        Route("/v1/chat/completions", chat_completions_endpoint, methods=["POST"]),
+        Route("/health", _health, methods=["GET"]),
+        Route("/openapi.json", openapi_endpoint, methods=["GET"]),
+    ]
+    handlers: dict[Any, Any] = {HTTPException: _http_exception, Exception: _unexpected}
+    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    app.state.gateway = state
+    return app

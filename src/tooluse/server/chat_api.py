@@ -1,0 +1,86 @@
+"""``POST /v1/chat/completions``: OpenAI Chat Completions with tools, over any backend.
+
+The wire translation is :mod:`tooluse.codecs.openai`'s. This module does the HTTP side:
+Bearer keys, the body cap, ``data: <chunk>`` SSE ending with ``data: [DONE]``, and errors
+in the ``{"error": {"message", "type", "param", "code"}}`` shape (as an HTTP error before
+the stream starts, as a ``data: {"error": ...}`` line after, which the OpenAI SDK raises).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+from starlette.requests import Request as HttpRequest
+from starlette.responses import JSONResponse, Response
+
+from ..errors import WireFormatError
+from .auth import check_api_key
+from .body import parse_json_object, read_body
+from .common import input_error, output_error
+from .errors import GatewayError, error_response, openai_error_body
+from .sse import DONE, data_only
+from .state import GatewayState, new_id
+from .streaming import GatewayStreamingResponse
+
+__all__ = ["chat_completions_endpoint"]
+
+
+def _codec() -> ModuleType:
+    return importlib.import_module("tooluse.codecs.openai")
+
+
+def _stream_requested(data: dict[str, Any]) -> bool:
+    codec = _codec()
+    if hasattr(codec, "stream_requested"):
+        return bool(codec.stream_requested(data))
+    value = data.get("stream")
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise WireFormatError("Input should be a valid boolean", ("stream",))
+    return value
+
+
+def _encode_sse(events: Iterator[Any]) -> Iterator[bytes]:
+    for chunk in _codec().encode_events(events):
+        yield data_only(chunk)
+    yield DONE
+
+
+def _error_chunk(error: GatewayError) -> bytes:
+    return data_only(openai_error_body(error))
+
+
+async def chat_completions_endpoint(request: HttpRequest) -> Response:
+    state: GatewayState = request.app.state.gateway
+    request_id = new_id("req_")
+
+    def fail(error: GatewayError) -> Response:
+        return error_response(error, "openai", request_id=request_id)
+
+    try:
+        check_api_key(request.headers, state.api_keys)
+        data = parse_json_object(await read_body(request, state.max_body_bytes))
+        stream = _stream_requested(data)
+        neutral = _codec().decode_request(data)
+    except Exception as exc:
+        return fail(input_error(exc))
+
+    if stream:
+        return GatewayStreamingResponse(  # type: ignore[return-value]
+            state.stream_producer(neutral, _encode_sse),
+            media_type="text/event-stream; charset=utf-8",
+            headers={"x-request-id": request_id},
+            error_response=fail,
+            error_chunk=_error_chunk,
+            limiter=state.limiter,
+        )
+    try:
+        response = await state.complete(neutral)
+        body = _codec().encode_response(response)
+    except Exception as exc:
+        return fail(output_error(exc))
+    return JSONResponse(body, headers={"x-request-id": request_id})

@@ -1,0 +1,102 @@
+"""``POST /model/{modelId}/converse`` and ``/converse-stream``: the Bedrock Converse API.
+
+The wire translation is :mod:`tooluse.codecs.bedrock`'s. This module does what only the
+HTTP side of Bedrock has: SigV4 verification (when credentials are configured), errors as
+the ``x-amzn-ErrorType`` header plus ``{"message"}``, and the stream as AWS binary
+event-stream frames — ``event`` frames named after each ConverseStreamOutput member, and an
+``exception`` frame for a failure after the stream started. The model id arrives
+URL-encoded (boto3 sends ``...-v1%3A0``); Starlette hands it over decoded.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+from starlette.requests import Request as HttpRequest
+from starlette.responses import JSONResponse, Response
+
+from .auth import verify_sigv4
+from .body import parse_json_object, read_body
+from .common import input_error, output_error
+from .errors import GatewayError, bedrock_stream_exception_type, error_response
+from .eventstream import encode_event, encode_exception
+from .state import GatewayState
+from .streaming import GatewayStreamingResponse
+
+__all__ = ["converse_endpoint", "converse_stream_endpoint"]
+
+
+def _codec() -> ModuleType:
+    return importlib.import_module("tooluse.codecs.bedrock")
+
+
+def _encode_frames(events: Iterator[Any]) -> Iterator[bytes]:
+    for payload in _codec().encode_events(events):
+        ((event_type, body),) = payload.items()
+        yield encode_event(event_type, body)
+
+
+def _error_frame(error: GatewayError) -> bytes:
+    return encode_exception(bedrock_stream_exception_type(error), error.message)
+
+
+async def _decode(request: HttpRequest, state: GatewayState, request_id: str) -> Any:
+    body = await read_body(request, state.max_body_bytes)
+    if state.aws_credentials:
+        verify_sigv4(
+            method=request.method,
+            scheme=request.url.scheme,
+            raw_path=request.scope.get("raw_path") or request.url.path.encode(),
+            query_string=request.scope.get("query_string", b""),
+            headers=request.scope["headers"],
+            body=body,
+            credentials=state.aws_credentials,
+        )
+    data = parse_json_object(body)
+    model_id = request.path_params["model_id"]
+    return _codec().decode_request(data, model_id=model_id)
+
+
+def _request_id() -> str:
+    import uuid
+
+    return str(uuid.uuid4())
+
+
+async def converse_endpoint(request: HttpRequest) -> Response:
+    state: GatewayState = request.app.state.gateway
+    request_id = _request_id()
+    try:
+        neutral = await _decode(request, state, request_id)
+    except Exception as exc:
+        return error_response(input_error(exc), "bedrock", request_id=request_id)
+    try:
+        response = await state.complete(neutral)
+        body = _codec().encode_response(response)
+    except Exception as exc:
+        return error_response(output_error(exc), "bedrock", request_id=request_id)
+    return JSONResponse(body, headers={"x-amzn-RequestId": request_id})
+
+
+async def converse_stream_endpoint(request: HttpRequest) -> Response:
+    state: GatewayState = request.app.state.gateway
+    request_id = _request_id()
+
+    def fail(error: GatewayError) -> Response:
+        return error_response(error, "bedrock", request_id=request_id)
+
+    try:
+        neutral = await _decode(request, state, request_id)
+    except Exception as exc:
+        return fail(input_error(exc))
+    return GatewayStreamingResponse(  # type: ignore[return-value]
+        state.stream_producer(neutral, _encode_frames),
+        media_type="application/vnd.amazon.eventstream",
+        headers={"x-amzn-RequestId": request_id},
+        error_response=fail,
+        error_chunk=_error_frame,
+        limiter=state.limiter,
+    )

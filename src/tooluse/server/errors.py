@@ -1,0 +1,189 @@
+"""One neutral error, rendered in each API's own error shape.
+
+The gateway speaks three APIs whose clients parse errors differently: the Anthropic SDK reads
+``{"type": "error", "error": {"type", "message"}}`` and the HTTP status; botocore reads the
+``x-amzn-ErrorType`` header and ``{"message"}``; the OpenAI SDK reads
+``{"error": {"message", "type", "param", "code"}}``. Everything that can fail inside the
+gateway (a malformed body, a missing key, a backend failure, a bug) becomes one
+:class:`GatewayError` carrying a format-neutral *kind*, and each dialect here turns it into
+its native response — so no handler ever builds an error body by hand, and a new failure
+mode needs one mapping entry per API rather than one branch per handler.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+from starlette.responses import Response
+
+from ..errors import BackendError, BackendErrorKind, ConversionError, WireFormatError
+
+__all__ = [
+    "Dialect",
+    "ErrorKind",
+    "GatewayError",
+    "anthropic_error_body",
+    "bedrock_exception_name",
+    "bedrock_stream_exception_type",
+    "error_response",
+    "from_exception",
+    "openai_error_body",
+]
+
+ErrorKind = BackendErrorKind
+Dialect = Literal["anthropic", "bedrock", "openai"]
+
+
+@dataclass
+class GatewayError(Exception):
+    """A failure to report to the client, in whatever API it spoke.
+
+    ``param`` is the offending field's path (``tools.0.name``) when there is one; the
+    message already names it, ``param`` is for the OpenAI shape's separate field.
+    """
+
+    message: str
+    kind: ErrorKind = "invalid_request"
+    param: str | None = None
+    retry_after: float | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    #: A more precise AWS error code than the kind gives (``InvalidSignatureException``).
+    aws_code: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__init__(self.message)
+
+
+def from_exception(exc: BaseException) -> GatewayError:
+    """Map any exception raised while serving a request to a :class:`GatewayError`.
+
+    Unknown exceptions become a generic ``api`` error whose message says nothing of the
+    exception itself, so a traceback or an internal path never reaches a client.
+    """
+    if isinstance(exc, GatewayError):
+        return exc
+    if isinstance(exc, WireFormatError):
+        param = ".".join(str(p) for p in exc.path) or None
+        return GatewayError(str(exc), "invalid_request", param=param)
+    if isinstance(exc, ConversionError):
+        param = ".".join(str(p) for p in exc.path) or None
+        return GatewayError(str(exc), "invalid_request", param=param)
+    if isinstance(exc, BackendError):
+        return GatewayError(exc.message, exc.kind, retry_after=exc.retry_after)
+    return GatewayError("internal error while serving the request", "api")
+
+
+# -- Anthropic Messages -------------------------------------------------------------------
+_ANTHROPIC: Final[dict[ErrorKind, tuple[int, str]]] = {
+    "invalid_request": (400, "invalid_request_error"),
+    "authentication": (401, "authentication_error"),
+    "permission": (403, "permission_error"),
+    "not_found": (404, "not_found_error"),
+    "request_too_large": (413, "request_too_large"),
+    "rate_limit": (429, "rate_limit_error"),
+    "timeout": (504, "timeout_error"),
+    "overloaded": (529, "overloaded_error"),
+    "unavailable": (529, "overloaded_error"),
+    "api": (500, "api_error"),
+}
+
+
+def anthropic_error_body(error: GatewayError) -> dict[str, object]:
+    _, type_ = _ANTHROPIC[error.kind]
+    return {"type": "error", "error": {"type": type_, "message": error.message}}
+
+
+# -- Bedrock Converse ---------------------------------------------------------------------
+_BEDROCK: Final[dict[ErrorKind, tuple[int, str]]] = {
+    "invalid_request": (400, "ValidationException"),
+    "authentication": (403, "UnrecognizedClientException"),
+    "permission": (403, "AccessDeniedException"),
+    "not_found": (404, "ResourceNotFoundException"),
+    # Bedrock has no exception of its own for an oversized body; a ValidationException
+    # with status 413 is what botocore can map (its code comes from the header).
+    "request_too_large": (413, "ValidationException"),
+    "rate_limit": (429, "ThrottlingException"),
+    "timeout": (408, "ModelTimeoutException"),
+    "overloaded": (503, "ServiceUnavailableException"),
+    "unavailable": (503, "ServiceUnavailableException"),
+    "api": (500, "InternalServerException"),
+}
+
+# The exception members ConverseStream's event stream can carry (botocore's service model):
+# anything else inside a stream is reported as the closest of these.
+_BEDROCK_STREAM: Final[dict[ErrorKind, str]] = {
+    "invalid_request": "validationException",
+    "request_too_large": "validationException",
+    "rate_limit": "throttlingException",
+    "overloaded": "serviceUnavailableException",
+    "unavailable": "serviceUnavailableException",
+}
+
+
+def bedrock_exception_name(error: GatewayError) -> str:
+    return error.aws_code or _BEDROCK[error.kind][1]
+
+
+def bedrock_stream_exception_type(error: GatewayError) -> str:
+    """The ``:exception-type`` of an exception frame (a member of ConverseStreamOutput)."""
+    return _BEDROCK_STREAM.get(error.kind, "internalServerException")
+
+
+# -- OpenAI Chat Completions --------------------------------------------------------------
+_OPENAI: Final[dict[ErrorKind, tuple[int, str, str | None]]] = {
+    "invalid_request": (400, "invalid_request_error", None),
+    "authentication": (401, "invalid_request_error", "invalid_api_key"),
+    "permission": (403, "permission_error", None),
+    "not_found": (404, "invalid_request_error", "not_found"),
+    "request_too_large": (413, "invalid_request_error", "request_too_large"),
+    "rate_limit": (429, "rate_limit_error", "rate_limit_exceeded"),
+    "timeout": (504, "timeout_error", "timeout"),
+    "overloaded": (503, "server_error", "overloaded"),
+    "unavailable": (503, "server_error", "unavailable"),
+    "api": (500, "server_error", None),
+}
+
+
+def openai_error_body(error: GatewayError) -> dict[str, object]:
+    _, type_, code = _OPENAI[error.kind]
+    return {
+        "error": {"message": error.message, "type": type_, "param": error.param, "code": code}
+    }
+
+
+def status_of(error: GatewayError, dialect: Dialect) -> int:
+    if dialect == "anthropic":
+        return _ANTHROPIC[error.kind][0]
+    if dialect == "bedrock":
+        return _BEDROCK[error.kind][0]
+    return _OPENAI[error.kind][0]
+
+
+def error_response(
+    error: GatewayError, dialect: Dialect, *, request_id: str | None = None
+) -> Response:
+    """The complete HTTP error response for ``error`` in ``dialect``'s shape."""
+    headers = dict(error.headers)
+    if error.retry_after is not None:
+        headers["retry-after"] = str(max(0, round(error.retry_after)))
+    if dialect == "anthropic":
+        body: dict[str, object] = anthropic_error_body(error)
+        if request_id:
+            headers["request-id"] = request_id
+    elif dialect == "bedrock":
+        body = {"message": error.message}
+        headers["x-amzn-ErrorType"] = bedrock_exception_name(error)
+        if request_id:
+            headers["x-amzn-RequestId"] = request_id
+    else:
+        body = openai_error_body(error)
+        if request_id:
+            headers["x-request-id"] = request_id
+    return Response(
+        json.dumps(body, ensure_ascii=False),
+        status_code=status_of(error, dialect),
+        headers=headers,
+        media_type="application/json",
+    )

@@ -1,0 +1,82 @@
+"""What the gateway enforces on a backend's answer: ``disable_parallel_tool_use``.
+
+Backends are *asked* through the neutral :class:`~tooluse.messages.ToolChoice` (the local
+backend builds its prompt and grammar from it; a remote API passes it on), but a prompted
+model can still write two ``<invoke>`` blocks. A client that asked for at most one call
+is entitled to rely on it, so the gateway keeps the **first** tool call and drops later
+ones, both in a finished response and in a stream (where the dropped blocks' events are
+skipped and the blocks after them renumbered so indices stay contiguous, as every wire
+format requires). The other choices (``any``, ``tool``, ``none``) are the backend's to
+honour: the gateway cannot invent a call the model did not make, and it does not rewrite
+text; the drop is logged so it is visible.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..messages import Request, Response, ToolUseBlock
+from ..stream import BlockStart, BlockStop, TextDelta, ToolInputDelta
+
+__all__ = ["limit_response_calls", "limit_stream_calls", "max_tool_calls"]
+
+log = logging.getLogger("tooluse.server")
+
+
+def max_tool_calls(request: Request) -> int | None:
+    """1 when the request disabled parallel tool use, else no limit."""
+    choice = request.tool_choice
+    if choice is not None and choice.disable_parallel_tool_use:
+        return 1
+    return None
+
+
+def limit_response_calls(response: Response, limit: int | None) -> Response:
+    """``response`` with at most ``limit`` tool_use blocks (the first ones)."""
+    if limit is None or len(response.tool_uses) <= limit:
+        return response
+    kept: list[Any] = []
+    calls = 0
+    for block in response.content:
+        if isinstance(block, ToolUseBlock):
+            calls += 1
+            if calls > limit:
+                log.warning("dropped tool call %r: the request disabled parallel tool use", block.name)
+                continue
+        kept.append(block)
+    return response.model_copy(update={"content": kept})
+
+
+def limit_stream_calls(events: Iterable[Any], limit: int | None) -> Iterator[Any]:
+    """The stream with tool_use blocks past the first ``limit`` removed and indices renumbered."""
+    if limit is None:
+        yield from events
+        return
+    calls = 0
+    renumber: dict[int, int] = {}  # original index -> index on the way out
+    dropped: set[int] = set()
+    for event in events:
+        if isinstance(event, BlockStart):
+            if isinstance(event.block, ToolUseBlock):
+                calls += 1
+                if calls > limit:
+                    log.warning(
+                        "dropped tool call %r: the request disabled parallel tool use",
+                        event.block.name,
+                    )
+                    dropped.add(event.index)
+                    continue
+            renumber[event.index] = len(renumber)
+            yield _reindex(event, renumber[event.index])
+        elif isinstance(event, (TextDelta, ToolInputDelta, BlockStop)):
+            if event.index in dropped:
+                continue
+            yield _reindex(event, renumber.get(event.index, event.index))
+        else:
+            yield event
+
+
+def _reindex(event: Any, index: int) -> Any:
+    return event if event.index == index else event.model_copy(update={"index": index})

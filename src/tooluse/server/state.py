@@ -1,0 +1,83 @@
+"""What every endpoint shares: the backend, the limits, the credentials.
+
+The three API front ends differ only in their wire codec and error shape; running the
+backend — under the optional concurrency limit, with the tool-call policy applied — is
+the same for all of them and lives here, so the same conversation reaches the backend as
+the same neutral request whichever API it came through.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from ..backends.base import Backend
+from ..messages import Request, Response
+from ..stream import MessageStart
+from .policy import limit_response_calls, limit_stream_calls, max_tool_calls
+
+__all__ = ["GatewayState", "new_id"]
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}{uuid.uuid4().hex[:24]}"
+
+
+@dataclass
+class GatewayState:
+    backend: Backend
+    api_keys: tuple[str, ...] = ()
+    aws_credentials: dict[str, str] = field(default_factory=dict)
+    max_body_bytes: int = 32 * 1024 * 1024
+    limiter: anyio.CapacityLimiter | None = None
+    ping_interval: float = 10.0
+
+    async def complete(self, request: Request) -> Response:
+        """The backend's whole answer, with the tool-call policy applied."""
+        async with AsyncExitStack() as stack:
+            if self.limiter is not None:
+                await stack.enter_async_context(self.limiter)
+            response = await self.backend.acomplete(request)
+        response = limit_response_calls(response, max_tool_calls(request))
+        if not response.id:
+            response = response.model_copy(update={"id": new_id("msg_")})
+        if response.model is None:
+            response = response.model_copy(update={"model": request.model or self.backend.model})
+        return response
+
+    def stream_producer(
+        self, request: Request, encode: Callable[[Iterator[Any]], Iterator[bytes]]
+    ) -> Callable[[], Iterator[bytes]]:
+        """A function, run in a worker thread, yielding the wire bytes of the stream.
+
+        The backend's generator is closed explicitly when the consumer stops, in the same
+        thread, so a model stops generating as soon as nobody listens.
+        """
+        limit = max_tool_calls(request)
+        default_model = request.model or self.backend.model
+
+        def produce() -> Iterator[bytes]:
+            events = self.backend.stream(request)
+            try:
+                yield from encode(_fill_start(limit_stream_calls(events, limit), default_model))
+            finally:
+                close = getattr(events, "close", None)
+                if close is not None:
+                    close()
+
+        return produce
+
+
+def _fill_start(events: Iterator[Any], model: str | None) -> Iterator[Any]:
+    """Give the stream an id and model when the backend left them empty."""
+    for event in events:
+        if isinstance(event, MessageStart) and (not event.id or event.model is None):
+            event = event.model_copy(
+                update={"id": event.id or new_id("msg_"), "model": event.model or model}
+            )
+        yield event
