@@ -54,7 +54,7 @@ def check_name(name: str) -> str:
         bad = sorted(set(_INVALID_CHARS.findall(name)))
         reason = "the name contains " + ", ".join(repr(c) for c in bad)
     raise ToolDefinitionError(
-        f"invalid tool name: {reason}; names must match ^[a-zA-Z0-9_-]{{1,64}}$ "
+        ("tool '': " if not name else "") + f"invalid tool name: {reason}; names must match ^[a-zA-Z0-9_-]{{1,64}}$ "
         "(use ToolSet(..., map_names=True) or map_name=True to map it to a valid name)",
         tool=name,
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import sys
 import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, Callable, get_args, get_origin
@@ -104,7 +105,7 @@ def read_function(
     except (TypeError, ValueError) as exc:
         raise ToolDefinitionError(f"cannot read the signature: {exc}", tool=tool_name) from None
     try:
-        hints = typing.get_type_hints(target, include_extras=True)
+        hints = typing.get_type_hints(target, include_extras=True, localns=_caller_locals())
     except Exception as exc:  # NameError for unresolved forward refs, among others
         raise ToolDefinitionError(
             f"cannot resolve the type annotations: {exc}", tool=tool_name
@@ -172,6 +173,19 @@ def read_function(
         param_names=tuple(names),
         accepts_extra=accepts_extra,
     )
+
+
+def _caller_locals() -> dict[str, Any]:
+    """The local names of the code that asked for the tool (outside this package).
+
+    With ``from __future__ import annotations`` every annotation is a string, and a class
+    defined inside a function (common in tests and notebooks) cannot be found from the
+    function's globals alone; pydantic resolves such names from the defining frame too.
+    """
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("tooluse.tools"):
+        frame = frame.f_back  # type: ignore[assignment]
+    return dict(frame.f_locals) if frame is not None else {}
 
 
 def _model_name(name: str) -> str:

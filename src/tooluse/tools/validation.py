@@ -70,21 +70,25 @@ def format_path(path: Iterable[str | int]) -> str:
 
 
 def input_problems(validator: Validator, instance: Any) -> list[str]:
-    """Every problem with ``instance``, worded for a model, in a stable order."""
-    errors = sorted(
-        validator.iter_errors(instance),
-        key=lambda e: (list(map(str, e.absolute_path)), str(e.validator)),
-    )
-    return describe_errors(errors)
+    """Every problem with ``instance``, worded for a model, ordered by the path each one
+    names (array indexes numerically), so the list reads like the input."""
+    return describe_errors(list(validator.iter_errors(instance)))
+
+
+def _sort_key(path: Sequence[str | int]) -> list[tuple[int, int, str]]:
+    return [(0, p, "") if isinstance(p, int) else (1, 0, p) for p in path]
 
 
 def describe_errors(errors: Sequence[ValidationError]) -> list[str]:
-    problems: list[str] = []
+    found: list[tuple[list[tuple[int, int, str]], str]] = []
+    seen: set[str] = set()
     for error in errors:
-        for text in _describe(error):
-            if text not in problems:
-                problems.append(text)
-    return problems
+        for path, text in _describe(error):
+            if text not in seen:
+                seen.add(text)
+                found.append((_sort_key(path), text))
+    found.sort(key=lambda item: item[0])  # stable: same-path problems keep jsonschema's order
+    return [text for _, text in found]
 
 
 _TYPE_WORDS = {
@@ -150,7 +154,7 @@ def _child(path: Sequence[str | int], name: str) -> str:
     return format_path([*path, name])
 
 
-def _describe(error: ValidationError) -> list[str]:
+def _describe(error: ValidationError) -> list[tuple[list[str | int], str]]:
     path = list(error.absolute_path)
     who = _subject(path)
     kind = error.validator
@@ -160,20 +164,20 @@ def _describe(error: ValidationError) -> list[str]:
 
     if kind == "required":
         missing = [r for r in arg if isinstance(value, Mapping) and r not in value]
-        return [f"missing required parameter '{_child(path, r)}'" for r in missing]
+        return [([*path, r], f"missing required parameter '{_child(path, r)}'") for r in missing]
     if kind == "additionalProperties" and arg is False and isinstance(value, Mapping):
         return [
-            f"unexpected parameter '{_child(path, name)}'"
+            ([*path, name], f"unexpected parameter '{_child(path, name)}'")
             for name in _extra_keys(value, schema)
-        ] or [f"{who}: {error.message}"]
+        ] or [(path, f"{who}: {error.message}")]
     if kind == "unevaluatedProperties" and arg is False:
-        return [f"{who} has unexpected parameters: {error.message}"]
+        return [(path, f"{who} has unexpected parameters: {error.message}")]
     if kind == "type":
-        return [f"{who} must be {_type_words(arg)}, {_got(value)}"]
+        return [(path, f"{who} must be {_type_words(arg)}, {_got(value)}")]
     if kind == "enum":
-        return [f"{who} must be one of {_show_list(arg)}, got {_show(value)}"]
+        return [(path, f"{who} must be one of {_show_list(arg)}, got {_show(value)}")]
     if kind == "const":
-        return [f"{who} must be {_show(arg)}, got {_show(value)}"]
+        return [(path, f"{who} must be {_show(arg)}, got {_show(value)}")]
     if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         words = {
             "minimum": "at least",
@@ -181,29 +185,29 @@ def _describe(error: ValidationError) -> list[str]:
             "exclusiveMinimum": "greater than",
             "exclusiveMaximum": "less than",
         }[kind]
-        return [f"{who} must be {words} {arg}, got {_show(value)}"]
+        return [(path, f"{who} must be {words} {arg}, got {_show(value)}")]
     if kind == "multipleOf":
-        return [f"{who} must be a multiple of {arg}, got {_show(value)}"]
+        return [(path, f"{who} must be a multiple of {arg}, got {_show(value)}")]
     if kind in ("minLength", "maxLength"):
         words = "at least" if kind == "minLength" else "at most"
-        return [f"{who} must be {words} {arg} characters long, got {len(value)}"]
+        return [(path, f"{who} must be {words} {arg} characters long, got {len(value)}")]
     if kind in ("minItems", "maxItems"):
         words = "at least" if kind == "minItems" else "at most"
-        return [f"{who} must have {words} {arg} items, got {len(value)}"]
+        return [(path, f"{who} must have {words} {arg} items, got {len(value)}")]
     if kind in ("minProperties", "maxProperties"):
         words = "at least" if kind == "minProperties" else "at most"
-        return [f"{who} must have {words} {arg} entries, got {len(value)}"]
+        return [(path, f"{who} must have {words} {arg} entries, got {len(value)}")]
     if kind == "uniqueItems":
-        return [f"{who} must not contain duplicate items"]
+        return [(path, f"{who} must not contain duplicate items")]
     if kind == "pattern":
-        return [f"{who} must match the pattern {arg!r}, got {_show(value)}"]
+        return [(path, f"{who} must match the pattern {arg!r}, got {_show(value)}")]
     if kind == "format":
-        return [f"{who} must be a valid {arg}, got {_show(value)}"]
+        return [(path, f"{who} must be a valid {arg}, got {_show(value)}")]
     if kind in ("anyOf", "oneOf"):
-        return _describe_alternatives(error, who)
+        return [(path, text) for text in _describe_alternatives(error, who)]
     if kind == "not":
-        return [f"{who} must not match {_show(arg)}"]
-    return [f"{who}: {error.message}"]
+        return [(path, f"{who} must not match {_show(arg)}")]
+    return [(path, f"{who}: {error.message}")]
 
 
 def _show_list(values: Any) -> str:
@@ -238,7 +242,9 @@ def _describe_alternatives(error: ValidationError, who: str) -> list[str]:
     close = [
         b
         for b, subs in by_branch.items()
-        if not all(s.validator == "type" and len(s.relative_path) == 0 for s in subs)
+        if not all(
+            s.validator in ("type", "const", "enum") and len(s.relative_path) == 0 for s in subs
+        )
     ]
     if len(close) == 1:
         inner = describe_errors(by_branch[close[0]])
