@@ -131,7 +131,7 @@ class _Invoke:
     """What is known so far about the ``<invoke>`` being read."""
 
     __slots__ = ("raw", "name", "name_parts", "params", "problems", "param", "close", "parts",
-                 "back")
+                 "back", "stray")
 
     def __init__(self, raw: list[str], attr_name: str | None) -> None:
         self.raw = raw
@@ -144,6 +144,8 @@ class _Invoke:
         self.close = ""
         self.parts: list[str] = []
         self.back = _PARAMS
+        # Text found between tags, by where it was found (quoted in the problem message).
+        self.stray: dict[str, list[str]] = {}
 
     def problem(self, message: str) -> None:
         if message not in self.problems:
@@ -289,9 +291,10 @@ class LegacyParser:
             inv.raw.append(text)
         else:  # _INVOKE, _PARAMS
             inv.raw.append(text)
+            where = "<invoke>" if state == _INVOKE else "<parameters>"
+            inv.stray.setdefault(where, []).append(text)
             if text.strip(_WS):
-                where = "<invoke>" if state == _INVOKE else "<parameters>"
-                inv.problem(f"unexpected text inside {where}: {_clip(text.strip())!r}")
+                inv.problem(f"unexpected text inside {where}")
 
     def _tag(self, tag: _Tag) -> None:
         state = self._state
@@ -366,9 +369,10 @@ class LegacyParser:
                 inv.raw.append(tag.raw)
                 self._state = _INVOKE
             elif tag.name == "function_calls":
+                inv.raw.append(tag.raw)
                 inv.problem("<invoke> not closed before </function_calls>")
                 self._finish_invoke()
-                self._tag(tag)
+                self._state = _OUTSIDE
             else:
                 inv.raw.append(tag.raw)
                 inv.problem(f"unexpected closing tag {tag.raw}")
@@ -425,7 +429,13 @@ class LegacyParser:
         name = inv.name
         if name is None and inv.name_parts:
             name = unescape("".join(inv.name_parts)).strip(_WS)
-        problems = list(inv.problems)
+        problems = []
+        for message in inv.problems:
+            for where, pieces in inv.stray.items():
+                if message == f"unexpected text inside {where}":
+                    shown = " ".join("".join(pieces).split())
+                    message = f"{message}: {_clip(shown)!r}"
+            problems.append(message)
         if not name:
             problems.append("missing <tool_name>")
         schema: Mapping[str, Any] | None = None
