@@ -11,6 +11,7 @@ URL-encoded (boto3 sends ``...-v1%3A0``); Starlette hands it over decoded.
 from __future__ import annotations
 
 import importlib
+import time
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
@@ -74,8 +75,10 @@ async def converse_endpoint(request: HttpRequest) -> Response:
     except Exception as exc:
         return error_response(input_error(exc), "bedrock", request_id=request_id)
     try:
+        started = time.monotonic()
         response = await state.complete(neutral)
-        body = _codec().encode_response(response)
+        latency_ms = int((time.monotonic() - started) * 1000)
+        body = _codec().encode_response(response, latency_ms=latency_ms)
     except Exception as exc:
         return error_response(output_error(exc), "bedrock", request_id=request_id)
     return JSONResponse(body, headers={"x-amzn-RequestId": request_id})

@@ -75,41 +75,35 @@ def from_exception(exc: BaseException) -> GatewayError:
     return GatewayError("internal error while serving the request", "api")
 
 
-# -- Anthropic Messages -------------------------------------------------------------------
-_ANTHROPIC: Final[dict[ErrorKind, tuple[int, str]]] = {
-    "invalid_request": (400, "invalid_request_error"),
-    "authentication": (401, "authentication_error"),
-    "permission": (403, "permission_error"),
-    "not_found": (404, "not_found_error"),
-    "request_too_large": (413, "request_too_large"),
-    "rate_limit": (429, "rate_limit_error"),
-    "timeout": (504, "timeout_error"),
-    "overloaded": (529, "overloaded_error"),
-    "unavailable": (529, "overloaded_error"),
-    "api": (500, "api_error"),
-}
+# The status codes and error names are each API's, so they come from its codec
+# (``error_body``); the gateway adds only what is HTTP-side: a 413 for its own body cap.
 
 
 def anthropic_error_body(error: GatewayError) -> dict[str, object]:
-    _, type_ = _ANTHROPIC[error.kind]
-    return {"type": "error", "error": {"type": type_, "message": error.message}}
+    from ..codecs import anthropic
+
+    return anthropic.error_body(error.kind, error.message)[1]
 
 
-# -- Bedrock Converse ---------------------------------------------------------------------
-_BEDROCK: Final[dict[ErrorKind, tuple[int, str]]] = {
-    "invalid_request": (400, "ValidationException"),
-    "authentication": (403, "UnrecognizedClientException"),
-    "permission": (403, "AccessDeniedException"),
-    "not_found": (404, "ResourceNotFoundException"),
-    # Bedrock has no exception of its own for an oversized body; a ValidationException
-    # with status 413 is what botocore can map (its code comes from the header).
-    "request_too_large": (413, "ValidationException"),
-    "rate_limit": (429, "ThrottlingException"),
-    "timeout": (408, "ModelTimeoutException"),
-    "overloaded": (503, "ServiceUnavailableException"),
-    "unavailable": (503, "ServiceUnavailableException"),
-    "api": (500, "InternalServerException"),
-}
+def _anthropic_status(error: GatewayError) -> int:
+    from ..codecs import anthropic
+
+    return anthropic.error_body(error.kind, error.message)[0]
+
+
+def bedrock_exception_name(error: GatewayError) -> str:
+    from ..codecs import bedrock
+
+    return error.aws_code or bedrock.error_body(error.kind, error.message)[1]
+
+
+def _bedrock_status(error: GatewayError) -> int:
+    from ..codecs import bedrock
+
+    if error.kind == "request_too_large":
+        return 413  # Bedrock names it a ValidationException; the status says what happened
+    return bedrock.error_body(error.kind, error.message)[0]
+
 
 # The exception members ConverseStream's event stream can carry (botocore's service model):
 # anything else inside a stream is reported as the closest of these.
@@ -122,16 +116,12 @@ _BEDROCK_STREAM: Final[dict[ErrorKind, str]] = {
 }
 
 
-def bedrock_exception_name(error: GatewayError) -> str:
-    return error.aws_code or _BEDROCK[error.kind][1]
-
-
 def bedrock_stream_exception_type(error: GatewayError) -> str:
     """The ``:exception-type`` of an exception frame (a member of ConverseStreamOutput)."""
     return _BEDROCK_STREAM.get(error.kind, "internalServerException")
 
 
-# -- OpenAI Chat Completions --------------------------------------------------------------
+# -- OpenAI Chat Completions (until its codec offers ``error_body``) ----------------------
 _OPENAI: Final[dict[ErrorKind, tuple[int, str, str | None]]] = {
     "invalid_request": (400, "invalid_request_error", None),
     "authentication": (401, "invalid_request_error", "invalid_api_key"),
@@ -155,9 +145,9 @@ def openai_error_body(error: GatewayError) -> dict[str, object]:
 
 def status_of(error: GatewayError, dialect: Dialect) -> int:
     if dialect == "anthropic":
-        return _ANTHROPIC[error.kind][0]
+        return _anthropic_status(error)
     if dialect == "bedrock":
-        return _BEDROCK[error.kind][0]
+        return _bedrock_status(error)
     return _OPENAI[error.kind][0]
 
 
