@@ -21,7 +21,7 @@ from typing import Any
 import httpx2
 
 from ..codecs import anthropic as codec
-from ..errors import BackendError, BackendErrorKind
+from ..errors import BackendError
 from ..messages import Request, Response
 from ._http import HTTPBackend, kind_for_status
 from ._retry import RetryPolicy
@@ -31,33 +31,22 @@ __all__ = ["API_VERSION", "DEFAULT_BASE_URL", "AnthropicBackend", "from_spec"]
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 
-_ERROR_KINDS: dict[str, BackendErrorKind] = {
-    "invalid_request_error": "invalid_request",
-    "authentication_error": "authentication",
-    "permission_error": "permission",
-    "not_found_error": "not_found",
-    "request_too_large": "request_too_large",
-    "rate_limit_error": "rate_limit",
-    "api_error": "api",
-    "overloaded_error": "overloaded",
-    "timeout_error": "timeout",
-}
-
-
 def error_from_body(body: Any, status: int | None) -> BackendError:
-    """A :class:`BackendError` from a Messages API error document (HTTP body or SSE)."""
-    error_type, message = None, None
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        error_type = body["error"].get("type")
-        message = body["error"].get("message")
-    elif isinstance(body, str) and body.strip():
-        message = body.strip()[:500]
-    kind = _ERROR_KINDS.get(str(error_type)) if error_type else None
-    if kind is None:
-        kind = kind_for_status(status) if status is not None else "api"
-    label = f"{error_type}" if error_type else (f"HTTP {status}" if status else "error")
-    text = message or "no error message in the response"
-    return BackendError(f"anthropic: {label}: {text}", kind=kind, status=status)
+    """A :class:`BackendError` from an HTTP failure or an SSE ``error`` event. A Messages
+    API error document is read by the codec; anything else (a proxy's HTML page, an empty
+    body) is classified by its HTTP status."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict) and error.get("type"):
+        mapped = codec.backend_error(body, status)
+        mapped.message = f"anthropic: {error.get('type')}: {mapped.message}"
+        mapped.args = (mapped.message,)
+        return mapped
+    text = body.strip()[:500] if isinstance(body, str) and body.strip() else None
+    label = f"HTTP {status}" if status is not None else "stream error"
+    kind = kind_for_status(status) if status is not None else "api"
+    return BackendError(
+        f"anthropic: {label}: {text or 'no error message in the response'}", kind=kind, status=status
+    )
 
 
 class AnthropicBackend(HTTPBackend):

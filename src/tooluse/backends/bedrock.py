@@ -17,7 +17,6 @@ Spec: ``bedrock:MODEL_ID`` or ``bedrock:MODEL_ID?region=eu-west-1&profile=dev``.
 from __future__ import annotations
 
 import base64
-import binascii
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl
@@ -29,22 +28,16 @@ from .base import Backend
 
 __all__ = ["BedrockBackend", "error_from_botocore", "from_spec"]
 
-_CODE_KINDS: dict[str, BackendErrorKind] = {
-    "ValidationException": "invalid_request",
-    "AccessDeniedException": "permission",
-    "UnrecognizedClientException": "authentication",
+# Codes the Converse codec's table (the API's documented errors) does not list, but which
+# botocore raises before or around a call: credential problems and quota errors.
+_EXTRA_KINDS: dict[str, BackendErrorKind] = {
     "InvalidSignatureException": "authentication",
     "ExpiredTokenException": "authentication",
+    "ExpiredToken": "authentication",
     "IncompleteSignature": "authentication",
-    "ResourceNotFoundException": "not_found",
-    "ModelTimeoutException": "timeout",
-    "ThrottlingException": "rate_limit",
+    "UnrecognizedClientException": "authentication",
     "ServiceQuotaExceededException": "rate_limit",
     "TooManyRequestsException": "rate_limit",
-    "InternalServerException": "api",
-    "ModelErrorException": "api",
-    "ModelStreamErrorException": "api",
-    "ServiceUnavailableException": "unavailable",
     "ModelNotReadyException": "unavailable",
 }
 
@@ -61,14 +54,13 @@ def error_from_botocore(exc: Exception) -> BackendError | None:
         message = str(error.get("Message") or exc)
         meta = exc.response.get("ResponseMetadata", {}) if isinstance(exc.response, dict) else {}
         status = meta.get("HTTPStatusCode") if isinstance(meta, dict) else None
-        kind = _CODE_KINDS.get(code)
-        if kind is None:
-            kind = "api" if not isinstance(status, int) or status >= 500 else "invalid_request"
-        return BackendError(
-            f"bedrock: {code or 'error'}: {message}",
-            kind=kind,
-            status=status if isinstance(status, int) else None,
-        )
+        status = status if isinstance(status, int) else None
+        mapped = codec.backend_error(code or "error", f"bedrock: {code or 'error'}: {message}", status)
+        if code in _EXTRA_KINDS:
+            mapped.kind = _EXTRA_KINDS[code]
+        elif mapped.kind == "api" and status is not None and 400 <= status < 500:
+            mapped.kind = "invalid_request"
+        return mapped
     if isinstance(exc, bx.NoCredentialsError | bx.PartialCredentialsError):
         return BackendError(f"bedrock: {exc}", kind="authentication")
     if isinstance(exc, bx.NoRegionError):
@@ -85,27 +77,6 @@ def error_from_botocore(exc: Exception) -> BackendError | None:
     if isinstance(exc, bx.BotoCoreError):
         return BackendError(f"bedrock: {exc}", kind="api")
     return None
-
-
-def _images_to_bytes(value: Any) -> Any:
-    """Wire JSON → boto3: every image ``source.bytes`` base64 text becomes raw bytes."""
-    if isinstance(value, list):
-        return [_images_to_bytes(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    out = {k: _images_to_bytes(v) for k, v in value.items()}
-    image = out.get("image")
-    if isinstance(image, dict) and isinstance(image.get("source"), dict):
-        raw = image["source"].get("bytes")
-        if isinstance(raw, str):
-            try:
-                decoded = base64.b64decode(raw, validate=True)
-            except (binascii.Error, ValueError):
-                raise BackendError(
-                    "bedrock: an image's data is not valid base64", kind="invalid_request"
-                ) from None
-            out["image"] = {**image, "source": {**image["source"], "bytes": decoded}}
-    return out
 
 
 def _images_to_base64(value: Any) -> Any:
@@ -176,9 +147,10 @@ class BedrockBackend(Backend):
                 "bedrock: no model id given (bedrock:MODEL_ID or model= on the request)",
                 kind="invalid_request",
             )
-        data = codec.encode_request(request.model_copy(update={"model": model_id}))
-        data.pop("modelId", None)
-        return {"modelId": model_id, **_images_to_bytes(data)}
+        # binary=True: boto3 takes image bytes as bytes, the JSON wire form as base64.
+        data = codec.encode_request(request.model_copy(update={"model": model_id}), binary=True)
+        data["modelId"] = model_id
+        return data
 
     def complete(self, request: Request) -> Response:
         params = self._params(request)
