@@ -14,7 +14,6 @@ from tooluse.codecs.legacy import (
     CallItem,
     Item,
     LegacyParser,
-    ParseProblem,
     TextItem,
     parse_completion,
 )
@@ -140,10 +139,10 @@ def test_without_tools_values_stay_strings_and_any_name_is_accepted() -> None:
         ("<function_calls>\n<invoke>\n<tool_name>typed</tool_name>\n<parameters>\n",
          "<invoke> not closed at end of input (inside <parameters>)"),
         ("<function_calls>\n<invoke>\n<tool_name>typ", "inside <tool_name>"),
-        ("<function_calls>\n<invoke>\n<tool_name>typed</tool_name>\n<parameters>\n<note>x"
-         "</parameters>\n</invoke>", "parameter <note> not closed before </parameters>"),
-        ("<function_calls>\n<invoke>\n<tool_name>typed</tool_name>\n<parameters>\n<note>x"
-         "</invoke>", "parameter <note> not closed before </invoke>"),
+        (("<function_calls>\n<invoke>\n<tool_name>typed</tool_name>\n<parameters>\n<note>x"
+          "</parameters>\n</invoke>"), "parameter <note> not closed before </parameters>"),
+        (("<function_calls>\n<invoke>\n<tool_name>typed</tool_name>\n<parameters>\n<note>x"
+          "</invoke>"), "parameter <note> not closed before </invoke>"),
         (_call("<note>a</note><note>b</note>"), "parameter 'note' given more than once"),
         (_call("<note>a</note> stray words"), "unexpected text inside <parameters>"),
         ("<function_calls>\n<invoke>\n<tool_name>typed</tool_name>\n</function_calls>",
@@ -181,8 +180,8 @@ def test_one_bad_invoke_does_not_spoil_its_neighbours() -> None:
         # No <parameters> wrapper, no newlines.
         "<function_calls><invoke><tool_name>typed</tool_name><count>4</count></invoke>",
         # Lots of whitespace, tabs, CRLF.
-        "<function_calls>\r\n\t<invoke>\r\n  <tool_name> typed </tool_name>\r\n  <parameters>\r\n"
-        "    <count>4</count>\r\n  </parameters>\r\n</invoke>\r\n</function_calls>",
+        ("<function_calls>\r\n\t<invoke>\r\n  <tool_name> typed </tool_name>\r\n  <parameters>\r\n"
+         "    <count>4</count>\r\n  </parameters>\r\n</invoke>\r\n</function_calls>"),
         # The later attribute form.
         '<function_calls>\n<invoke name="typed">\n<parameter name="count">4</parameter>\n</invoke>',
         # <invoke> without <function_calls>.

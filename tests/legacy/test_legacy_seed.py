@@ -19,9 +19,9 @@ from legacy_seed_example import (
 
 from tooluse.codecs.legacy import (
     FUNCTION_CALLS_STOP,
+    CallItem,
     LegacyParser,
     TextItem,
-    CallItem,
     decode_response,
     encode_request,
     encode_response,
@@ -169,7 +169,7 @@ def test_the_seed_documents_own_blocks_parse(shared_dir: Path, seed: str) -> Non
     if not matches:
         pytest.skip(f"seed {seed} not present")
     text = matches[0].read_text(encoding="utf-8")
-    blocks = re.findall(r"<function_calls>\n<invoke>\n.*?</function_calls>", text, flags=re.S)
+    blocks = re.findall(r"<function_calls>\n<invoke>\n.*?</function_calls>", text, flags=re.DOTALL)
     calls = []
     for block in blocks:
         if "$TOOL_NAME" in block or "function_name" in block:
@@ -181,7 +181,7 @@ def test_the_seed_documents_own_blocks_parse(shared_dir: Path, seed: str) -> Non
         ("get_ticker_symbol", {"company_name": "General Motors"}),
         ("get_current_stock_price", {"symbol": "GM"}),
     ]
-    results = re.findall(r"<function_results>\n.*?</function_results>", text, flags=re.S)
+    results = re.findall(r"<function_results>\n.*?</function_results>", text, flags=re.DOTALL)
     assert len(results) >= 3
     for block in results:
         parsed = parse_completion(block, [PRICE, TICKER])

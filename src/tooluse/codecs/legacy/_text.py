@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import secrets
 
-__all__ = ["escape", "escape_attr", "new_tool_use_id", "new_message_id", "unescape"]
+__all__ = ["escape", "escape_attr", "new_message_id", "new_tool_use_id", "unescape"]
 
 _ENTITY = re.compile(r"&(lt|gt|amp|quot);")
 _ENTITY_CHARS = {"lt": "<", "gt": ">", "amp": "&", "quot": '"'}

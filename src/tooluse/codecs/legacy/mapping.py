@@ -36,8 +36,8 @@ __all__ = [
     "LegacyPrompt",
     "LegacyTurn",
     "decode_response",
-    "encode_response",
     "encode_request",
+    "encode_response",
     "tool_choice_prefill",
 ]
 

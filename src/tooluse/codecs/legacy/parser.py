@@ -32,17 +32,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Union
+from typing import Any, Protocol
 
 from ...messages import TextBlock, ToolUseBlock
 from ._text import new_tool_use_id, unescape
 from .schema import ConversionProblem, convert_value
 
 __all__ = [
+    "MAX_TAG",
     "CallItem",
     "Item",
     "LegacyParser",
-    "MAX_TAG",
     "ParseProblem",
     "ParsedCompletion",
     "TextItem",
@@ -79,7 +79,7 @@ class ParseProblem:
     raw: str
 
 
-Item = Union[TextItem, CallItem, ParseProblem]
+Item = TextItem | CallItem | ParseProblem
 
 
 class _ToolLike(Protocol):
@@ -130,8 +130,18 @@ _OUTSIDE, _CALLS, _INVOKE, _NAME, _PARAMS, _VALUE = range(6)
 class _Invoke:
     """What is known so far about the ``<invoke>`` being read."""
 
-    __slots__ = ("raw", "name", "name_parts", "params", "problems", "param", "close", "parts",
-                 "back", "stray")
+    __slots__ = (
+        "back",
+        "close",
+        "name",
+        "name_parts",
+        "param",
+        "params",
+        "parts",
+        "problems",
+        "raw",
+        "stray",
+    )
 
     def __init__(self, raw: list[str], attr_name: str | None) -> None:
         self.raw = raw
@@ -157,8 +167,7 @@ def _strip_one_newline(text: str) -> str:
         text = text[2:]
     elif text.startswith("\n"):
         text = text[1:]
-    if text.endswith("\n"):
-        text = text[:-1]
+    text = text.removesuffix("\n")
     return text
 
 

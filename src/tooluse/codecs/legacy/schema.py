@@ -132,8 +132,8 @@ def type_label(schema: Any, root: Mapping[str, Any] | None = None, _depth: int =
     for key in ("anyOf", "oneOf"):
         branches = schema.get(key)
         if isinstance(branches, list) and branches and "type" not in schema:
-            labels = [type_label(b, root, _depth + 1) for b in branches]
-            return " or ".join(dict.fromkeys(labels))
+            branch_labels = [type_label(b, root, _depth + 1) for b in branches]
+            return " or ".join(dict.fromkeys(branch_labels))
     types = schema_types(schema, root)
     if not types:
         return "any"
