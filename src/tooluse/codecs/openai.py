@@ -1,0 +1,882 @@
+"""OpenAI Chat Completions <-> the neutral model.
+
+The shapes differ from the neutral model in ways that matter for tool use, and this codec
+maps them as follows:
+
+- ``system``/``developer`` messages (wherever they appear) become the neutral ``system``
+  blocks, in order; encoding writes one ``system`` message first.
+- A run of consecutive ``tool`` messages is one neutral user message of ``tool_result``
+  blocks; encoding a neutral user message writes its results as ``tool`` messages first and
+  its other content as a ``user`` message after them.
+- ``tool_calls[].function.arguments`` is JSON text; malformed JSON is a
+  :class:`WireFormatError` naming the path.
+- ``tool_choice`` ``auto``/``required``/``none``/named function <-> ``auto``/``any``/``none``/
+  ``tool``; ``parallel_tool_calls: false`` <-> ``disable_parallel_tool_use``.
+- images are ``image_url`` parts; ``data:`` URLs <-> inline base64 images. ``detail`` is a
+  rendering hint and is dropped.
+
+What Chat Completions cannot carry (``strict=True``: :class:`ConversionError`;
+``strict=False``: the fallback): ``is_error`` on a tool result (fallback: the content is
+prefixed with ``"Error: "``), images in tool results or assistant turns (fallback: a text
+placeholder), ``top_k`` (dropped), metadata other than ``user_id`` (dropped), more than 4 stop
+sequences (the first 4 kept). JSON result parts always travel as their JSON text. Text after
+a tool call in an assistant turn moves before the calls (the format has one content field).
+
+OpenAI parameters tooluse cannot carry to every backend (``seed``, ``response_format``,
+``logprobs``...) are rejected unless they hold their no-op default (``n: 1``,
+``presence_penalty: 0``...), so nothing a client asked for is silently ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ..errors import BackendError, BackendErrorKind, ConversionError, WireFormatError
+from ..messages import (
+    ContentBlock,
+    ImageBlock,
+    JsonBlock,
+    Message,
+    Request,
+    Response,
+    TextBlock,
+    ToolChoice,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+)
+from ..stream import (
+    BlockStart,
+    BlockStop,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
+    StreamEvent,
+    TextDelta,
+    ToolInputDelta,
+)
+from ._common import (
+    NAME_PATTERN,
+    LenientModel,
+    PairingWords,
+    Path,
+    Turn,
+    WireModel,
+    check_input_schema,
+    check_tool_pairing,
+    data_url,
+    dispatch,
+    image_placeholder,
+    json_text,
+    parse_data_url,
+    unsupported,
+    validate,
+)
+
+__all__ = [
+    "backend_error",
+    "decode_events",
+    "decode_request",
+    "decode_response",
+    "encode_events",
+    "encode_request",
+    "encode_response",
+    "error_body",
+    "error_param",
+    "stream_requested",
+]
+
+TARGET = "openai"
+MAX_STOP = 4
+
+# Parameters accepted only at their no-op value: a client library may send them by default.
+_DEFAULTS: dict[str, tuple[Any, ...]] = {
+    "n": (1,),
+    "presence_penalty": (0, 0.0),
+    "frequency_penalty": (0, 0.0),
+    "logprobs": (False,),
+    "top_logprobs": (0,),
+    "logit_bias": ({},),
+    "store": (False,),
+    "seed": (),
+    "response_format": ({"type": "text"},),
+    "service_tier": ("auto", "default"),
+}
+
+# --- wire models ---------------------------------------------------------------------------
+
+
+class _StreamOptions(WireModel):
+    include_usage: bool | None = None
+
+
+class _Request(WireModel):
+    model: str = Field(min_length=1)
+    messages: list[Any] = Field(min_length=1)
+    tools: list[Any] | None = None
+    tool_choice: Any = None
+    parallel_tool_calls: bool | None = None
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_completion_tokens: int | None = Field(default=None, ge=1)
+    stop: Any = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    top_p: float | None = Field(default=None, ge=0, le=1)
+    stream: bool | None = None
+    stream_options: _StreamOptions | None = None
+    user: str | None = None
+
+
+class _SystemMessage(WireModel):
+    role: Literal["system", "developer"]
+    content: Any
+    name: str | None = None
+
+
+class _UserMessage(WireModel):
+    role: Literal["user"]
+    content: Any
+    name: str | None = None
+
+
+class _Function(WireModel):
+    name: str = Field(min_length=1)
+    arguments: str
+
+
+class _ToolCall(WireModel):
+    id: str = Field(min_length=1)
+    type: Literal["function"]
+    function: _Function
+
+
+class _AssistantMessage(WireModel):
+    role: Literal["assistant"]
+    content: Any = None
+    tool_calls: list[Any] | None = None
+    refusal: str | None = None
+    name: str | None = None
+
+
+class _ToolMessage(WireModel):
+    role: Literal["tool"]
+    tool_call_id: str = Field(min_length=1)
+    content: Any
+
+
+class _TextPart(WireModel):
+    type: Literal["text"]
+    text: str
+
+
+class _RefusalPart(WireModel):
+    type: Literal["refusal"]
+    refusal: str
+
+
+class _ImageUrl(WireModel):
+    url: str = Field(min_length=1)
+    detail: Literal["auto", "low", "high"] | None = None
+
+
+class _ImagePart(WireModel):
+    type: Literal["image_url"]
+    image_url: _ImageUrl
+
+
+class _FunctionDef(WireModel):
+    name: str = Field(pattern=NAME_PATTERN)
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    strict: bool | None = None
+
+
+class _Tool(WireModel):
+    type: Literal["function"]
+    function: _FunctionDef
+
+
+class _NamedFunction(WireModel):
+    name: str
+
+
+class _NamedChoice(WireModel):
+    type: Literal["function"]
+    function: _NamedFunction
+
+
+_MESSAGES: dict[str, type[WireModel]] = {
+    "system": _SystemMessage,
+    "developer": _SystemMessage,
+    "user": _UserMessage,
+    "assistant": _AssistantMessage,
+    "tool": _ToolMessage,
+}
+
+_PAIRING = PairingWords(
+    missing=lambda ids: (
+        "An assistant message with 'tool_calls' must be followed by tool messages responding "
+        "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+        + ", ".join(ids)
+    ),
+    unexpected=lambda i: (
+        f"Invalid parameter: messages with role 'tool' must be a response to a preceding "
+        f"message with 'tool_calls' (tool_call_id {i} answers none)."
+    ),
+    duplicate_use=lambda i: f"Duplicate tool_call id {i}.",
+    duplicate_result=lambda i: f"tool_call_id {i} is answered by more than one tool message.",
+)
+
+
+def error_param(path: Path) -> str:
+    """A field path in OpenAI's ``param`` spelling: ``messages.[1].content``."""
+    return ".".join(f"[{p}]" if isinstance(p, int) else p for p in path)
+
+
+def stream_requested(data: Any) -> bool:
+    """Whether a Chat Completions request asks for a stream."""
+    if not isinstance(data, dict) or data.get("stream") is None:
+        return False
+    if not isinstance(data["stream"], bool):
+        raise WireFormatError("Input should be a valid boolean", ("stream",))
+    return bool(data["stream"])
+
+
+# --- request decoding ----------------------------------------------------------------------
+
+
+def _text_parts(content: Any, path: Path, *, allow_refusal: bool = False) -> list[TextBlock]:
+    if isinstance(content, str):
+        return [TextBlock(text=content)] if content else []
+    if not isinstance(content, list):
+        raise WireFormatError("Input should be a valid string or a valid list", path)
+    models: dict[str, type[WireModel]] = {"text": _TextPart}
+    if allow_refusal:
+        models["refusal"] = _RefusalPart
+    out = []
+    for k, raw in enumerate(content):
+        part = dispatch(raw, (*path, k), models)
+        out.append(TextBlock(text=part.text if isinstance(part, _TextPart) else part.refusal))  # type: ignore[attr-defined]
+    return out
+
+
+def _image(url: str) -> ImageBlock:
+    inline = parse_data_url(url)
+    if inline is not None:
+        return ImageBlock(media_type=inline[0], data=inline[1])
+    return ImageBlock(url=url)
+
+
+def _user_parts(content: Any, path: Path) -> list[TextBlock | ImageBlock]:
+    if isinstance(content, str):
+        return [TextBlock(text=content)] if content else []
+    if not isinstance(content, list):
+        raise WireFormatError("Input should be a valid string or a valid list", path)
+    out: list[TextBlock | ImageBlock] = []
+    for k, raw in enumerate(content):
+        part = dispatch(raw, (*path, k), {"text": _TextPart, "image_url": _ImagePart})
+        if isinstance(part, _TextPart):
+            out.append(TextBlock(text=part.text))
+        else:
+            assert isinstance(part, _ImagePart)
+            out.append(_image(part.image_url.url))
+    return out
+
+
+def _arguments(text: str, path: Path) -> dict[str, Any]:
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise WireFormatError(f"arguments are not valid JSON: {exc}", path) from None
+    if not isinstance(value, dict):
+        raise WireFormatError("arguments must be a JSON object", path)
+    return value
+
+
+def _tool_calls(raw: list[Any] | None, path: Path) -> list[ToolUseBlock]:
+    out = []
+    for k, item in enumerate(raw or []):
+        call = validate(_ToolCall, item, (*path, k))
+        out.append(
+            ToolUseBlock(
+                id=call.id,
+                name=call.function.name,
+                input=_arguments(call.function.arguments, (*path, k, "function", "arguments")),
+            )
+        )
+    return out
+
+
+def _messages(raw_messages: list[Any]) -> tuple[list[TextBlock], list[Turn]]:
+    system: list[TextBlock] = []
+    turns: list[Turn] = []
+    tool_run = False
+    for i, raw in enumerate(raw_messages):
+        path: Path = ("messages", i)
+        msg = dispatch(raw, path, _MESSAGES, tag="role")
+        if isinstance(msg, _SystemMessage):
+            system.extend(_text_parts(msg.content, (*path, "content")))
+            continue
+        if isinstance(msg, _ToolMessage):
+            parts = _text_parts(msg.content, (*path, "content"))
+            block = ToolResultBlock(tool_use_id=msg.tool_call_id, content=list(parts))
+            if tool_run:
+                turns[-1].blocks.append((path, block))
+            else:
+                turns.append(Turn(role="user", path=path, blocks=[(path, block)]))
+            tool_run = True
+            continue
+        tool_run = False
+        blocks: list[tuple[Path, ContentBlock]] = []
+        if isinstance(msg, _UserMessage):
+            blocks = [((*path, "content"), b) for b in _user_parts(msg.content, (*path, "content"))]
+            turns.append(Turn(role="user", path=path, blocks=blocks))
+            continue
+        assert isinstance(msg, _AssistantMessage)
+        if msg.content is not None:
+            blocks = [
+                ((*path, "content"), b)
+                for b in _text_parts(msg.content, (*path, "content"), allow_refusal=True)
+            ]
+        if msg.refusal:
+            blocks.append(((*path, "refusal"), TextBlock(text=msg.refusal)))
+        for k, use in enumerate(_tool_calls(msg.tool_calls, (*path, "tool_calls"))):
+            blocks.append(((*path, "tool_calls", k), use))
+        turns.append(Turn(role="assistant", path=path, blocks=blocks))
+    # Pairing is checked between an assistant turn and the tool run right after it.
+    check_tool_pairing(turns, _PAIRING)
+    return system, turns
+
+
+def _tools(raw: list[Any] | None) -> list[ToolSpec]:
+    specs: list[ToolSpec] = []
+    for k, item in enumerate(raw or []):
+        tool = validate(_Tool, item, ("tools", k))
+        schema = tool.function.parameters
+        if schema is None:
+            schema = {"type": "object", "properties": {}}
+        else:
+            check_input_schema(schema, ("tools", k, "function", "parameters"))
+        if tool.function.name in {s.name for s in specs}:
+            raise WireFormatError("Tool names must be unique.", ("tools", k, "function", "name"))
+        specs.append(
+            ToolSpec(name=tool.function.name, description=tool.function.description or "", input_schema=schema)
+        )
+    return specs
+
+
+def _tool_choice(raw: Any, parallel: bool | None, specs: list[ToolSpec]) -> ToolChoice | None:
+    disable = parallel is False
+    if raw is None:
+        return ToolChoice(type="auto", disable_parallel_tool_use=True) if disable and specs else None
+    if not specs:
+        raise WireFormatError(
+            "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are "
+            "specified.",
+            ("tool_choice",),
+        )
+    if isinstance(raw, str):
+        kinds = {"auto": "auto", "required": "any", "none": "none"}
+        if raw not in kinds:
+            raise WireFormatError("Input should be 'auto', 'required' or 'none'", ("tool_choice",))
+        return ToolChoice(type=kinds[raw], disable_parallel_tool_use=disable and raw != "none")  # type: ignore[arg-type]
+    named = validate(_NamedChoice, raw, ("tool_choice",))
+    if named.function.name not in {s.name for s in specs}:
+        raise WireFormatError(
+            f"tool {named.function.name!r} named by tool_choice is not among the provided tools",
+            ("tool_choice", "function", "name"),
+        )
+    return ToolChoice(type="tool", name=named.function.name, disable_parallel_tool_use=disable)
+
+
+def _stop(raw: Any) -> list[str]:
+    if raw is None:
+        return []
+    if isinstance(raw, str):
+        return [raw]
+    if not isinstance(raw, list) or not all(isinstance(s, str) for s in raw):
+        raise WireFormatError("Input should be a valid string or a list of strings", ("stop",))
+    if len(raw) > MAX_STOP:
+        raise WireFormatError(f"List should have at most {MAX_STOP} items", ("stop",))
+    return list(raw)
+
+
+def decode_request(data: Any) -> Request:
+    """A Chat Completions request body -> :class:`Request`."""
+    if isinstance(data, dict):
+        data = dict(data)
+        for key, allowed in _DEFAULTS.items():
+            if key in data:
+                value = data.pop(key)
+                if value is not None and value not in allowed:
+                    raise WireFormatError(
+                        f"{key} is not supported by tooluse (it cannot be carried to every backend)",
+                        (key,),
+                    )
+    req = validate(_Request, data, ())
+    if (
+        req.max_tokens is not None
+        and req.max_completion_tokens is not None
+        and req.max_tokens != req.max_completion_tokens
+    ):
+        raise WireFormatError(
+            "max_tokens and max_completion_tokens disagree; send one of them", ("max_tokens",)
+        )
+    system, turns = _messages(req.messages)
+    tools = _tools(req.tools)
+    return Request(
+        model=req.model,
+        system=system,
+        messages=[Message(role=t.role, content=[b for _, b in t.blocks]) for t in turns],  # type: ignore[arg-type]
+        tools=tools,
+        tool_choice=_tool_choice(req.tool_choice, req.parallel_tool_calls, tools),
+        max_tokens=req.max_completion_tokens or req.max_tokens,
+        temperature=req.temperature,
+        top_p=req.top_p,
+        stop_sequences=_stop(req.stop),
+        metadata={"user_id": req.user} if req.user is not None else {},
+    )
+
+
+# --- request encoding ----------------------------------------------------------------------
+
+
+def _text_content(texts: list[str]) -> Any:
+    if len(texts) == 1:
+        return texts[0]
+    return [{"type": "text", "text": t} for t in texts]
+
+
+def _image_url(image: ImageBlock) -> str:
+    if image.url is not None:
+        return image.url
+    assert image.data is not None and image.media_type is not None
+    return data_url(image.media_type, image.data)
+
+
+def _tool_message(block: ToolResultBlock, path: Path, strict: bool) -> dict[str, Any]:
+    texts: list[str] = []
+    for k, part in enumerate(block.content):
+        if isinstance(part, TextBlock):
+            texts.append(part.text)
+        elif isinstance(part, JsonBlock):
+            texts.append(json_text(part.value))
+        else:
+            unsupported(
+                "a tool message cannot carry an image", (*path, "content", k), TARGET, strict
+            )
+            texts.append(image_placeholder(part).text)
+    if block.is_error:
+        unsupported(
+            "Chat Completions cannot mark a tool result as an error", (*path, "is_error"), TARGET, strict
+        )
+        # Documented fallback: the error travels in the text the model reads.
+        texts = ["Error: " + (texts[0] if texts else "")] + texts[1:]
+    return {"role": "tool", "tool_call_id": block.tool_use_id, "content": _text_content(texts) if texts else ""}
+
+
+def _user_messages(msg: Message, path: Path, strict: bool) -> list[dict[str, Any]]:
+    out = [
+        _tool_message(b, (*path, j), strict)
+        for j, b in enumerate(msg.content)
+        if isinstance(b, ToolResultBlock)
+    ]
+    parts: list[dict[str, Any]] = []
+    for b in msg.content:
+        if isinstance(b, TextBlock):
+            parts.append({"type": "text", "text": b.text})
+        elif isinstance(b, ImageBlock):
+            parts.append({"type": "image_url", "image_url": {"url": _image_url(b)}})
+    if parts or not out:
+        content: Any = parts[0]["text"] if len(parts) == 1 and parts[0]["type"] == "text" else parts
+        out.append({"role": "user", "content": content if parts else ""})
+    return out
+
+
+def _assistant_message(msg: Message, path: Path, strict: bool) -> dict[str, Any]:
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for j, b in enumerate(msg.content):
+        if isinstance(b, TextBlock):
+            texts.append(b.text)
+        elif isinstance(b, ToolUseBlock):
+            calls.append({"id": b.id, "type": "function",
+                          "function": {"name": b.name, "arguments": json.dumps(b.input, ensure_ascii=False)}})
+        else:
+            unsupported(
+                f"an assistant message cannot carry a {b.type} block", (*path, j), TARGET, strict
+            )
+            if isinstance(b, ImageBlock):
+                texts.append(image_placeholder(b).text)
+    out: dict[str, Any] = {"role": "assistant", "content": _text_content(texts) if texts else None}
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def encode_request(
+    req: Request, *, strict: bool = True, max_tokens_field: str = "max_tokens"
+) -> dict[str, Any]:
+    """:class:`Request` -> Chat Completions body. ``max_tokens_field`` picks
+    ``max_tokens`` (understood by every OpenAI-compatible server) or
+    ``max_completion_tokens`` (required by OpenAI's reasoning models)."""
+    if req.model is None:
+        unsupported("Chat Completions requires a model", ("model",), TARGET, strict)
+    out: dict[str, Any] = {"model": req.model or ""}
+    messages: list[dict[str, Any]] = []
+    if req.system:
+        messages.append({"role": "system", "content": _text_content([b.text for b in req.system])})
+    for i, msg in enumerate(req.messages):
+        path: Path = ("messages", i, "content")
+        if msg.role == "user":
+            messages.extend(_user_messages(msg, path, strict))
+        else:
+            messages.append(_assistant_message(msg, path, strict))
+    out["messages"] = messages
+    if req.tools:
+        out["tools"] = [
+            {"type": "function", "function": {
+                "name": t.name, **({"description": t.description} if t.description else {}),
+                "parameters": t.input_schema}}
+            for t in req.tools
+        ]
+    choice = req.tool_choice
+    if choice is not None:
+        if choice.type == "tool":
+            out["tool_choice"] = {"type": "function", "function": {"name": choice.name}}
+        else:
+            out["tool_choice"] = {"auto": "auto", "any": "required", "none": "none"}[choice.type]
+        if choice.disable_parallel_tool_use:
+            out["parallel_tool_calls"] = False
+    if req.max_tokens is not None:
+        out[max_tokens_field] = req.max_tokens
+    if req.stop_sequences:
+        stop = list(req.stop_sequences)
+        if len(stop) > MAX_STOP:
+            unsupported(f"Chat Completions takes at most {MAX_STOP} stop sequences",
+                        ("stop_sequences",), TARGET, strict)
+            stop = stop[:MAX_STOP]
+        out["stop"] = stop
+    if req.temperature is not None:
+        out["temperature"] = req.temperature
+    if req.top_p is not None:
+        out["top_p"] = req.top_p
+    if req.top_k is not None:
+        unsupported("Chat Completions has no top_k", ("top_k",), TARGET, strict)
+    if req.metadata:
+        extra = sorted(k for k in req.metadata if k != "user_id")
+        if extra:
+            unsupported(f"Chat Completions carries only user_id (as 'user'), not {', '.join(extra)}",
+                        ("metadata", extra[0]), TARGET, strict)
+        if "user_id" in req.metadata:
+            out["user"] = str(req.metadata["user_id"])
+    return out
+
+
+# --- responses -----------------------------------------------------------------------------
+
+_FINISH_IN = {
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "content_filter": "content_filtered",
+}
+_FINISH_OUT = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "tool_use": "tool_calls",
+    "content_filtered": "content_filter",
+}
+
+
+class _UsageIn(LenientModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class _MessageIn(LenientModel):
+    role: Literal["assistant"] = "assistant"
+    content: str | None = None
+    refusal: str | None = None
+    tool_calls: list[Any] | None = None
+
+
+class _ChoiceIn(LenientModel):
+    index: int = 0
+    message: _MessageIn
+    finish_reason: str | None = None
+
+
+class _ResponseIn(LenientModel):
+    id: str = ""
+    model: str | None = None
+    choices: list[_ChoiceIn] = Field(min_length=1, max_length=1)
+    usage: _UsageIn | None = None
+
+
+class _CallIn(LenientModel):
+    id: str
+    type: Literal["function"] = "function"
+    function: _Function
+
+
+def _finish(value: Any, path: Path) -> Any:
+    if value is None:
+        return None
+    if value not in _FINISH_IN:
+        raise WireFormatError(f"unsupported finish_reason {value!r}", path)
+    return _FINISH_IN[value]
+
+
+def decode_response(data: Any) -> Response:
+    """A ``chat.completion`` -> :class:`Response` (one choice)."""
+    resp = validate(_ResponseIn, data, ())
+    choice = resp.choices[0]
+    path: Path = ("choices", 0, "message")
+    content: list[ContentBlock] = []
+    if choice.message.content:
+        content.append(TextBlock(text=choice.message.content))
+    if choice.message.refusal:
+        content.append(TextBlock(text=choice.message.refusal))
+    for k, raw in enumerate(choice.message.tool_calls or []):
+        call = validate(_CallIn, raw, (*path, "tool_calls", k))
+        content.append(ToolUseBlock(
+            id=call.id, name=call.function.name,
+            input=_arguments(call.function.arguments, (*path, "tool_calls", k, "function", "arguments")),
+        ))
+    usage = resp.usage or _UsageIn()
+    return Response(
+        id=resp.id,
+        model=resp.model,
+        content=content,
+        stop_reason=_finish(choice.finish_reason, ("choices", 0, "finish_reason")),
+        usage=Usage(input_tokens=usage.prompt_tokens, output_tokens=usage.completion_tokens),
+    )
+
+
+def _usage(usage: Usage) -> dict[str, int]:
+    return {
+        "prompt_tokens": usage.input_tokens,
+        "completion_tokens": usage.output_tokens,
+        "total_tokens": usage.input_tokens + usage.output_tokens,
+    }
+
+
+def encode_response(resp: Response, *, created: int | None = None) -> dict[str, Any]:
+    """:class:`Response` -> ``chat.completion``. Text blocks are joined (the format has one
+    content string); the matched stop sequence is not carried."""
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for k, b in enumerate(resp.content):
+        if isinstance(b, TextBlock):
+            texts.append(b.text)
+        elif isinstance(b, ToolUseBlock):
+            calls.append({"id": b.id, "type": "function",
+                          "function": {"name": b.name, "arguments": json.dumps(b.input, ensure_ascii=False)}})
+        else:
+            raise ConversionError(f"a response cannot hold a {b.type} block", ("content", k), target=TARGET)
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None,
+                               "refusal": None}
+    if calls:
+        message["tool_calls"] = calls
+    return {
+        "id": resp.id,
+        "object": "chat.completion",
+        "created": int(time.time()) if created is None else created,
+        "model": resp.model,
+        "choices": [{
+            "index": 0,
+            "message": message,
+            "logprobs": None,
+            "finish_reason": _FINISH_OUT[resp.stop_reason] if resp.stop_reason else None,
+        }],
+        "usage": _usage(resp.usage),
+    }
+
+
+# --- errors --------------------------------------------------------------------------------
+
+ERROR_TYPES: dict[BackendErrorKind, tuple[int, str]] = {
+    "invalid_request": (400, "invalid_request_error"),
+    "authentication": (401, "authentication_error"),
+    "permission": (403, "permission_error"),
+    "not_found": (404, "not_found_error"),
+    "request_too_large": (413, "invalid_request_error"),
+    "timeout": (408, "timeout"),
+    "rate_limit": (429, "rate_limit_exceeded"),
+    "api": (500, "server_error"),
+    "overloaded": (503, "server_error"),
+    "unavailable": (503, "server_error"),
+}
+_KIND_OF_STATUS: dict[int, BackendErrorKind] = {
+    400: "invalid_request", 401: "authentication", 403: "permission", 404: "not_found",
+    408: "timeout", 413: "request_too_large", 422: "invalid_request", 429: "rate_limit",
+    500: "api", 502: "unavailable", 503: "unavailable", 504: "timeout", 529: "overloaded",
+}
+
+
+def error_body(kind: BackendErrorKind, message: str, param: str | None = None) -> tuple[int, dict[str, Any]]:
+    """HTTP status and body an OpenAI-compatible server answers for an error of ``kind``."""
+    status, type_ = ERROR_TYPES.get(kind, ERROR_TYPES["api"])
+    return status, {"error": {"message": message, "type": type_, "param": param, "code": None}}
+
+
+def backend_error(body: Any, status: int | None = None) -> BackendError:
+    """An OpenAI error body -> :class:`BackendError` (kind from the status)."""
+    error = body.get("error") if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    kind: BackendErrorKind = _KIND_OF_STATUS.get(status or 0, "api")
+    if status is None and isinstance(error, dict) and error.get("code") == "rate_limit_exceeded":
+        kind = "rate_limit"
+    return BackendError(str(message or body), kind=kind, status=status)
+
+
+# --- stream --------------------------------------------------------------------------------
+
+
+def encode_events(
+    events: Iterable[StreamEvent], *, created: int | None = None, include_usage: bool = True
+) -> Iterator[dict[str, Any]]:
+    """Neutral events -> ``chat.completion.chunk`` dicts (the SSE ``data:`` payloads; the
+    closing ``[DONE]`` is the server's). With ``include_usage`` a final chunk with empty
+    ``choices`` carries the usage, as with ``stream_options.include_usage``."""
+    ident, model = "", None
+    stamp = int(time.time()) if created is None else created
+    calls: dict[int, int] = {}
+    input_tokens = 0
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {"id": ident, "object": "chat.completion.chunk", "created": stamp, "model": model,
+                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+
+    for event in events:
+        if isinstance(event, MessageStart):
+            ident, model, input_tokens = event.id, event.model, event.usage.input_tokens
+            yield chunk({"role": "assistant", "content": ""})
+        elif isinstance(event, BlockStart):
+            block = event.block
+            if isinstance(block, ToolUseBlock):
+                calls[event.index] = len(calls)
+                yield chunk({"tool_calls": [{"index": calls[event.index], "id": block.id, "type": "function",
+                                             "function": {"name": block.name, "arguments": ""}}]})
+            elif block.text:
+                yield chunk({"content": block.text})
+        elif isinstance(event, TextDelta):
+            yield chunk({"content": event.text})
+        elif isinstance(event, ToolInputDelta):
+            yield chunk({"tool_calls": [{"index": calls[event.index],
+                                         "function": {"arguments": event.partial_json}}]})
+        elif isinstance(event, MessageDelta):
+            finish = _FINISH_OUT[event.stop_reason] if event.stop_reason else None
+            yield chunk({}, finish)
+            if include_usage:
+                usage = Usage(input_tokens=event.usage.input_tokens or input_tokens,
+                              output_tokens=event.usage.output_tokens)
+                yield {"id": ident, "object": "chat.completion.chunk", "created": stamp, "model": model,
+                       "choices": [], "usage": _usage(usage)}
+
+
+class _StreamDecoder:
+    """Turns chunks into neutral events: a block is closed when another one begins, since
+    Chat Completions streams have no block boundaries."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.open: int | None = None
+        self.open_is_text = False
+        self.next_index = 0
+        self.calls: dict[int, int] = {}
+        self.finish: str | None = None
+        self.usage = Usage()
+
+    def _close(self) -> Iterator[StreamEvent]:
+        if self.open is not None:
+            yield BlockStop(index=self.open)
+            self.open = None
+
+    def _open(self, block: TextBlock | ToolUseBlock) -> Iterator[StreamEvent]:
+        yield from self._close()
+        self.open, self.open_is_text = self.next_index, isinstance(block, TextBlock)
+        self.next_index += 1
+        yield BlockStart(index=self.open, block=block)
+
+    def feed(self, data: Any, path: Path) -> Iterator[StreamEvent]:
+        if not isinstance(data, dict):
+            raise WireFormatError("chunk must be an object", path)
+        if "error" in data and "choices" not in data:
+            raise backend_error(data)
+        if not self.started:
+            self.started = True
+            yield MessageStart(id=str(data.get("id") or ""), model=data.get("model"))
+        usage = data.get("usage")
+        if isinstance(usage, dict):
+            self.usage = Usage(input_tokens=int(usage.get("prompt_tokens") or 0),
+                               output_tokens=int(usage.get("completion_tokens") or 0))
+        choices = data.get("choices") or []
+        if not isinstance(choices, list):
+            raise WireFormatError("Input should be a valid list", (*path, "choices"))
+        for c, choice in enumerate(choices):
+            cpath = (*path, "choices", c)
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                raise WireFormatError("only one choice (index 0) is supported", cpath)
+            delta = choice.get("delta") or {}
+            text = (delta.get("content") or "") + (delta.get("refusal") or "")
+            if text:
+                if self.open is None or not self.open_is_text:
+                    yield from self._open(TextBlock(text=""))
+                assert self.open is not None
+                yield TextDelta(index=self.open, text=text)
+            for k, call in enumerate(delta.get("tool_calls") or []):
+                yield from self._call(call, (*cpath, "delta", "tool_calls", k))
+            if choice.get("finish_reason") is not None:
+                self.finish = _finish(choice["finish_reason"], (*cpath, "finish_reason"))
+
+    def _call(self, call: Any, path: Path) -> Iterator[StreamEvent]:
+        if not isinstance(call, dict):
+            raise WireFormatError("tool call delta must be an object", path)
+        position = call.get("index", len(self.calls))
+        function = call.get("function") or {}
+        if position not in self.calls:
+            if not isinstance(call.get("id"), str) or not isinstance(function.get("name"), str):
+                raise WireFormatError("a new tool call needs an id and function.name", path)
+            yield from self._open(ToolUseBlock(id=call["id"], name=function["name"]))
+            assert self.open is not None
+            self.calls[position] = self.open
+        index = self.calls[position]
+        args = function.get("arguments")
+        if args:
+            if index != self.open:
+                raise WireFormatError(
+                    f"arguments for tool call {position} arrived after another block began", path
+                )
+            yield ToolInputDelta(index=index, partial_json=args)
+
+    def finish_events(self) -> Iterator[StreamEvent]:
+        if not self.started:
+            return
+        yield from self._close()
+        yield MessageDelta(stop_reason=self.finish, usage=self.usage)  # type: ignore[arg-type]
+        yield MessageStop()
+
+
+def decode_events(chunks: Iterable[Any]) -> Iterator[StreamEvent]:
+    """``chat.completion.chunk`` dicts (or their JSON text; ``"[DONE]"`` ends the stream)
+    -> neutral events. The stop reason and usage are emitted when the stream ends."""
+    decoder = _StreamDecoder()
+    for n, raw in enumerate(chunks):
+        if isinstance(raw, (str, bytes)):
+            text = raw.decode() if isinstance(raw, bytes) else raw
+            if text.strip() == "[DONE]":
+                break
+            raw = json.loads(text)
+        yield from decoder.feed(raw, (n,))
+    yield from decoder.finish_events()
