@@ -8,15 +8,13 @@ the stream starts, as a ``data: {"error": ...}`` line after, which the OpenAI SD
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterator
-from types import ModuleType
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse, Response
 
-from ..errors import WireFormatError
+from ..codecs import openai as codec
 from .auth import check_api_key
 from .body import parse_json_object, read_body
 from .common import input_error, output_error
@@ -28,26 +26,20 @@ from .streaming import GatewayStreamingResponse
 __all__ = ["chat_completions_endpoint"]
 
 
-def _codec() -> ModuleType:
-    return importlib.import_module("tooluse.codecs.openai")
+def _include_usage(data: dict[str, Any]) -> bool:
+    """``stream_options.include_usage`` (already validated by the codec); off by default,
+    as in the real API, so clients that do not expect the usage-only chunk never see it."""
+    options = data.get("stream_options")
+    return bool(isinstance(options, dict) and options.get("include_usage"))
 
 
-def _stream_requested(data: dict[str, Any]) -> bool:
-    codec = _codec()
-    if hasattr(codec, "stream_requested"):
-        return bool(codec.stream_requested(data))
-    value = data.get("stream")
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise WireFormatError("Input should be a valid boolean", ("stream",))
-    return value
+def _sse_encoder(include_usage: bool) -> Callable[[Iterator[Any]], Iterator[bytes]]:
+    def encode(events: Iterator[Any]) -> Iterator[bytes]:
+        for chunk in codec.encode_events(events, include_usage=include_usage):
+            yield data_only(chunk)
+        yield DONE
 
-
-def _encode_sse(events: Iterator[Any]) -> Iterator[bytes]:
-    for chunk in _codec().encode_events(events):
-        yield data_only(chunk)
-    yield DONE
+    return encode
 
 
 def _error_chunk(error: GatewayError) -> bytes:
@@ -64,14 +56,14 @@ async def chat_completions_endpoint(request: HttpRequest) -> Response:
     try:
         check_api_key(request.headers, state.api_keys)
         data = parse_json_object(await read_body(request, state.max_body_bytes))
-        stream = _stream_requested(data)
-        neutral = _codec().decode_request(data)
+        stream = codec.stream_requested(data)
+        neutral = codec.decode_request(data)
     except Exception as exc:
         return fail(input_error(exc))
 
     if stream:
         return GatewayStreamingResponse(  # type: ignore[return-value]
-            state.stream_producer(neutral, _encode_sse),
+            state.stream_producer(neutral, _sse_encoder(_include_usage(data))),
             media_type="text/event-stream; charset=utf-8",
             headers={"x-request-id": request_id},
             error_response=fail,
@@ -80,7 +72,7 @@ async def chat_completions_endpoint(request: HttpRequest) -> Response:
         )
     try:
         response = await state.complete(neutral)
-        body = _codec().encode_response(response)
+        body = codec.encode_response(response)
     except Exception as exc:
         return fail(output_error(exc))
     return JSONResponse(body, headers={"x-request-id": request_id})

@@ -10,15 +10,14 @@ URL-encoded (boto3 sends ``...-v1%3A0``); Starlette hands it over decoded.
 
 from __future__ import annotations
 
-import importlib
 import time
 from collections.abc import Iterator
-from types import ModuleType
 from typing import Any
 
 from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse, Response
 
+from ..codecs import bedrock as codec
 from .auth import verify_sigv4
 from .body import parse_json_object, read_body
 from .common import input_error, output_error
@@ -30,12 +29,8 @@ from .streaming import GatewayStreamingResponse
 __all__ = ["converse_endpoint", "converse_stream_endpoint"]
 
 
-def _codec() -> ModuleType:
-    return importlib.import_module("tooluse.codecs.bedrock")
-
-
 def _encode_frames(events: Iterator[Any]) -> Iterator[bytes]:
-    for payload in _codec().encode_events(events):
+    for payload in codec.encode_events(events):
         ((event_type, body),) = payload.items()
         yield encode_event(event_type, body)
 
@@ -58,7 +53,7 @@ async def _decode(request: HttpRequest, state: GatewayState, request_id: str) ->
         )
     data = parse_json_object(body)
     model_id = request.path_params["model_id"]
-    return _codec().decode_request(data, model_id=model_id)
+    return codec.decode_request(data, model_id=model_id)
 
 
 def _request_id() -> str:
@@ -78,7 +73,7 @@ async def converse_endpoint(request: HttpRequest) -> Response:
         started = time.monotonic()
         response = await state.complete(neutral)
         latency_ms = int((time.monotonic() - started) * 1000)
-        body = _codec().encode_response(response, latency_ms=latency_ms)
+        body = codec.encode_response(response, latency_ms=latency_ms)
     except Exception as exc:
         return error_response(output_error(exc), "bedrock", request_id=request_id)
     return JSONResponse(body, headers={"x-amzn-RequestId": request_id})

@@ -40,13 +40,13 @@ Dialect = Literal["anthropic", "bedrock", "openai"]
 class GatewayError(Exception):
     """A failure to report to the client, in whatever API it spoke.
 
-    ``param`` is the offending field's path (``tools.0.name``) when there is one; the
-    message already names it, ``param`` is for the OpenAI shape's separate field.
+    ``path`` locates the offending field (``("tools", 0, "name")``) when there is one; the
+    message already names it, ``path`` feeds the OpenAI shape's separate ``param`` field.
     """
 
     message: str
     kind: ErrorKind = "invalid_request"
-    param: str | None = None
+    path: tuple[str | int, ...] = ()
     retry_after: float | None = None
     headers: dict[str, str] = field(default_factory=dict)
     #: A more precise AWS error code than the kind gives (``InvalidSignatureException``).
@@ -64,12 +64,8 @@ def from_exception(exc: BaseException) -> GatewayError:
     """
     if isinstance(exc, GatewayError):
         return exc
-    if isinstance(exc, WireFormatError):
-        param = ".".join(str(p) for p in exc.path) or None
-        return GatewayError(str(exc), "invalid_request", param=param)
-    if isinstance(exc, ConversionError):
-        param = ".".join(str(p) for p in exc.path) or None
-        return GatewayError(str(exc), "invalid_request", param=param)
+    if isinstance(exc, (WireFormatError, ConversionError)):
+        return GatewayError(str(exc), "invalid_request", path=exc.path)
     if isinstance(exc, BackendError):
         return GatewayError(exc.message, exc.kind, retry_after=exc.retry_after)
     return GatewayError("internal error while serving the request", "api")
@@ -121,26 +117,17 @@ def bedrock_stream_exception_type(error: GatewayError) -> str:
     return _BEDROCK_STREAM.get(error.kind, "internalServerException")
 
 
-# -- OpenAI Chat Completions (until its codec offers ``error_body``) ----------------------
-_OPENAI: Final[dict[ErrorKind, tuple[int, str, str | None]]] = {
-    "invalid_request": (400, "invalid_request_error", None),
-    "authentication": (401, "invalid_request_error", "invalid_api_key"),
-    "permission": (403, "permission_error", None),
-    "not_found": (404, "invalid_request_error", "not_found"),
-    "request_too_large": (413, "invalid_request_error", "request_too_large"),
-    "rate_limit": (429, "rate_limit_error", "rate_limit_exceeded"),
-    "timeout": (504, "timeout_error", "timeout"),
-    "overloaded": (503, "server_error", "overloaded"),
-    "unavailable": (503, "server_error", "unavailable"),
-    "api": (500, "server_error", None),
-}
-
-
 def openai_error_body(error: GatewayError) -> dict[str, object]:
-    _, type_, code = _OPENAI[error.kind]
-    return {
-        "error": {"message": error.message, "type": type_, "param": error.param, "code": code}
-    }
+    from ..codecs import openai
+
+    param = openai.error_param(error.path) if error.path else None
+    return openai.error_body(error.kind, error.message, param)[1]
+
+
+def _openai_status(error: GatewayError) -> int:
+    from ..codecs import openai
+
+    return openai.error_body(error.kind, error.message)[0]
 
 
 def status_of(error: GatewayError, dialect: Dialect) -> int:
@@ -148,7 +135,7 @@ def status_of(error: GatewayError, dialect: Dialect) -> int:
         return _anthropic_status(error)
     if dialect == "bedrock":
         return _bedrock_status(error)
-    return _OPENAI[error.kind][0]
+    return _openai_status(error)
 
 
 def error_response(
