@@ -37,11 +37,15 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 def error_from_body(body: Any, status: int | None) -> BackendError:
     """A :class:`BackendError` from the error shapes OpenAI-compatible servers send."""
     message: str | None = None
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        # The OpenAI shape: read by the codec.
+        mapped = codec.backend_error(body, status)
+        mapped.message = f"openai: HTTP {status}: {mapped.message}" if status else f"openai: {mapped.message}"
+        mapped.args = (mapped.message,)
+        return mapped
     if isinstance(body, dict):
         error = body.get("error")
-        if isinstance(error, dict):
-            message = str(error.get("message") or error.get("type") or error.get("code") or "")
-        elif isinstance(error, str):
+        if isinstance(error, str):
             message = error
         elif isinstance(body.get("message"), str):
             message = body["message"]
