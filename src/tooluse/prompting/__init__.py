@@ -1,0 +1,30 @@
+"""Prompt-based tool use for any text model: prompt building, grammar, parsing back.
+
+- :class:`PromptToolsBackend` — the neutral ``Backend`` over a :class:`TextBackend`.
+- :func:`tool_call_grammar` — the grammar of valid tool calls for a tool set and choice
+  (:class:`ToolGrammar`, with ``.gbnf`` for llama.cpp).
+- :class:`Matcher` — incremental byte-level recogniser of those grammars (constrained
+  decoding without checking the whole vocabulary).
+"""
+
+from .backend import PromptToolsBackend, build_text_prompt
+from .grammar import GrammarLimits, ToolGrammar, tool_call_grammar, value_grammar
+from .grammar_ir import sample as sample_grammar
+from .grammar_ir import to_gbnf
+from .matcher import Matcher
+from .text_backend import TextBackend, TextEnd, TextMessage
+
+__all__ = [
+    "GrammarLimits",
+    "Matcher",
+    "PromptToolsBackend",
+    "TextBackend",
+    "TextEnd",
+    "TextMessage",
+    "ToolGrammar",
+    "build_text_prompt",
+    "sample_grammar",
+    "to_gbnf",
+    "tool_call_grammar",
+    "value_grammar",
+]

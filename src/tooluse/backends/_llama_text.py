@@ -1,0 +1,378 @@
+"""Text generation on a loaded llama.cpp model: chat template, prefix cache, grammar.
+
+This drives llama.cpp token by token (``Llama.eval`` + our own choice of the next token)
+rather than calling ``create_chat_completion``, for three reasons:
+
+- **prefix reuse**: the tool system prompt and the conversation so far repeat at every turn
+  of a tool loop. ``Llama`` keeps the evaluated tokens in its KV cache; we compare the new
+  prompt with them and evaluate only from the first differing token;
+- **cheap grammar**: with :class:`~tooluse.prompting.matcher.Matcher` we check only the
+  model's best candidates against the grammar (in order, so greedy decoding picks exactly
+  what a full-vocabulary grammar sampler would), and text the grammar fully determines
+  (``</tool_name>\\n<parameters>\\n<location>``) is tokenized and evaluated in one batch
+  instead of being sampled token by token;
+- **stop strings and prefill** are handled on our side, identically with and without a
+  grammar.
+
+``engine="llama"`` instead uses llama.cpp's own grammar sampler (the whole vocabulary at
+every step) — kept as the reference the benchmark compares against.
+"""
+
+from __future__ import annotations
+
+import codecs
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any, Literal
+
+from ..errors import BackendError
+from ..prompting.grammar import ToolGrammar
+from ..prompting.matcher import Matcher, MatchState
+from ..prompting.text_backend import TextEnd, TextMessage
+from ._llama_model import LoadedModel
+
+__all__ = ["LlamaTextBackend", "GrammarEngine"]
+
+GrammarEngine = Literal["fast", "llama"]
+
+#: How many of the model's best tokens are checked against the grammar before falling
+#: back to every token that can start with an allowed byte.
+_TOP_CANDIDATES = 32
+
+
+class _StopScanner:
+    """Finds stop strings in streamed text, holding back only a possible stop prefix."""
+
+    def __init__(self, stops: Sequence[str]) -> None:
+        self.stops = [s for s in stops if s]
+        self.buffer = ""
+
+    def push(self, text: str) -> tuple[str, str | None]:
+        """Text safe to emit now, and the stop string found (then generation ends)."""
+        self.buffer += text
+        best: tuple[int, str] | None = None
+        for stop in self.stops:
+            at = self.buffer.find(stop)
+            if at >= 0 and (best is None or at < best[0]):
+                best = (at, stop)
+        if best is not None:
+            out = self.buffer[: best[0]]
+            self.buffer = ""
+            return out, best[1]
+        hold = 0
+        for stop in self.stops:
+            for n in range(min(len(stop) - 1, len(self.buffer)), 0, -1):
+                if self.buffer.endswith(stop[:n]):
+                    hold = max(hold, n)
+                    break
+        out = self.buffer[: len(self.buffer) - hold]
+        self.buffer = self.buffer[len(out):]
+        return out, None
+
+    def flush(self) -> str:
+        out, self.buffer = self.buffer, ""
+        return out
+
+
+class LlamaTextBackend:
+    """A :class:`~tooluse.prompting.text_backend.TextBackend` over a loaded GGUF model."""
+
+    def __init__(
+        self,
+        loaded: LoadedModel,
+        *,
+        engine: GrammarEngine = "fast",
+        chat_template: str | None = None,
+        model: str | None = None,
+    ) -> None:
+        if engine not in ("fast", "llama"):
+            raise ValueError(f"grammar engine must be 'fast' or 'llama', not {engine!r}")
+        self.loaded = loaded
+        self.engine: GrammarEngine = engine
+        self.model = model or loaded.name
+        self._formatter = _formatter(loaded, chat_template)
+        self._matchers: dict[int, tuple[ToolGrammar, Matcher]] = {}
+
+    # -- prompt -------------------------------------------------------------------------------
+    def render(self, messages: Sequence[TextMessage], prefill: str = "") -> str:
+        """The prompt text: the model's own chat template, then the prefill."""
+        result = self._formatter(messages=[dict(m) for m in messages])
+        return result.prompt + prefill
+
+    def tokenize(self, text: str) -> list[int]:
+        return list(self.loaded.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def _matcher(self, grammar: ToolGrammar) -> Matcher:
+        known = self._matchers.get(id(grammar))
+        if known is None or known[0] is not grammar:
+            if len(self._matchers) > 32:
+                self._matchers.clear()
+            known = (grammar, Matcher(grammar.root))
+            self._matchers[id(grammar)] = known
+        return known[1]
+
+    # -- generation ---------------------------------------------------------------------------
+    def generate_text(
+        self,
+        messages: Sequence[TextMessage],
+        *,
+        prefill: str = "",
+        stop: Sequence[str] = (),
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+        top_p: float | None = None,
+        top_k: int | None = None,
+        grammar: ToolGrammar | None = None,
+    ) -> Iterator[str | TextEnd]:
+        prompt = self.render(messages, prefill)
+        with self.loaded.lock:
+            yield from self._generate(prompt, stop, max_tokens, temperature, top_p, top_k,
+                                      grammar)
+
+    def _generate(self, prompt: str, stop: Sequence[str], max_tokens: int, temperature: float,
+                  top_p: float | None, top_k: int | None,
+                  grammar: ToolGrammar | None) -> Iterator[str | TextEnd]:
+        import numpy as np
+
+        llm = self.loaded.llm
+        started = time.perf_counter()
+        tokens = self.tokenize(prompt)
+        n_ctx = llm.n_ctx()
+        if len(tokens) >= n_ctx:
+            raise BackendError(
+                f"the prompt is {len(tokens)} tokens; the model's context holds {n_ctx} "
+                "(set n_ctx higher or shorten the conversation)",
+                kind="request_too_large",
+            )
+        max_tokens = max(0, min(max_tokens, n_ctx - len(tokens)))
+        cached = self._eval_prompt(tokens)
+        prompt_done = time.perf_counter()
+        end = TextEnd(reason="length", input_tokens=len(tokens), cached_tokens=cached)
+
+        matcher = self._matcher(grammar) if grammar is not None and self.engine == "fast" else None
+        state: MatchState | None = matcher.initial if matcher is not None else None
+        sampler = self._llama_sampler(grammar, temperature) if (
+            grammar is not None and self.engine == "llama") else None
+        pieces = self.loaded.pieces()
+        eog = self.loaded.eog_tokens()
+        rng = np.random.default_rng(self.loaded.settings.seed)
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        scanner = _StopScanner(stop)
+        produced = 0
+        forced_tokens = 0
+        try:
+            while produced < max_tokens:
+                if matcher is not None and state is not None:
+                    forced, after = matcher.forced(state)
+                    if forced:
+                        forced_ids = list(llm.tokenize(forced, add_bos=False, special=False))
+                        if produced + len(forced_ids) > max_tokens:
+                            forced_ids = forced_ids[: max_tokens - produced]
+                            forced = b"".join(pieces[t] for t in forced_ids)
+                            after = matcher.advance(state, forced)
+                        state = after
+                        produced += len(forced_ids)
+                        forced_tokens += len(forced_ids)
+                        text, hit = scanner.push(decoder.decode(forced))
+                        if text:
+                            yield text
+                        if hit is not None:
+                            end.reason, end.stop_sequence = "stop", hit
+                            break
+                        if self._finished(matcher, state):
+                            end.reason = "end"
+                            break
+                        llm.eval(forced_ids)
+                        continue
+                token = self._next_token(np, rng, state, matcher, sampler, pieces, eog,
+                                         temperature, top_p, top_k)
+                if token is None or token in eog:
+                    end.reason = "end"
+                    break
+                piece = pieces[token]
+                if matcher is not None and state is not None:
+                    state = matcher.advance(state, piece)
+                produced += 1
+                text, hit = scanner.push(decoder.decode(piece))
+                if text:
+                    yield text
+                if hit is not None:
+                    end.reason, end.stop_sequence = "stop", hit
+                    break
+                if matcher is not None and state is not None and self._finished(matcher, state):
+                    end.reason = "end"
+                    break
+                llm.eval([token])
+            if end.reason != "stop":
+                rest = scanner.flush() + decoder.decode(b"", final=True)
+                if rest:
+                    yield rest
+        finally:
+            if sampler is not None:
+                import llama_cpp
+
+                llama_cpp.llama_sampler_free(sampler)
+        finished = time.perf_counter()
+        end.output_tokens = produced
+        end.timings = {
+            "prompt_s": prompt_done - started,
+            "generate_s": finished - prompt_done,
+            "forced_tokens": float(forced_tokens),
+        }
+        yield end
+
+    @staticmethod
+    def _finished(matcher: Matcher, state: MatchState) -> bool:
+        """The grammar is complete and allows nothing more: no need to ask the model."""
+        return matcher.accepts(state) and not matcher.allowed_bytes(state)
+
+    def _eval_prompt(self, tokens: list[int]) -> int:
+        """Evaluate ``tokens``, reusing the longest prefix already in the KV cache.
+
+        Returns how many tokens were reused.
+        """
+        llm = self.loaded.llm
+        reuse = 0
+        if llm.n_tokens > 0:
+            previous = llm._input_ids[: llm.n_tokens]
+            limit = min(len(previous), len(tokens))
+            while reuse < limit and previous[reuse] == tokens[reuse]:
+                reuse += 1
+            # The last prompt token must be evaluated again for fresh logits.
+            reuse = min(reuse, len(tokens) - 1)
+        if reuse <= 0:
+            llm.reset()
+            reuse = 0
+        else:
+            llm.n_tokens = reuse
+        llm.eval(tokens[reuse:])
+        return reuse
+
+    # -- choosing the next token -------------------------------------------------------------------
+    def _logits(self, np: Any) -> Any:
+        import llama_cpp
+
+        llm = self.loaded.llm
+        pointer = llama_cpp.llama_get_logits_ith(llm.ctx, -1)
+        return np.ctypeslib.as_array(pointer, shape=(llm.n_vocab(),))
+
+    def _next_token(self, np: Any, rng: Any, state: MatchState | None, matcher: Matcher | None,
+                    sampler: Any, pieces: list[bytes], eog: frozenset[int], temperature: float,
+                    top_p: float | None, top_k: int | None) -> int | None:
+        if sampler is not None:
+            import llama_cpp
+
+            return int(llama_cpp.llama_sampler_sample(sampler, self.loaded.llm.ctx, -1))
+        logits = self._logits(np)
+        k = max(1, min(top_k or 40, _TOP_CANDIDATES * 4))
+        if matcher is None or state is None:
+            if temperature <= 0:
+                return int(np.argmax(logits))
+            top = np.argpartition(-logits, k)[:k]
+            return self._sample(np, rng, top, logits, temperature, top_p)
+
+        def allowed(token: int) -> bool:
+            if token in eog:
+                return matcher.accepts(state)
+            piece = pieces[token]
+            return bool(piece) and bool(matcher.advance(state, piece))
+
+        top = np.argpartition(-logits, _TOP_CANDIDATES)[:_TOP_CANDIDATES]
+        top = top[np.argsort(-logits[top])]
+        ok = [int(t) for t in top if allowed(int(t))]
+        if not ok:
+            ok = self._fallback(np, logits, state, matcher, allowed, eog,
+                                need=1 if temperature <= 0 else k)
+        if not ok:
+            return None  # nothing allowed: the grammar is complete
+        if temperature <= 0:
+            return ok[0]
+        return self._sample(np, rng, np.array(ok[:k]), logits, temperature, top_p)
+
+    def _fallback(self, np: Any, logits: Any, state: MatchState, matcher: Matcher,
+                  allowed: Any, eog: frozenset[int], need: int) -> list[int]:
+        """Tokens allowed by the grammar, best first, among every token whose first byte
+        the grammar allows (only reached when none of the top candidates fits)."""
+        index = self.loaded.first_byte_index()
+        groups = [index[b] for b in matcher.allowed_bytes(state) if b in index]
+        found: list[int] = []
+        if groups:
+            ids = np.concatenate(groups)
+            order = ids[np.argsort(-logits[ids])]
+            for token in order:
+                if allowed(int(token)):
+                    found.append(int(token))
+                    if len(found) >= need:
+                        break
+        if not found and matcher.accepts(state) and eog:
+            found.append(min(eog))
+        return found
+
+    @staticmethod
+    def _sample(np: Any, rng: Any, ids: Any, logits: Any, temperature: float,
+                top_p: float | None) -> int:
+        chosen = logits[ids].astype(np.float64) / max(temperature, 1e-6)
+        order = np.argsort(-chosen)
+        ids, chosen = ids[order], chosen[order]
+        probs = np.exp(chosen - chosen.max())
+        probs /= probs.sum()
+        if top_p is not None and 0 < top_p < 1:
+            keep = int(np.searchsorted(np.cumsum(probs), top_p) + 1)
+            ids, probs = ids[:keep], probs[:keep] / probs[:keep].sum()
+        return int(rng.choice(ids, p=probs))
+
+    def _llama_sampler(self, grammar: ToolGrammar, temperature: float) -> Any:
+        """llama.cpp's own sampler chain: grammar over the whole vocabulary, then greedy or
+        temperature sampling (the reference path)."""
+        import llama_cpp
+
+        sampler = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
+        compiled = compile_gbnf(self.loaded, grammar.gbnf)
+        llama_cpp.llama_sampler_chain_add(sampler, compiled)
+        if temperature <= 0:
+            llama_cpp.llama_sampler_chain_add(sampler, llama_cpp.llama_sampler_init_greedy())
+        else:
+            llama_cpp.llama_sampler_chain_add(sampler, llama_cpp.llama_sampler_init_temp(temperature))
+            llama_cpp.llama_sampler_chain_add(
+                sampler, llama_cpp.llama_sampler_init_dist(self.loaded.settings.seed))
+        return sampler
+
+
+def compile_gbnf(loaded: LoadedModel, gbnf: str) -> Any:
+    """Compile GBNF text with llama.cpp for ``loaded``'s vocabulary; raises ``ValueError``
+    when llama.cpp rejects it. The caller frees the returned sampler (or adds it to a chain)."""
+    import llama_cpp
+
+    sampler = llama_cpp.llama_sampler_init_grammar(
+        loaded.llm._model.vocab, gbnf.encode("utf-8"), b"root"
+    )
+    if not sampler:
+        raise ValueError("llama.cpp rejected the grammar (see its message on stderr)")
+    return sampler
+
+
+def _formatter(loaded: LoadedModel, override: str | None) -> Any:
+    """llama-cpp-python's Jinja2 chat formatter for the GGUF's own chat template."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    llm = loaded.llm
+    template = override or llm.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise BackendError(
+            f"the model {loaded.settings.path} has no chat template in its metadata "
+            "(tokenizer.chat_template); pass one with chat_template=...",
+            kind="invalid_request",
+        )
+
+    def special(token: int) -> str:
+        if token < 0:
+            return ""
+        return llm.detokenize([token], special=True).decode("utf-8", errors="replace")
+
+    return Jinja2ChatFormatter(
+        template=template,
+        eos_token=special(llm.token_eos()),
+        bos_token=special(llm.token_bos()),
+        add_generation_prompt=True,
+    )
+

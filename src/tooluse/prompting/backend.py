@@ -1,0 +1,266 @@
+"""Tool use for any text-only model: the serving side of the prompt-based format.
+
+:class:`PromptToolsBackend` implements the neutral :class:`~tooluse.backends.base.Backend`
+on top of a :class:`~tooluse.prompting.text_backend.TextBackend`, doing what the seeds say
+the Messages API does for its models:
+
+- the tools become a special system prompt (the legacy XML description by default, JSON
+  Schema as an option) followed by the user's own system prompt;
+- the conversation becomes text turns: assistant ``tool_use`` blocks as ``<function_calls>``,
+  user ``tool_result`` blocks as ``<function_results>`` (the legacy codec does both);
+- ``tool_choice`` ``any``/``tool`` prefill the assistant turn with the opening of a call,
+  ``none`` leaves the tools out and stops at any ``<function_calls>``, ``auto`` lets the
+  model choose;
+- generation stops at ``</function_calls>``; the text is parsed as it streams, and each call
+  becomes a ``tool_use`` block (with a fresh id) as soon as its ``</invoke>`` arrives;
+- with ``grammar=True`` (the default) the text backend decodes under a grammar built from
+  the tools and the choice (:mod:`.grammar`), so every call parses and validates.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any, Literal
+
+from ..backends.base import Backend
+from ..codecs.legacy import (
+    FUNCTION_CALLS_STOP,
+    CallItem,
+    LegacyParser,
+    ParseProblem,
+    TextItem,
+    encode_request,
+)
+from ..codecs.legacy._text import new_message_id
+from ..errors import BackendError, ConversionError
+from ..messages import Request, TextBlock, ToolChoice, ToolUseBlock, Usage
+from ..stream import (
+    BlockStart,
+    BlockStop,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
+    TextDelta,
+    ToolInputDelta,
+)
+from .grammar import GrammarLimits, ToolGrammar, tool_call_grammar
+from .text_backend import TextBackend, TextEnd, TextMessage
+
+__all__ = ["PromptToolsBackend", "build_text_prompt"]
+
+_WS = " \t\r\n"
+_CALLS_OPEN = "<function_calls>"
+
+
+def build_text_prompt(
+    request: Request,
+    *,
+    style: Literal["xml", "json"] = "xml",
+    grammar: bool = True,
+    limits: GrammarLimits | None = None,
+) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
+    """What the text model is given for ``request``: chat messages, the prefill of the
+    assistant turn, the stop strings and the grammar (None when not constraining).
+
+    Raises :class:`ConversionError` for what text cannot carry (images).
+    """
+    prompt = encode_request(request, style=style)
+    messages: list[TextMessage] = []
+    if prompt.system:
+        messages.append({"role": "system", "content": prompt.system})
+    messages.extend({"role": t.role, "content": t.text} for t in prompt.turns)
+    continuing = ""
+    if messages and messages[-1]["role"] == "assistant":
+        # The caller prefilled the answer: the model continues that turn.
+        continuing = messages.pop()["content"]
+    choice = request.tool_choice or ToolChoice()
+    stops = list(prompt.stop_sequences)
+    if not request.tools or choice.type == "none":
+        # No tools offered (or forbidden): a call block must not even begin.
+        if _CALLS_OPEN not in stops:
+            stops.append(_CALLS_OPEN)
+        return messages, continuing, stops, None
+    if FUNCTION_CALLS_STOP not in stops:
+        stops.append(FUNCTION_CALLS_STOP)
+    if grammar and not continuing:
+        tool_grammar = tool_call_grammar(request.tools, choice, limits)
+        return messages, tool_grammar.prefill, stops, tool_grammar
+    prefill = continuing
+    if prompt.prefill:
+        prefill = (continuing + "\n" if continuing else "") + prompt.prefill
+    return messages, prefill, stops, None
+
+
+class PromptToolsBackend(Backend):
+    """Messages-API tool use over a text model (see the module docstring).
+
+    ``style``: how tools are described (``"xml"``, the seed's form, or ``"json"``).
+    ``grammar``: constrain decoding so calls always parse and validate (needs a text
+    backend that supports grammars). ``max_tokens``: default when a request sets none.
+    """
+
+    name = "prompt"
+
+    def __init__(
+        self,
+        text_backend: TextBackend,
+        *,
+        style: Literal["xml", "json"] = "xml",
+        grammar: bool = True,
+        max_tokens: int = 1024,
+        limits: GrammarLimits | None = None,
+        model: str | None = None,
+    ) -> None:
+        if style not in ("xml", "json"):
+            raise ValueError(f"style must be 'xml' or 'json', not {style!r}")
+        self.text_backend = text_backend
+        self.style: Literal["xml", "json"] = style
+        self.grammar = grammar
+        self.max_tokens = max_tokens
+        self.limits = limits or GrammarLimits()
+        self.model = model or getattr(text_backend, "model", None)
+        #: Timings and token counts of the last request (for benchmarks and the demo).
+        self.last_end: TextEnd | None = None
+
+    def stream(self, request: Request) -> Iterator[Any]:
+        try:
+            messages, prefill, stops, grammar = build_text_prompt(
+                request, style=self.style, grammar=self.grammar, limits=self.limits
+            )
+        except ConversionError as exc:
+            raise BackendError(str(exc), kind="invalid_request") from exc
+        except ValueError as exc:  # e.g. tool_choice naming an unknown tool
+            raise BackendError(str(exc), kind="invalid_request") from exc
+        temperature = 0.0 if request.temperature is None else request.temperature
+        max_tokens = request.max_tokens or self.max_tokens
+        started = time.perf_counter()
+        chunks = self.text_backend.generate_text(
+            messages,
+            prefill=prefill,
+            stop=stops,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            top_p=request.top_p,
+            top_k=request.top_k,
+            grammar=grammar,
+        )
+        yield MessageStart(id=new_message_id(), model=request.model or self.model)
+        emitter = _Emitter(LegacyParser(request.tools) if request.tools else None)
+        if emitter.parser is not None and prefill:
+            # The prefill is the start of the answer: parse it, but it is not new text.
+            for _ in emitter.feed(prefill, emit_text=False):
+                pass
+        end: TextEnd | None = None
+        for chunk in chunks:
+            if isinstance(chunk, TextEnd):
+                end = chunk
+                break
+            yield from emitter.feed(chunk)
+        yield from emitter.close()
+        if end is None:
+            end = TextEnd(reason="end")
+        end.timings.setdefault("total_s", time.perf_counter() - started)
+        self.last_end = end
+        yield MessageDelta(
+            stop_reason=emitter.stop_reason(end),
+            stop_sequence=end.stop_sequence if emitter.user_stop(end) else None,
+            usage=Usage(input_tokens=end.input_tokens, output_tokens=end.output_tokens),
+        )
+        yield MessageStop()
+
+
+class _Emitter:
+    """Turns parser items into neutral stream events, block by block.
+
+    Whitespace that only separates text from a call block is held back and dropped, as the
+    codec's :func:`items_to_completion` does for whole completions, so streaming and
+    non-streaming give the same content.
+    """
+
+    def __init__(self, parser: LegacyParser | None) -> None:
+        self.parser = parser
+        self.index = -1
+        self.text_open = False
+        self.held = ""
+        self.calls = 0
+        self.cut_in_call = False
+
+    def feed(self, chunk: str, *, emit_text: bool = True) -> Iterator[Any]:
+        """Parse ``chunk``; ``emit_text=False`` for the prefill, which is the start of the
+        answer the caller already has (it only moves the parser into the call block)."""
+        if self.parser is None:
+            if emit_text:
+                yield from self._text(chunk)
+            return
+        items = self.parser.feed(chunk)
+        if emit_text:
+            yield from self._items(items)
+
+    def close(self) -> Iterator[Any]:
+        if self.parser is not None:
+            items = self.parser.close()
+            self.cut_in_call = any(
+                isinstance(i, ParseProblem) and "end of input" in i.message for i in items
+            )
+            yield from self._items(items)
+        if self.held and self.text_open:
+            yield TextDelta(index=self.index, text=self.held)
+        self.held = ""
+        if self.text_open:
+            yield BlockStop(index=self.index)
+            self.text_open = False
+
+    def _items(self, items: list[Any]) -> Iterator[Any]:
+        for item in items:
+            if isinstance(item, TextItem):
+                yield from self._text(item.text)
+            elif isinstance(item, ParseProblem):
+                # Never lose what the model wrote: a malformed call stays as text.
+                yield from self._text(item.raw)
+            elif isinstance(item, CallItem):
+                yield from self._call(item.block)
+
+    def _text(self, text: str) -> Iterator[Any]:
+        if not text:
+            return
+        text = self.held + text
+        body = text.rstrip(_WS)
+        self.held = text[len(body):]
+        if not body:
+            return
+        if not self.text_open:
+            self.index += 1
+            self.text_open = True
+            yield BlockStart(index=self.index, block=TextBlock(text=""))
+        yield TextDelta(index=self.index, text=body)
+
+    def _call(self, block: ToolUseBlock) -> Iterator[Any]:
+        self.held = ""
+        if self.text_open:
+            yield BlockStop(index=self.index)
+            self.text_open = False
+        self.index += 1
+        self.calls += 1
+        yield BlockStart(index=self.index, block=ToolUseBlock(id=block.id, name=block.name))
+        yield ToolInputDelta(index=self.index, partial_json=json.dumps(block.input,
+                                                                        ensure_ascii=False))
+        yield BlockStop(index=self.index)
+
+    def user_stop(self, end: TextEnd) -> bool:
+        return end.reason == "stop" and end.stop_sequence not in (
+            None, FUNCTION_CALLS_STOP, _CALLS_OPEN
+        )
+
+    def stop_reason(self, end: TextEnd) -> Literal["end_turn", "tool_use", "max_tokens",
+                                                    "stop_sequence"]:
+        if end.reason == "length" and (self.cut_in_call or not self.calls):
+            return "max_tokens"
+        if self.calls:
+            return "tool_use"
+        if end.reason == "length":
+            return "max_tokens"
+        if self.user_stop(end):
+            return "stop_sequence"
+        return "end_turn"
