@@ -57,10 +57,10 @@ _KEY_OR_END, _KEY, _COLON, _VALUE, _COMMA_OR_END, _VALUE_OR_END = range(6)
 class _Frame:
     """One open container. ``key`` is the object key whose value comes next."""
 
-    __slots__ = ("container", "is_object", "key", "state", "slot")
+    __slots__ = ("container", "is_object", "key", "slot", "state")
 
     def __init__(self, container: dict[str, Any] | list[Any]) -> None:
-        self.container = container
+        self.container: Any = container
         self.is_object = isinstance(container, dict)
         self.state = _KEY_OR_END if self.is_object else _VALUE_OR_END
         self.key: str | None = None
@@ -213,12 +213,12 @@ class IncrementalJSONParser:
         frame = self._stack[-1]
         if frame.is_object:
             assert frame.key is not None
-            frame.container[frame.key] = value  # type: ignore[index]
+            frame.container[frame.key] = value
         elif frame.slot >= 0:
-            frame.container[frame.slot] = value  # type: ignore[index]
+            frame.container[frame.slot] = value
             frame.slot = -1
         else:
-            frame.container.append(value)  # type: ignore[union-attr]
+            frame.container.append(value)
         frame.state = _COMMA_OR_END
 
     def _start_string(self, *, is_key: bool) -> None:
@@ -229,10 +229,10 @@ class IncrementalJSONParser:
             frame = self._stack[-1]
             if frame.is_object:
                 assert frame.key is not None
-                frame.container[frame.key] = ""  # type: ignore[index]
+                frame.container[frame.key] = ""
             else:
                 frame.slot = len(frame.container)
-                frame.container.append("")  # type: ignore[union-attr]
+                frame.container.append("")
 
     def _string(self, text: str, i: int, n: int) -> int:
         parts = self._parts
@@ -296,9 +296,9 @@ class IncrementalJSONParser:
         frame = self._stack[-1]
         if frame.is_object:
             assert frame.key is not None
-            frame.container[frame.key] = text  # type: ignore[index]
+            frame.container[frame.key] = text
         else:
-            frame.container[frame.slot] = text  # type: ignore[index]
+            frame.container[frame.slot] = text
 
     def _end_string(self) -> None:
         text = self._joined()

@@ -80,6 +80,7 @@ class RetryPolicy:
         if not error.retryable or retry >= self.max_retries:
             return None
         if error.retry_after is not None:
-            return error.retry_after if error.retry_after <= self.max_wait else None
-        base = min(self.max_delay, self.initial_delay * (2**retry))
+            wait = float(error.retry_after)
+            return wait if wait <= self.max_wait else None
+        base = min(self.max_delay, self.initial_delay * (2.0**retry))
         return base * (1.0 - self.jitter * random.random())

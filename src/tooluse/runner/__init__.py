@@ -22,7 +22,7 @@ from .events import (
     ToolResultEvent,
 )
 from .extract import aextract, extract, extract_result, output_tool
-from .loop import Prompt, RunResult, Runner, make_tool_choice
+from .loop import Prompt, Runner, RunResult, make_tool_choice
 from .results import ToolError, result_content
 
 __all__ = [

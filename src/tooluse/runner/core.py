@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolInputError
 from ..messages import (
+    ContentBlock,
     Message,
     Request,
     Response,
@@ -150,6 +151,10 @@ def unanswered_calls(messages: Sequence[Message]) -> list[ToolUseBlock]:
     return messages[-1].tool_uses
 
 
+def _system(text: str | None) -> list[TextBlock]:
+    return [TextBlock(text=text)] if text else []
+
+
 def _add_usage(total: Usage, usage: Usage) -> None:
     total.input_tokens += usage.input_tokens
     total.output_tokens += usage.output_tokens
@@ -253,7 +258,8 @@ def conversation(
                 results[i] = outcome.result
                 turn.append((inv.tool.name, outcome.problems))
         answered = [r for r in results if r is not None]
-        messages.append(Message(role="user", content=answered))
+        content: list[ContentBlock] = list(answered)
+        messages.append(Message(role="user", content=content))
         yield Results(list(calls), answered)
         exhausted = budget.record(turn)
         if exhausted is not None:
@@ -281,7 +287,7 @@ def conversation(
         iterations += 1
         request = Request(
             model=settings.model,
-            system=settings.system,
+            system=_system(settings.system),
             messages=list(messages),
             tools=tools.specs,
             tool_choice=choice,

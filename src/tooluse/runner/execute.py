@@ -29,7 +29,7 @@ from ..messages import ToolResultBlock
 from .core import Invocation, Outcome, invalid_input_text
 from .results import error_result, exception_text, result_content
 
-__all__ = ["run_invocations", "arun_invocations"]
+__all__ = ["arun_invocations", "run_invocations"]
 
 
 def _success(invocation: Invocation, value: object) -> Outcome:

@@ -21,7 +21,7 @@ from ..backends.registry import load_backend
 from ..messages import Message, ToolChoice
 from ..tools import Tool, ToolSet
 from .core import Output, Settings, conversation
-from .loop import Prompt, RunResult, Runner, _start
+from .loop import Prompt, Runner, RunResult, _start
 
 __all__ = ["aextract", "extract", "extract_result", "output_tool"]
 

@@ -107,7 +107,7 @@ class RunResult:
         call would see."""
         return Request(
             model=self.model or self.response.model,
-            system=self.system,
+            system=[TextBlock(text=self.system)] if self.system else [],
             messages=list(self.messages),
             tools=self.tools.specs if self.tools is not None else [],
             max_tokens=max_tokens,
