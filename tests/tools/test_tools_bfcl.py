@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from jsonschema import Draft202012Validator
 
 from tooluse.tools import Tool, ToolSet, bfcl_toolset, compile_validator, ground_truth_input, input_problems
@@ -54,17 +55,31 @@ def question_files(bfcl_dir: Path) -> list[Path]:
     return files
 
 
-def test_every_bfcl_function_becomes_a_valid_tool(bfcl_dir: Path) -> None:
+@pytest.fixture(scope="module")
+def bfcl_tools(bfcl_dir: Path) -> tuple[dict[str, ToolSet], list[str]]:
+    """Every BFCL question's tool set, made once for this module, and what failed."""
+    sets: dict[str, ToolSet] = {}
     failures: list[str] = []
+    for path in question_files(bfcl_dir):
+        for question in read_lines(path):
+            try:
+                sets[question["id"]] = bfcl_toolset(question["function"])
+            except Exception as exc:  # collect all, report all
+                failures.append(f"{question['id']}: {exc}")
+    return sets, failures
+
+
+def test_every_bfcl_function_becomes_a_valid_tool(
+    bfcl_dir: Path, bfcl_tools: tuple[dict[str, ToolSet], list[str]]
+) -> None:
+    sets, failures = bfcl_tools
     functions = 0
     renamed = 0
     for path in question_files(bfcl_dir):
         for question in read_lines(path):
-            try:
-                tools = bfcl_toolset(question["function"])
-            except Exception as exc:  # collect all, report all
-                failures.append(f"{question['id']}: {exc}")
-                continue
+            tools = sets.get(question["id"])
+            if tools is None:
+                continue  # reported in failures
             names = [f["name"] for f in question["function"]]
             assert len(tools) == len(names)
             for tool, original in zip(tools, names):
@@ -86,8 +101,11 @@ def test_every_bfcl_function_becomes_a_valid_tool(bfcl_dir: Path) -> None:
     assert functions > 2000 and renamed > 500  # the data has both kinds; nothing was skipped
 
 
-def test_every_bfcl_ground_truth_call_validates(bfcl_dir: Path) -> None:
-    failures: list[str] = []
+def test_every_bfcl_ground_truth_call_validates(
+    bfcl_dir: Path, bfcl_tools: tuple[dict[str, ToolSet], list[str]]
+) -> None:
+    sets, failures = bfcl_tools
+    failures = list(failures)
     rules: dict[str, set[tuple[str, str]]] = {}
     calls = 0
     categories = 0
@@ -98,9 +116,6 @@ def test_every_bfcl_ground_truth_call_validates(bfcl_dir: Path) -> None:
             assert category == "irrelevance", f"missing answers for {category}"
             continue  # irrelevance: the right answer is to call no function
         categories += 1
-        sets: dict[str, ToolSet] = {
-            q["id"]: bfcl_toolset(q["function"]) for q in read_lines(path)
-        }
         for answer in read_lines(answers_path):
             tools = sets[answer["id"]]
             for call in answer["ground_truth"]:

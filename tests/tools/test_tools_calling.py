@@ -216,3 +216,31 @@ def test_from_schema_function_gets_keywords() -> None:
         function=lambda symbol: {"GM": 38.5}[symbol],
     )
     assert t.call({"symbol": "GM"}) == 38.5
+
+
+def test_partial_of_async_function() -> None:
+    import functools
+
+    async def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    t = Tool.from_function(functools.partial(add, b=10))
+    assert (t.name, t.description, t.is_async) == ("add", "Add two integers.", True)
+    assert t.input_schema["required"] == ["a"]
+    assert t.call({"a": 1}) == 11
+
+
+def test_date_parameter_checked_and_converted() -> None:
+    import datetime
+
+    def days_until(when: datetime.date) -> int:
+        """Days from 2024-01-01."""
+        assert isinstance(when, datetime.date)
+        return (when - datetime.date(2024, 1, 1)).days
+
+    t = Tool.from_function(days_until)
+    assert t.input_schema["properties"]["when"] == {"type": "string", "format": "date"}
+    assert t.call({"when": "2024-01-31"}) == 30
+    with pytest.raises(ToolInputError, match="'when' must be a valid date, got '2024-13-40'"):
+        t.call({"when": "2024-13-40"})

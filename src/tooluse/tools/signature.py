@@ -13,6 +13,7 @@ model-typed parameter).
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import sys
 import typing
@@ -94,14 +95,15 @@ def read_function(
 ) -> FunctionInfo:
     """Build the tool facts of ``function``; raise :class:`ToolDefinitionError` naming the
     function when a parameter cannot be passed by keyword or its type has no JSON Schema."""
-    tool_name = name or getattr(function, "__name__", None) or type(function).__name__
-    target = function
-    if not (inspect.isfunction(function) or inspect.ismethod(function)) and callable(function):
-        call = getattr(function, "__call__", None)  # a callable object: read its __call__
-        if call is not None and not inspect.isbuiltin(function):
-            target = call
+    base = function
+    while isinstance(base, functools.partial):
+        base = base.func
+    tool_name = name or getattr(base, "__name__", None) or type(base).__name__
+    target = _underlying(function)
     try:
-        signature = inspect.signature(target)
+        # The signature of the object itself: a partial's bound arguments and a bound
+        # method's ``self`` are already gone from it.
+        signature = inspect.signature(function)
     except (TypeError, ValueError) as exc:
         raise ToolDefinitionError(f"cannot read the signature: {exc}", tool=tool_name) from None
     try:
@@ -110,7 +112,7 @@ def read_function(
         raise ToolDefinitionError(
             f"cannot resolve the type annotations: {exc}", tool=tool_name
         ) from None
-    doc = read_docstring(inspect.getdoc(function) or inspect.getdoc(target))
+    doc = read_docstring(inspect.getdoc(target))
 
     fields: dict[str, Any] = {}
     names: list[str] = []
@@ -173,6 +175,19 @@ def read_function(
         param_names=tuple(names),
         accepts_extra=accepts_extra,
     )
+
+
+def _underlying(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Where the annotations and the docstring live: the wrapped function of a
+    ``functools.partial``, the ``__call__`` of a callable object, else the function."""
+    while isinstance(function, functools.partial):
+        function = function.func
+    if inspect.isfunction(function) or inspect.ismethod(function) or inspect.isbuiltin(function):
+        return function
+    call = getattr(type(function), "__call__", None)
+    if call is not None and not isinstance(function, type):
+        return call  # type: ignore[no-any-return]
+    return function
 
 
 def _caller_locals() -> dict[str, Any]:
