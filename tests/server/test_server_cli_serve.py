@@ -1,0 +1,83 @@
+"""``tooluse serve`` as a subprocess, as a user (or the benchmark) starts it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import anthropic
+import httpx2
+import openai
+import pytest
+
+from tooluse.server.runner import free_port
+
+
+@pytest.fixture()
+def served() -> Iterator[str]:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tooluse.cli", "serve", "--backend", "scripted:hello from serve",
+         "--port", str(port), "--api-key", "k1", "--max-body-bytes", "5000", "--log-level", "warning"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx2.get(url + "/health", timeout=1).status_code == 200:
+                    break
+            except httpx2.TransportError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                out = proc.stdout.read().decode() if proc.stdout else ""
+                pytest.fail(f"tooluse serve did not start: {out}")
+            time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_serve_subprocess(served: str) -> None:
+    health = httpx2.get(served + "/health").json()
+    assert health == {"status": "ok", "backend": "scripted", "model": "scripted"}
+    msg = anthropic.Anthropic(base_url=served, api_key="k1", max_retries=0).messages.create(
+        model="m", max_tokens=5, messages=[{"role": "user", "content": "x"}])
+    assert msg.content[0].text == "hello from serve"  # type: ignore[union-attr]
+    chat = openai.OpenAI(base_url=served + "/v1", api_key="k1", max_retries=0).chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "x"}])
+    assert chat.choices[0].message.content == "hello from serve"
+    with pytest.raises(anthropic.AuthenticationError):
+        anthropic.Anthropic(base_url=served, api_key="nope", max_retries=0).messages.create(
+            model="m", max_tokens=5, messages=[{"role": "user", "content": "x"}])
+    with pytest.raises(anthropic.APIStatusError) as info:
+        anthropic.Anthropic(base_url=served, api_key="k1", max_retries=0).messages.create(
+            model="m", max_tokens=5, messages=[{"role": "user", "content": "x" * 6000}])
+    assert info.value.status_code == 413
+
+
+def test_serve_rejects_unknown_backend() -> None:
+    out = subprocess.run([sys.executable, "-m", "tooluse.cli", "serve", "--backend", "nosuch:x"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert "unknown backend 'nosuch'" in out.stderr
+
+
+def test_openapi_and_health_in_process() -> None:
+    from starlette.testclient import TestClient
+
+    from tooluse.backends.scripted import ScriptedBackend
+    from tooluse.server import create_app
+
+    with TestClient(create_app(ScriptedBackend(["x"]))) as client:
+        doc = client.get("/openapi.json").json()
+        assert doc["openapi"].startswith("3.1")
+        assert set(doc["paths"]) == {"/v1/messages", "/model/{modelId}/converse",
+                                     "/model/{modelId}/converse-stream", "/v1/chat/completions", "/health"}
+        ref = doc["paths"]["/v1/messages"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        assert ref.rsplit("/", 1)[1] in doc["components"]["schemas"]
+        assert client.get("/health").json()["status"] == "ok"

@@ -1,0 +1,52 @@
+"""The real local model behind /v1/messages, driven by the anthropic SDK."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("llama_cpp")
+
+import anthropic  # noqa: E402
+
+from tooluse.server import ServerThread, create_app  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def local_server() -> Iterator[ServerThread]:
+    try:
+        app = create_app("local")
+    except (ImportError, OSError, FileNotFoundError) as exc:
+        pytest.skip(f"local model unavailable: {exc}")
+    with ServerThread(app) as srv:
+        yield srv
+
+
+def test_local_model_forced_tool_call(local_server: ServerThread, tools: list[dict[str, Any]]) -> None:
+    client = anthropic.Anthropic(base_url=local_server.url, api_key="k", max_retries=0, timeout=300)
+    msg = client.messages.create(
+        model="local", max_tokens=128, tools=tools,
+        tool_choice={"type": "tool", "name": "get_weather"},
+        messages=[{"role": "user", "content": "What is the weather in Paris?"}],
+    )
+    calls = [b for b in msg.content if b.type == "tool_use"]
+    assert msg.stop_reason == "tool_use"
+    assert calls and calls[0].name == "get_weather"
+    assert isinstance(calls[0].input.get("location"), str)  # the grammar guarantees the schema
+    assert calls[0].id
+
+
+def test_local_model_streams_text(local_server: ServerThread) -> None:
+    client = anthropic.Anthropic(base_url=local_server.url, api_key="k", max_retries=0, timeout=300)
+    with client.messages.stream(
+        model="local", max_tokens=16, messages=[{"role": "user", "content": "Say hello."}]
+    ) as stream:
+        text = "".join(stream.text_stream)
+        final = stream.get_final_message()
+    assert text.strip()
+    assert final.stop_reason in ("end_turn", "max_tokens")
+    assert final.usage.output_tokens > 0
