@@ -98,10 +98,10 @@ def test_subprocess(tmp_path: Path) -> None:
     src = tmp_path / "req.json"
     src.write_text(seed_text("anthropic_request_get_weather.json"), encoding="utf-8")
     proc = subprocess.run([sys.executable, "-m", "tooluse.cli", "convert", "--from", "anthropic", "--to", "openai",
-                           "--input", str(src)], capture_output=True, text=True, timeout=60)
+                           "--input", str(src)], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
     body: Any = json.loads(proc.stdout)
     assert body["tools"][0]["function"]["name"] == "get_weather"
     bad = subprocess.run([sys.executable, "-m", "tooluse.cli", "convert", "--from", "openai", "--to", "anthropic"],
-                         input="[1]", capture_output=True, text=True, timeout=60)
+                         input="[1]", capture_output=True, text=True, timeout=60, check=False)
     assert bad.returncode == 1 and "Traceback" not in bad.stderr and bad.stderr.startswith("tooluse convert: ")

@@ -55,8 +55,8 @@ def validate(model: type[M], data: Any, path: Path) -> M:
 
 
 def dispatch(
-    data: Any, path: Path, models: Mapping[str, type[M]], *, tag: str = "type"
-) -> M:
+    data: Any, path: Path, models: Mapping[str, type[BaseModel]], *, tag: str = "type"
+) -> BaseModel:
     """Validate a tagged object: pick the model by ``data[tag]`` (pydantic's wording for a
     missing or unknown tag), so paths stay ``messages.0.content.1.x`` without union names."""
     if not isinstance(data, dict):

@@ -332,6 +332,7 @@ def _system(system: Any) -> list[TextBlock]:
     out = []
     for k, raw in enumerate(system):
         block = dispatch(raw, ("system", k), {"text": _Text})
+        assert isinstance(block, _Text)
         out.append(_text(block.text, ("system", k)))
     return out
 

@@ -476,16 +476,16 @@ def encode_request(req: Request, *, strict: bool = True, binary: bool = False) -
         out["additionalModelRequestFields"] = {"top_k": req.top_k}
     if req.metadata:
         meta: dict[str, str] = {}
-        for key, value in req.metadata.items():
-            if not isinstance(value, str):
+        for key, item in req.metadata.items():
+            if not isinstance(item, str):
                 unsupported(
                     "Converse requestMetadata values must be strings",
                     ("metadata", key),
                     TARGET,
                     strict,
                 )
-                value = json.dumps(value)
-            meta[key] = value
+                item = json.dumps(item)
+            meta[key] = item
         out["requestMetadata"] = meta
     return out
 
