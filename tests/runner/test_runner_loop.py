@@ -429,3 +429,36 @@ def test_runner_options_are_checked() -> None:
 def test_backend_spec_string() -> None:
     result = Runner("scripted:hello there").run("hi")
     assert result.text == "hello there"
+
+
+def test_conversation_in_every_wire_format_and_resumed_from_one() -> None:
+    from tooluse.codecs import get_codec
+
+    def fails(x: int) -> str:
+        """Fails.
+
+        Args:
+            x: ignored
+        """
+        raise RuntimeError("down")
+
+    backend = ScriptedBackend([calls(("toolu_1", "add", {"a": 1, "b": 2}), ("toolu_2", "fails", {"x": 1})), "3"])
+    result = Runner(backend, [add, fails]).run("1+2?")
+
+    bedrock = result.to_wire("bedrock")
+    assert "toolConfig" in bedrock
+    results = bedrock["messages"][2]["content"]
+    assert results[1]["toolResult"]["status"] == "error"
+
+    openai = result.to_wire("openai", strict=False)
+    tool_messages = [m for m in openai["messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tool_messages] == ["toolu_1", "toolu_2"]
+    assert "RuntimeError: down" in tool_messages[1]["content"]
+
+    wire = result.to_wire("anthropic")
+    restored = get_codec("anthropic").decode_request(wire).messages
+    backend2 = ScriptedBackend(["ok"])
+    Runner(backend2, [add, fails]).run("thanks", messages=restored)
+    sent = backend2.requests[0].messages
+    assert sent[1].tool_uses == result.messages[1].tool_uses
+    assert sent[2].tool_results[1].is_error
