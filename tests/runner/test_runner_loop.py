@@ -462,3 +462,21 @@ def test_conversation_in_every_wire_format_and_resumed_from_one() -> None:
     sent = backend2.requests[0].messages
     assert sent[1].tool_uses == result.messages[1].tool_uses
     assert sent[2].tool_results[1].is_error
+
+
+def test_backend_failure_mid_run_keeps_the_conversation() -> None:
+    from tooluse.errors import BackendError
+
+    backend = ScriptedBackend([calls(("t1", "add", {"a": 1, "b": 2})), BackendError("overloaded", kind="overloaded")])
+    with pytest.raises(BackendError) as info:
+        Runner(backend, [add]).run("1+2?")
+    saved = info.value.messages  # type: ignore[attr-defined]
+    assert [m.role for m in saved] == ["user", "assistant", "user"]
+    assert saved[-1].tool_results[0].text() == "3"
+    resumed = Runner(ScriptedBackend(["3"]), [add]).run(messages=saved)
+    assert resumed.text == "3"
+
+    backend = ScriptedBackend([calls(("t1", "add", {"a": 1, "b": 2})), BackendError("down", kind="unavailable")])
+    with pytest.raises(BackendError) as info:
+        list(Runner(backend, [add]).stream("1+2?"))
+    assert len(info.value.messages) == 3  # type: ignore[attr-defined]

@@ -10,11 +10,13 @@ them four ways: :meth:`Runner.run`, ``await`` :meth:`Runner.arun`, and the event
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Generator, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..backends.base import Backend
 from ..backends.registry import load_backend
+from ..errors import BackendError
 from ..messages import (
     ContentBlock,
     Message,
@@ -314,7 +316,8 @@ class Runner:
                 result: RunResult = stop.value
                 return result
             if isinstance(action, CallModel):
-                reply = self.backend.complete(action.request)
+                with _keep_conversation(action.request):
+                    reply = self.backend.complete(action.request)
             elif isinstance(action, RunTools):
                 reply = run_invocations(
                     action.invocations, parallel=self.parallel, timeout=self.tool_timeout
@@ -340,7 +343,8 @@ class Runner:
                 result: RunResult = stop.value
                 return result
             if isinstance(action, CallModel):
-                reply = await self.backend.acomplete(action.request)
+                with _keep_conversation(action.request):
+                    reply = await self.backend.acomplete(action.request)
             elif isinstance(action, RunTools):
                 reply = await arun_invocations(
                     action.invocations, parallel=self.parallel, timeout=self.tool_timeout
@@ -367,8 +371,9 @@ class Runner:
                 return
             if isinstance(action, CallModel):
                 turn = _Turn()
-                for event in self.backend.stream(action.request):
-                    yield from turn.add(event)
+                with _keep_conversation(action.request):
+                    for event in self.backend.stream(action.request):
+                        yield from turn.add(event)
                 reply = turn.finish()
                 yield MessageEvent(reply)
             elif isinstance(action, RunTools):
@@ -396,9 +401,10 @@ class Runner:
                 return
             if isinstance(action, CallModel):
                 turn = _Turn()
-                async for event in self.backend.astream(action.request):
-                    for run_event in turn.add(event):
-                        yield run_event
+                with _keep_conversation(action.request):
+                    async for event in self.backend.astream(action.request):
+                        for run_event in turn.add(event):
+                            yield run_event
                 reply = turn.finish()
                 yield MessageEvent(reply)
             elif isinstance(action, RunTools):
@@ -409,6 +415,19 @@ class Runner:
                 for run_event in _notice(action):
                     yield run_event
                 reply = None
+
+
+@contextmanager
+def _keep_conversation(request: Request) -> Iterator[None]:
+    """A backend failure mid-run must not lose the conversation: the error gets
+    ``.messages`` (everything up to the failed call, every tool call answered), so the run
+    can be resumed with ``run(messages=err.messages)`` once the backend is back."""
+    try:
+        yield
+    except BackendError as exc:
+        if not hasattr(exc, "messages"):
+            exc.messages = list(request.messages)  # type: ignore[attr-defined]
+        raise
 
 
 def _notice(action: Action) -> list[RunEvent]:
