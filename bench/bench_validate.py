@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import statistics
 import sys
 import time
 from collections.abc import Callable

@@ -17,7 +17,14 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from tooluse.tools import Tool, ToolSet, bfcl_toolset, compile_validator, ground_truth_input, input_problems
+from tooluse.tools import (
+    Tool,
+    ToolSet,
+    bfcl_toolset,
+    compile_validator,
+    ground_truth_input,
+    input_problems,
+)
 
 RULE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -64,7 +71,7 @@ def bfcl_tools(bfcl_dir: Path) -> tuple[dict[str, ToolSet], list[str]]:
         for question in read_lines(path):
             try:
                 sets[question["id"]] = bfcl_toolset(question["function"])
-            except Exception as exc:  # collect all, report all
+            except Exception as exc:  # collect all, report all  # noqa: BLE001
                 failures.append(f"{question['id']}: {exc}")
     return sets, failures
 
@@ -139,7 +146,7 @@ def test_every_bfcl_ground_truth_call_validates(
 def _problems(tool: Tool, value: dict[str, Any]) -> list[str]:
     try:
         tool.validate(value)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001
         return list(getattr(exc, "problems", [str(exc)]))
     return []
 

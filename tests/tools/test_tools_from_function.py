@@ -39,7 +39,7 @@ def test_scalar_types_and_required() -> None:
 
 
 def test_optional_and_union_none_both_spellings() -> None:
-    def f(a: Optional[int] = None, b: str | None = None) -> None:
+    def f(a: Optional[int] = None, b: str | None = None) -> None:  # noqa: UP045
         """x"""
 
     p = props(Tool.from_function(f))
@@ -49,7 +49,7 @@ def test_optional_and_union_none_both_spellings() -> None:
 
 
 def test_required_optional_without_default_stays_required() -> None:
-    def f(a: Optional[int]) -> None:
+    def f(a: Optional[int]) -> None:  # noqa: UP045
         """x"""
 
     t = Tool.from_function(f)
@@ -328,7 +328,7 @@ def test_function_schema_is_valid_2020_12_everywhere() -> None:
         b: list[Item],
         c: dict[str, list[int]],
         d: tuple[int, str],
-        e: Optional[Item] = None,
+        e: Optional[Item] = None,  # noqa: UP045
     ) -> None:
         """x"""
 

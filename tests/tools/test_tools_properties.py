@@ -31,7 +31,7 @@ def place_order(
     lines: list[Line],
     where: Where,
     mode: Literal["fast", "cheap"] = "cheap",
-    note: Optional[str] = None,
+    note: Optional[str] = None,  # noqa: UP045
     gift: bool = False,
     meta: dict[str, int] | None = None,
 ) -> dict[str, Any]:

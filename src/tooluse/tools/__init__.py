@@ -14,8 +14,8 @@ from .validation import compile_validator, format_path, input_problems
 
 __all__ = [
     "BFCL_TYPE_ALIASES",
-    "GroundTruth",
     "NAME_PATTERN",
+    "GroundTruth",
     "Tool",
     "ToolSet",
     "as_tool",

@@ -103,7 +103,8 @@ def _type_of(schema: Any) -> set[str]:
 def _read_object(
     answer: Mapping[str, Any], schema: dict[str, Any], path: str, out: GroundTruth
 ) -> dict[str, Any]:
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    found = schema.get("properties")
+    props: dict[str, Any] = found if isinstance(found, dict) else {}
     required = set(schema.get("required") or [])
     values: dict[str, Any] = {}
     for name, choices in answer.items():

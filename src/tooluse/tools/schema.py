@@ -23,7 +23,7 @@ from jsonschema.exceptions import SchemaError
 
 from ..errors import ToolDefinitionError
 
-__all__ = ["check_schema", "normalize_schema", "tidy_schema", "BFCL_TYPE_ALIASES"]
+__all__ = ["BFCL_TYPE_ALIASES", "check_schema", "normalize_schema", "tidy_schema"]
 
 #: Non-JSON-Schema type names seen in BFCL and similar catalogues (Python's spelling) and the
 #: JSON Schema type each one means. ``"any"`` is handled apart: it means "no type constraint".
@@ -137,7 +137,8 @@ def normalize_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     Anything else is kept as is, so the result can still be rejected by :func:`check_schema`
     when it is wrong in a way no rule explains.
     """
-    return _normalize(copy.deepcopy(dict(schema)))
+    result: dict[str, Any] = _normalize(copy.deepcopy(dict(schema)))
+    return result
 
 
 def _normalize(node: Any) -> Any:
@@ -208,15 +209,16 @@ def tidy_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     turns ``anyOf: [{type: X}, {type: "null"}]`` into ``type: [X, "null"]``. Recursive
     definitions are kept as valid ``$defs`` with refs.
     """
-    result = copy.deepcopy(dict(schema))
+    result: dict[str, Any] = copy.deepcopy(dict(schema))
     defs = result.pop("$defs", None)
     if isinstance(defs, dict) and defs:
         if _recursive(defs):
-            result = _strip(result)
-            result["$defs"] = {k: _strip(v) for k, v in defs.items()}
-            return result
+            kept: dict[str, Any] = _strip(result)
+            kept["$defs"] = {k: _strip(v) for k, v in defs.items()}
+            return kept
         result = _inline(result, defs)
-    return _strip(result)
+    stripped: dict[str, Any] = _strip(result)
+    return stripped
 
 
 def _ref_name(ref: Any) -> str | None:

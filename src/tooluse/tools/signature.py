@@ -17,8 +17,9 @@ import functools
 import inspect
 import sys
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Callable, get_args, get_origin
+from typing import Annotated, Any, get_args, get_origin
 
 import docstring_parser
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -76,7 +77,7 @@ def _annotation_description(annotation: Any) -> tuple[Any, str | None]:
     others = [m for m in metadata if not isinstance(m, str)]
     description = " ".join(t.strip() for t in texts) or None
     if others:
-        return Annotated[(base, *others)], description  # type: ignore[return-value]
+        return Annotated[(base, *others)], description
     return base, description
 
 
@@ -108,7 +109,7 @@ def read_function(
         raise ToolDefinitionError(f"cannot read the signature: {exc}", tool=tool_name) from None
     try:
         hints = typing.get_type_hints(target, include_extras=True, localns=_caller_locals())
-    except Exception as exc:  # NameError for unresolved forward refs, among others
+    except Exception as exc:  # NameError for unresolved forward refs, among others  # noqa: BLE001
         raise ToolDefinitionError(
             f"cannot resolve the type annotations: {exc}", tool=tool_name
         ) from None
@@ -152,7 +153,7 @@ def read_function(
 
     config = ConfigDict(extra="allow" if accepts_extra else "forbid", arbitrary_types_allowed=False)
     try:
-        model = create_model(  # type: ignore[call-overload]
+        model = create_model(
             f"{_model_name(tool_name)}Arguments", __config__=config, **fields
         )
         raw_schema = model.model_json_schema(mode="validation")
@@ -184,7 +185,7 @@ def _underlying(function: Callable[..., Any]) -> Callable[..., Any]:
         function = function.func
     if inspect.isfunction(function) or inspect.ismethod(function) or inspect.isbuiltin(function):
         return function
-    call = getattr(type(function), "__call__", None)
+    call = getattr(type(function), "__call__", None)  # noqa: B004
     if call is not None and not isinstance(function, type):
         return call  # type: ignore[no-any-return]
     return function

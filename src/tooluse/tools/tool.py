@@ -13,8 +13,8 @@ import concurrent.futures
 import copy
 import functools
 import inspect
-from collections.abc import Mapping
-from typing import Any, Callable, TypeVar, overload
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar, overload
 
 import anyio
 import anyio.to_thread
@@ -23,7 +23,8 @@ from pydantic import ValidationError as PydanticValidationError
 
 from ..errors import ToolDefinitionError, ToolInputError
 from ..messages import ToolSpec
-from .names import check_name, map_name as _map_name
+from .names import check_name
+from .names import map_name as _map_name
 from .schema import check_schema, normalize_schema, tidy_schema
 from .signature import read_docstring, read_function
 from .validation import compile_validator, format_path, input_problems
@@ -39,7 +40,7 @@ def _is_async_callable(function: Callable[..., Any] | None) -> bool:
         return False
     if inspect.iscoroutinefunction(function):
         return True
-    call = getattr(function, "__call__", None)  # an object whose __call__ is async
+    call = getattr(function, "__call__", None)  # an object whose __call__ is async  # noqa: B004
     return call is not None and inspect.iscoroutinefunction(call)
 
 
@@ -56,17 +57,17 @@ class Tool:
     """
 
     __slots__ = (
+        "_args_model",
+        "_description",
+        "_function",
+        "_is_async",
+        "_model",
         "_name",
         "_original_name",
-        "_description",
-        "_schema",
-        "_function",
-        "_validator",
-        "_args_model",
         "_param_names",
-        "_model",
+        "_schema",
         "_spec",
-        "_is_async",
+        "_validator",
     )
 
     def __init__(
@@ -152,7 +153,7 @@ class Tool:
         tool_name = name or model.__name__
         try:
             raw = model.model_json_schema(mode="validation")
-        except Exception as exc:  # pydantic raises several kinds here
+        except Exception as exc:  # pydantic raises several kinds here  # noqa: BLE001
             raise ToolDefinitionError(f"the model has no JSON Schema: {exc}", tool=tool_name)
         schema = tidy_schema(raw)
         if model.__doc__ and schema.get("description") == inspect.cleandoc(model.__doc__):
