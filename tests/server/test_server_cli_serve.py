@@ -62,7 +62,7 @@ def test_serve_subprocess(served: str) -> None:
 
 def test_serve_rejects_unknown_backend() -> None:
     out = subprocess.run([sys.executable, "-m", "tooluse.cli", "serve", "--backend", "nosuch:x"],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=60, check=False)
     assert out.returncode == 2
     assert "unknown backend 'nosuch'" in out.stderr
 

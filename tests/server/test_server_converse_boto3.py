@@ -54,7 +54,7 @@ def test_converse_tool_use_and_result_round_trip(
                             inferenceConfig={"maxTokens": 100})
     assert first["stopReason"] == "tool_use"
     content = first["output"]["message"]["content"]
-    use = [b["toolUse"] for b in content if "toolUse" in b][0]
+    use = next(b["toolUse"] for b in content if "toolUse" in b)
     assert use["name"] == "get_weather" and use["input"] == {"location": "Lima", "days": 4}
     assert first["usage"]["totalTokens"] == first["usage"]["inputTokens"] + first["usage"]["outputTokens"]
     # the model id was URL-encoded by boto3 and arrives decoded
@@ -156,8 +156,7 @@ def test_error_inside_stream_is_an_exception_frame() -> None:
             modelId=MODEL, messages=[{"role": "user", "content": [{"text": "x"}]}])
         seen: list[dict[str, Any]] = []
         with pytest.raises(EventStreamError) as info:
-            for event in response["stream"]:
-                seen.append(event)
+            seen.extend(response["stream"])
     assert info.value.response["Error"]["Code"] == "throttlingException"
     assert info.value.response["Error"]["Message"] == "throttled mid-way"
     assert seen[-1]["contentBlockDelta"]["delta"]["text"] == "partial"
@@ -202,7 +201,7 @@ def test_sigv4_verified_with_real_boto3(signed_server: ServerThread) -> None:
     ok = bedrock(signed_server.url, "AKIDGOOD", "good-secret").converse(modelId=MODEL, messages=msgs)
     assert ok["output"]["message"]["content"][0]["text"] == "echo: signed"
     stream = bedrock(signed_server.url, "AKIDGOOD", "good-secret").converse_stream(modelId=MODEL, messages=msgs)
-    assert [next(iter(e)) for e in stream["stream"]][0] == "messageStart"
+    assert next(next(iter(e)) for e in stream["stream"]) == "messageStart"
 
     with pytest.raises(ClientError) as info:
         bedrock(signed_server.url, "AKIDGOOD", "wrong-secret").converse(modelId=MODEL, messages=msgs)

@@ -100,6 +100,6 @@ def test_same_conversation_through_all_three_apis(
         assert seen[0] == seen[1] == seen[2], turn
     # and the ids the backend issued came back to it, whichever API carried them
     for reqs in by_api:
-        issued = [b for b in reqs[1].messages[1].content if b.type == "tool_use"][0].id  # type: ignore[union-attr]
+        issued = next(b for b in reqs[1].messages[1].content if b.type == "tool_use").id  # type: ignore[union-attr]
         answered = reqs[1].messages[2].tool_results[0].tool_use_id
         assert issued == answered

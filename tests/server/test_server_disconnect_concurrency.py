@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Iterator
@@ -66,14 +65,13 @@ BODY = {"model": "m", "max_tokens": 5, "stream": True, "messages": [{"role": "us
 def test_disconnect_stops_generation(path: str, body: dict[str, Any]) -> None:
     backend = SlowBackend()
     with ServerThread(create_app(backend)) as srv:
-        with httpx2.Client(timeout=10) as client:
-            with client.stream("POST", srv.url + path, json=body) as response:
-                assert response.status_code == 200
-                received = 0
-                for chunk in response.iter_bytes():
-                    received += len(chunk)
-                    if backend.pulled >= 5:
-                        break
+        with httpx2.Client(timeout=10) as client, client.stream("POST", srv.url + path, json=body) as response:
+            assert response.status_code == 200
+            received = 0
+            for chunk in response.iter_bytes():
+                received += len(chunk)
+                if backend.pulled >= 5:
+                    break
         # the connection is closed: the backend generator must be closed soon after
         assert backend.closed.wait(5), "backend generator was not closed after disconnect"
         stopped_at = backend.pulled

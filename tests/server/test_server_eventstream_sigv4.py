@@ -4,13 +4,13 @@ signatures made by botocore's signer."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
-from botocore.eventstream import EventStreamBuffer, InvalidHeadersLength, ChecksumMismatch
+from botocore.eventstream import ChecksumMismatch, EventStreamBuffer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -92,7 +92,7 @@ def signed(body: bytes = b'{"messages": []}', *, secret: str = "s3cret", key: st
     request = AWSRequest(method="POST", url=f"http://127.0.0.1:8080{PATH}", data=body,
                          headers={"Content-Type": "application/json", "Host": "127.0.0.1:8080"})
     signer = SigV4Auth(Credentials(key, secret), "bedrock", "us-east-1")
-    now = when or datetime.now(timezone.utc)
+    now = when or datetime.now(UTC)
     import botocore.auth
 
     original = botocore.auth.get_current_datetime
@@ -124,7 +124,7 @@ def code_of(fn) -> str:  # type: ignore[no-untyped-def]
 
 
 def test_sigv4_rejections() -> None:
-    headers, now = signed()
+    headers, _now = signed()
     assert code_of(lambda: verify(headers, b'{"messages": [1]}')) == "InvalidSignatureException"
     assert code_of(lambda: verify(headers, path=PATH.replace("%3A", ":"))) == "InvalidSignatureException"
     bad, _ = signed(secret="other")
@@ -134,7 +134,7 @@ def test_sigv4_rejections() -> None:
     assert code_of(lambda: verify([h for h in headers if h[0] != b"authorization"])) == "MissingAuthenticationTokenException"
     garbled = [(k, b"AWS4-HMAC-SHA256 nonsense") if k == b"authorization" else (k, v) for k, v in headers]
     assert code_of(lambda: verify(garbled)) == "IncompleteSignatureException"
-    old, when = signed(when=datetime.now(timezone.utc) - timedelta(minutes=20))
+    old, when = signed(when=datetime.now(UTC) - timedelta(minutes=20))
     assert code_of(lambda: verify(old)) == "InvalidSignatureException"
     assert verify(old, now=when + timedelta(minutes=1)) == "AKIDGOOD"
     tampered = [(k, b"evil.example") if k == b"host" else (k, v) for k, v in headers]

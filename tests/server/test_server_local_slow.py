@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("llama_cpp")
 
-import anthropic  # noqa: E402
+import anthropic
 
-from tooluse.server import ServerThread, create_app  # noqa: E402
+from tooluse.server import ServerThread, create_app
 
 pytestmark = pytest.mark.slow
 

@@ -157,8 +157,8 @@ def test_backend_failures_map_to_native_errors(exc: BaseException, status: int, 
 
 def test_error_after_stream_started_is_an_sse_error_event() -> None:
     from tooluse.backends.base import Backend
-    from tooluse.stream import BlockStart, MessageStart, TextDelta
     from tooluse.messages import TextBlock
+    from tooluse.stream import BlockStart, MessageStart, TextDelta
 
     class Dies(Backend):
         def stream(self, request):  # type: ignore[no-untyped-def]

@@ -99,7 +99,7 @@ def test_stream_accumulates_tool_input(server: ServerThread, tools: list[dict[st
         for event in stream:
             events.append(event.type)
         final = stream.get_final_message()
-    call = [b for b in final.content if b.type == "tool_use"][0]
+    call = next(b for b in final.content if b.type == "tool_use")
     text = "a rather long city name, Llanfairpwllgwyngyll"
     assert call.input == {"location": text, "days": len(text)}
     assert final.stop_reason == "tool_use"
@@ -114,7 +114,7 @@ def test_tool_result_round_trip_and_is_error(
     c = client(server.url)
     messages: list[dict[str, Any]] = [{"role": "user", "content": "Oslo"}]
     first = c.messages.create(model="m", max_tokens=100, tools=tools, messages=messages)
-    call = [b for b in first.content if b.type == "tool_use"][0]
+    call = next(b for b in first.content if b.type == "tool_use")
     messages.append({"role": "assistant", "content": first.content})
     messages.append({
         "role": "user",

@@ -37,7 +37,7 @@ _KIND_OF_STATUS: dict[int, ErrorKind] = {
 def _dialect_of(path: str) -> Dialect:
     if path.startswith("/model/"):
         return "bedrock"
-    if path.startswith("/v1/chat") or path.startswith("/v1/models"):
+    if path.startswith(("/v1/chat", "/v1/models")):
         return "openai"
     return "anthropic"
 

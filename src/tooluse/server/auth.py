@@ -17,14 +17,14 @@ import hashlib
 import hmac
 import re
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Final
 
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from .errors import GatewayError
+from .errors import ErrorKind, GatewayError
 
 __all__ = ["check_api_key", "extract_api_key", "verify_sigv4"]
 
@@ -68,7 +68,7 @@ def check_api_key(headers: Mapping[str, str], keys: Iterable[str] | None) -> Non
 
 
 def _denied(message: str, code: str) -> GatewayError:
-    kind = "authentication" if code == "UnrecognizedClientException" else "permission"
+    kind: ErrorKind = "authentication" if code == "UnrecognizedClientException" else "permission"
     return GatewayError(message, kind, aws_code=code)
 
 
@@ -116,12 +116,12 @@ def verify_sigv4(
         )
     amz_date = (by_name.get("x-amz-date") or [""])[0]
     try:
-        signed_at = datetime.strptime(amz_date, "%Y%m%dT%H%M%SZ").replace(tzinfo=timezone.utc)
+        signed_at = datetime.strptime(amz_date, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
     except ValueError:
         raise _denied("missing or malformed X-Amz-Date header", "IncompleteSignatureException") from None
     if amz_date[:8] != scope_date:
         raise _denied("credential scope date does not match X-Amz-Date", "InvalidSignatureException")
-    current = now or datetime.now(timezone.utc)
+    current = now or datetime.now(UTC)
     if abs((current - signed_at).total_seconds()) > MAX_CLOCK_SKEW_SECONDS:
         raise _denied(
             f"Signature expired: {amz_date} is more than 15 minutes from the server time",
@@ -134,7 +134,8 @@ def verify_sigv4(
     missing = [n for n in signed_names if n not in by_name]
     if missing:
         raise _denied(f"signed header(s) not sent: {', '.join(missing)}", "InvalidSignatureException")
-    claimed_hash = (by_name.get("x-amz-content-sha256") or [None])[0]
+    claimed = by_name.get("x-amz-content-sha256")
+    claimed_hash = claimed[0] if claimed else None
     if claimed_hash is not None and claimed_hash != hashlib.sha256(body).hexdigest():
         raise _denied("x-amz-content-sha256 does not match the body", "InvalidSignatureException")
 

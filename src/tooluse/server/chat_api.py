@@ -58,7 +58,7 @@ async def chat_completions_endpoint(request: HttpRequest) -> Response:
         data = parse_json_object(await read_body(request, state.max_body_bytes))
         stream = codec.stream_requested(data)
         neutral = codec.decode_request(data)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return fail(input_error(exc))
 
     if stream:
@@ -73,6 +73,6 @@ async def chat_completions_endpoint(request: HttpRequest) -> Response:
     try:
         response = await state.complete(neutral)
         body = codec.encode_response(response)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return fail(output_error(exc))
     return JSONResponse(body, headers={"x-request-id": request_id})

@@ -67,14 +67,14 @@ async def converse_endpoint(request: HttpRequest) -> Response:
     request_id = _request_id()
     try:
         neutral = await _decode(request, state, request_id)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return error_response(input_error(exc), "bedrock", request_id=request_id)
     try:
         started = time.monotonic()
         response = await state.complete(neutral)
         latency_ms = int((time.monotonic() - started) * 1000)
         body = codec.encode_response(response, latency_ms=latency_ms)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return error_response(output_error(exc), "bedrock", request_id=request_id)
     return JSONResponse(body, headers={"x-amzn-RequestId": request_id})
 
@@ -88,7 +88,7 @@ async def converse_stream_endpoint(request: HttpRequest) -> Response:
 
     try:
         neutral = await _decode(request, state, request_id)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return fail(input_error(exc))
     return GatewayStreamingResponse(  # type: ignore[return-value]
         state.stream_producer(neutral, _encode_frames),

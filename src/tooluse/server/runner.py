@@ -11,7 +11,7 @@ import socket
 import threading
 import time
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import uvicorn
 
@@ -42,7 +42,7 @@ class ServerThread:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
-    def start(self, timeout: float = 20.0) -> ServerThread:
+    def start(self, timeout: float = 20.0) -> Self:
         self._thread.start()
         deadline = time.monotonic() + timeout
         while not self.server.started:
@@ -57,7 +57,7 @@ class ServerThread:
         self.server.should_exit = True
         self._thread.join(timeout)
 
-    def __enter__(self) -> ServerThread:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(

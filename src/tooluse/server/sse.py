@@ -20,12 +20,12 @@ def _json(payload: Any) -> str:
 
 def named_event(event: str, payload: Any) -> bytes:
     """``event: <event>\\ndata: <json>\\n\\n``."""
-    return f"event: {event}\ndata: {_json(payload)}\n\n".encode("utf-8")
+    return f"event: {event}\ndata: {_json(payload)}\n\n".encode()
 
 
 def data_only(payload: Any) -> bytes:
     """``data: <json>\\n\\n``."""
-    return f"data: {_json(payload)}\n\n".encode("utf-8")
+    return f"data: {_json(payload)}\n\n".encode()
 
 
 #: The Messages API keep-alive event.

@@ -118,12 +118,12 @@ class GatewayStreamingResponse:
                     if stop.is_set():
                         return
                     anyio.from_thread.run(send_items.send, (_DATA, chunk))
-            except BaseException as exc:  # handed to the writer, which renders it
+            except BaseException as exc:  # noqa: BLE001 - handed to the writer, which renders it
                 if not stop.is_set():
                     try:
                         anyio.from_thread.run(send_items.send, (_ERROR, exc))
-                    except Exception:  # the writer is gone: nobody to tell
-                        pass
+                    except Exception:
+                        log.debug("stream error after the client left", exc_info=exc)
             finally:
                 close = getattr(chunks, "close", None)
                 if close is not None:
