@@ -44,7 +44,14 @@ def unescape(text: str) -> str:
 
 
 def _base62(n_chars: int) -> str:
-    return "".join(secrets.choice(_BASE62) for _ in range(n_chars))
+    # One draw of a uniform number below 62**n, written in base 62: uniform characters,
+    # and ~20x cheaper than n separate secrets.choice calls (ids are made per parsed call).
+    number = secrets.randbelow(62**n_chars)
+    chars = []
+    for _ in range(n_chars):
+        number, digit = divmod(number, 62)
+        chars.append(_BASE62[digit])
+    return "".join(chars)
 
 
 def new_tool_use_id() -> str:

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 
 from ...messages import TextBlock, ToolUseBlock
 from ._text import new_tool_use_id, unescape
-from .schema import ConversionProblem, convert_value
+from .schema import ConversionProblem, ValueReader
 
 __all__ = [
     "MAX_TAG",
@@ -55,6 +55,7 @@ MAX_TAG = 1024
 _TAG_NAME = re.compile(r"[^\W\d][\w.:\-]*")
 _NAME_ATTR = re.compile(r"""\bname\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _WS = " \t\r\n"
+_LT_RUN = re.compile("<+")
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,7 @@ class LegacyParser:
             None if tools is None else {t.name: t.input_schema for t in tools}
         )
         self._new_id = id_factory or new_tool_use_id
+        self._reader_cache: dict[str, dict[str, ValueReader]] = {}
         self._reset()
 
     def _reset(self) -> None:
@@ -199,6 +201,7 @@ class LegacyParser:
         self._block_invokes = 0
         self._inv: _Invoke | None = None
         self._out: list[Item] = []
+        self._text: list[str] = []
 
     # ------------------------------------------------------------------ public API
 
@@ -239,36 +242,53 @@ class LegacyParser:
     # ------------------------------------------------------------------ lexer
 
     def _lex(self, data: str, *, final: bool) -> None:
+        # Literal text is collected in ``lit`` and handed to the state machine in one piece
+        # before each tag: the state only changes at tags, and one call per run of text
+        # (instead of one per stray '<') keeps floods of '<' cheap.
         n = len(data)
         i = 0
+        lit: list[str] = []
         while i < n:
             lt = data.find("<", i)
             if lt < 0:
-                self._chars(data[i:])
-                return
+                lit.append(data[i:])
+                break
             if lt > i:
-                self._chars(data[i:lt])
+                lit.append(data[i:lt])
+            run = _LT_RUN.match(data, lt)
+            if run is not None and run.end() - lt > 1:  # '<<<<': all but the last are text
+                lit.append(data[lt:run.end() - 1])
+                lt = run.end() - 1
             window = min(n, lt + MAX_TAG)
             gt = data.find(">", lt + 1, window)
             nxt = data.find("<", lt + 1, gt if gt >= 0 else window)
             if nxt >= 0:  # another '<' before any '>': this '<' is literal text
-                self._chars(data[lt:nxt])
+                lit.append(data[lt:nxt])
                 i = nxt
                 continue
             if gt < 0:
                 if window == n and n - lt < MAX_TAG and not final:
+                    self._flush_chars(lit)
                     self._hold(data[lt:])
                     return
-                self._chars(data[lt:window])
+                lit.append(data[lt:window])
                 i = window
                 continue
             raw = data[lt:gt + 1]
             tag = _read_tag(raw)
             if tag is None:
-                self._chars(raw)
+                lit.append(raw)
             else:
+                self._flush_chars(lit)
                 self._tag(tag)
             i = gt + 1
+        self._flush_chars(lit)
+
+    def _flush_chars(self, lit: list[str]) -> None:
+        if lit:
+            text = "".join(lit) if len(lit) > 1 else lit[0]
+            lit.clear()
+            self._chars(text)
 
     def _hold(self, tail: str) -> None:
         """Keep an incomplete tag for the next chunk, unless outside a call block it cannot
@@ -422,9 +442,13 @@ class LegacyParser:
         self._state = _INVOKE
 
     def _end_block(self) -> None:
-        """The block ended without ``</function_calls>`` (text or another tag followed)."""
-        if self._block_invokes == 0:
-            self._emit_text("".join(self._inter))  # "<function_calls>" was just prose
+        """The block ended without ``</function_calls>`` (text or another tag followed).
+
+        What was read since the last ``</invoke>`` becomes text: with no invoke at all that
+        is ``<function_calls>`` mentioned in prose; otherwise it is whitespace, kept so that
+        the result does not depend on how the text was cut into chunks.
+        """
+        self._emit_text("".join(self._inter))
         self._inter = []
         self._state = _OUTSIDE
 
@@ -455,14 +479,14 @@ class LegacyParser:
                 known = ", ".join(sorted(self._tools)) or "none"
                 problems.append(f"unknown tool {_clip(name)!r} (known tools: {known})")
         values: dict[str, Any] = dict(inv.params)
-        if schema is not None and not problems:
-            properties = schema.get("properties")
-            props = properties if isinstance(properties, Mapping) else {}
+        if schema is not None and name and not problems:
+            readers = self._readers(name)
             for key, text in inv.params.items():
-                if key not in props:
+                reader = readers.get(key)
+                if reader is None:
                     continue  # unknown parameters stay text; validation reports them
                 try:
-                    values[key] = convert_value(text, props[key], schema)
+                    values[key] = reader.read(text)
                 except ConversionProblem as exc:
                     problems.append(f"parameter {key!r}: {exc}")
         if problems:
@@ -470,20 +494,35 @@ class LegacyParser:
             self._emit_problem(f"malformed {label}: " + "; ".join(problems), raw)
             return
         assert name is not None
+        self._flush_text()
         self._out.append(CallItem(ToolUseBlock(id=self._new_id(), name=name, input=values)))
 
+    def _readers(self, tool: str) -> dict[str, ValueReader]:
+        readers = self._reader_cache.get(tool)
+        if readers is None:
+            assert self._tools is not None
+            schema = self._tools[tool]
+            properties = schema.get("properties")
+            props = properties if isinstance(properties, Mapping) else {}
+            readers = {key: ValueReader(sub, schema) for key, sub in props.items()}
+            self._reader_cache[tool] = readers
+        return readers
+
     def _emit_text(self, text: str) -> None:
-        if not text:
-            return
-        if self._out and isinstance(self._out[-1], TextItem):
-            self._out[-1] = TextItem(self._out[-1].text + text)
-        else:
-            self._out.append(TextItem(text))
+        if text:
+            self._text.append(text)  # joined once, in _flush_text: no quadratic concatenation
+
+    def _flush_text(self) -> None:
+        if self._text:
+            self._out.append(TextItem("".join(self._text)))
+            self._text = []
 
     def _emit_problem(self, message: str, raw: str) -> None:
+        self._flush_text()
         self._out.append(ParseProblem(message, raw))
 
     def _take(self) -> list[Item]:
+        self._flush_text()
         out, self._out = self._out, []
         return out
 

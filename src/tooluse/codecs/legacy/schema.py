@@ -19,6 +19,7 @@ from typing import Any
 
 __all__ = [
     "ConversionProblem",
+    "ValueReader",
     "convert_value",
     "render_value",
     "resolve",
@@ -213,46 +214,61 @@ def _try_type(t: str, text: str) -> tuple[bool, Any]:
     return False, None
 
 
-def convert_value(text: str, schema: Any, root: Mapping[str, Any] | None = None) -> Any:
-    """Read a parameter's text (already unescaped) as the type its schema allows.
+class ValueReader:
+    """Reads one parameter's text as its schema's type; built once per parameter and reused
+    (the parser keeps one per tool parameter, so a schema is analysed once, not per call).
 
     - ``enum``/``const``: the allowed value whose rendering equals the text (so ``enum: [1, 2]``
       reads ``2`` as the integer 2, and a string enum keeps the string).
     - Typed schema: the first of null, boolean, integer, number, array, object that reads the
       stripped text; then ``string``, which keeps the text exactly as written.
     - Untyped schema (``{}``, ``any``): JSON if the stripped text is valid JSON, else the text.
-
-    Raises :class:`ConversionProblem` saying what was expected and what was written.
     """
-    schema = resolve(schema, root)
-    stripped = text.strip()
-    if isinstance(schema, Mapping):
-        allowed: list[Any] = []
-        if isinstance(schema.get("enum"), list):
-            allowed = list(schema["enum"])
-        elif "const" in schema:
-            allowed = [schema["const"]]
-        for candidate in allowed:
-            try:
-                rendered = render_value(candidate)
-            except ValueError:
-                continue
+
+    __slots__ = ("allowed", "order", "types")
+
+    def __init__(self, schema: Any, root: Mapping[str, Any] | None = None) -> None:
+        schema = resolve(schema, root)
+        self.allowed: list[tuple[str, Any]] = []
+        if isinstance(schema, Mapping):
+            values: list[Any] = []
+            if isinstance(schema.get("enum"), list):
+                values = list(schema["enum"])
+            elif "const" in schema:
+                values = [schema["const"]]
+            for candidate in values:
+                try:
+                    self.allowed.append((render_value(candidate), candidate))
+                except (TypeError, ValueError):
+                    continue
+        self.types = schema_types(schema, root)
+        self.order = [t for t in _TRY_ORDER if t in self.types]
+
+    def read(self, text: str) -> Any:
+        """The value; raises :class:`ConversionProblem` saying what was expected."""
+        stripped = text.strip()
+        for rendered, candidate in self.allowed:
             if rendered == text or (not isinstance(candidate, str) and rendered == stripped):
                 return candidate
-    types = schema_types(schema, root)
-    if not types:
-        try:
-            return _parse_json(stripped)
-        except ValueError:
-            return text
-    for t in _TRY_ORDER:
-        if t in types:
+        if not self.types:
+            try:
+                return _parse_json(stripped)
+            except ValueError:
+                return text
+        for t in self.order:
             ok, value = _try_type(t, stripped)
             if ok:
                 return value
-    if "string" in types:
-        return text
-    expected = " or ".join(t for t in _JSON_TYPES if t in types)
-    shown = stripped if len(stripped) <= 80 else stripped[:77] + "..."
-    hint = " (lists and objects are written as JSON)" if types & {"array", "object"} else ""
-    raise ConversionProblem(f"expected {expected}{hint}, got {shown!r}")
+        if "string" in self.types:
+            return text
+        expected = " or ".join(t for t in _JSON_TYPES if t in self.types)
+        shown = stripped if len(stripped) <= 80 else stripped[:77] + "..."
+        hint = " (lists and objects are written as JSON)" if self.types & {"array", "object"} \
+            else ""
+        raise ConversionProblem(f"expected {expected}{hint}, got {shown!r}")
+
+
+def convert_value(text: str, schema: Any, root: Mapping[str, Any] | None = None) -> Any:
+    """Read a parameter's text (already unescaped) as the type its schema allows (see
+    :class:`ValueReader`). Raises :class:`ConversionProblem`."""
+    return ValueReader(schema, root).read(text)
