@@ -400,3 +400,28 @@ def test_async_stream_consumer_can_stop_early() -> None:
         worker.start()
         worker.join(timeout=10)
         assert box == [3], "closing the stream early must not hang"
+
+
+def test_async_stream_error_event_and_malformed_event() -> None:
+    body = sse_body(TOOL_ANSWER)
+    head = body[: body.index(b"event: content_block_delta")]
+    err = b'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n'
+    bad = b'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 7, "delta": {"type": "text_delta", "text": "x"}}\n\n'
+
+    async def consume(content: bytes) -> list[Any]:
+        api = FakeMessagesAPI([httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=content)])
+        b = backend(api)
+        seen: list[Any] = []
+        try:
+            async for event in b.astream(request()):
+                seen.append(event)
+        finally:
+            await b.aclose()
+        return seen
+
+    with pytest.raises(BackendError) as info:
+        anyio.run(consume, head + err)
+    assert info.value.kind == "overloaded"
+    events = anyio.run(consume, head + bad)  # a delta for a block that never started
+    with pytest.raises(Exception, match="never started"):
+        accumulate(events)

@@ -388,6 +388,7 @@ async def _decode_in_thread(
                 except Exception:  # the consumer went away
                     pass
 
+    failure: BaseException | None = None
     async with anyio.create_task_group() as tg:
         tg.start_soon(lambda: anyio.to_thread.run_sync(work, abandon_on_cancel=True))
         try:
@@ -397,8 +398,13 @@ async def _decode_in_thread(
                     if item is _END:
                         break
                     if isinstance(item, BaseException):
-                        raise item
+                        # Raised after the task group has closed, so the caller sees the
+                        # error itself rather than an ExceptionGroup wrapping it.
+                        failure = item
+                        break
                     yield item
         finally:
             stop.set()
             tg.cancel_scope.cancel()
+    if failure is not None:
+        raise failure

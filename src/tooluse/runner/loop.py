@@ -401,7 +401,7 @@ class Runner:
                 return
             if isinstance(action, CallModel):
                 turn = _Turn()
-                with _keep_conversation(action.request):
+                with _keep_conversation(action.request), _unwrap_single_group():
                     async for event in self.backend.astream(action.request):
                         for run_event in turn.add(event):
                             yield run_event
@@ -427,6 +427,18 @@ def _keep_conversation(request: Request) -> Iterator[None]:
     except BackendError as exc:
         if not hasattr(exc, "messages"):
             exc.messages = list(request.messages)  # type: ignore[attr-defined]
+        raise
+
+
+@contextmanager
+def _unwrap_single_group() -> Iterator[None]:
+    """A backend whose ``astream`` runs a task group may raise its error wrapped in an
+    ExceptionGroup of one; the caller of a run should see the error itself."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        if len(group.exceptions) == 1 and isinstance(group.exceptions[0], Exception):
+            raise group.exceptions[0] from None
         raise
 
 
