@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 
 def python_blocks() -> list[str]:

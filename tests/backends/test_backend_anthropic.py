@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -22,7 +22,14 @@ from tooluse.codecs import anthropic as codec
 from tooluse.errors import BackendError
 from tooluse.messages import Message, Request, Response, TextBlock, ToolSpec, ToolUseBlock, Usage
 from tooluse.runner import Runner
-from tooluse.stream import BlockStart, MessageStop, TextDelta, ToolInputDelta, accumulate, events_from_response
+from tooluse.stream import (
+    BlockStart,
+    MessageStop,
+    TextDelta,
+    ToolInputDelta,
+    accumulate,
+    events_from_response,
+)
 
 FAST = RetryPolicy(max_retries=2, initial_delay=0.001, max_delay=0.002)
 
@@ -316,7 +323,7 @@ class local_server:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 self.body = json.loads(self.rfile.read(int(self.headers["content-length"])))
                 if behave(self) is None:
                     try:
@@ -332,7 +339,7 @@ class local_server:
         host, port = self.server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
 

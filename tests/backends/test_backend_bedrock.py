@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 
 boto3 = pytest.importorskip("boto3")
-from botocore.config import Config  # noqa: E402
-from botocore.stub import Stubber  # noqa: E402
+from botocore.config import Config
+from botocore.stub import Stubber
 
-from tooluse.backends import load_backend  # noqa: E402
-from tooluse.backends.bedrock import BedrockBackend  # noqa: E402
-from tooluse.codecs import bedrock as codec  # noqa: E402
-from tooluse.errors import BackendError  # noqa: E402
-from tooluse.messages import (  # noqa: E402
+from tooluse.backends import load_backend
+from tooluse.backends.bedrock import BedrockBackend
+from tooluse.codecs import bedrock as codec
+from tooluse.errors import BackendError
+from tooluse.messages import (
     ImageBlock,
     Message,
     Request,
@@ -30,8 +30,8 @@ from tooluse.messages import (  # noqa: E402
     ToolUseBlock,
     Usage,
 )
-from tooluse.runner import Runner  # noqa: E402
-from tooluse.stream import accumulate, events_from_response  # noqa: E402
+from tooluse.runner import Runner
+from tooluse.stream import accumulate, events_from_response
 
 MODEL = "anthropic.claude-3-haiku-20240307-v1:0"
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
@@ -181,7 +181,7 @@ def eventstream_server(frames: list[bytes]) -> Iterator[str]:
         def log_message(self, *args: Any) -> None:
             pass
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             self.rfile.read(int(self.headers["content-length"]))
             assert self.path.endswith("/converse-stream"), self.path
             self.send_response(200)

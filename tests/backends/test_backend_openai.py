@@ -67,7 +67,7 @@ def chat_server(script: list[Response]) -> Iterator[tuple[str, list[dict[str, An
         def log_message(self, *args: Any) -> None:
             pass
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             assert self.path == "/v1/chat/completions", self.path
             body = json.loads(self.rfile.read(int(self.headers["content-length"])))
             body["_auth"] = self.headers.get("authorization")

@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from tooluse.backends.scripted import ScriptedBackend
 from tooluse.messages import (
