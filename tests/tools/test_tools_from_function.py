@@ -336,3 +336,27 @@ def test_function_schema_is_valid_2020_12_everywhere() -> None:
     Draft202012Validator.check_schema(t.input_schema)
     assert props(t)["d"]["prefixItems"] == [{"type": "integer"}, {"type": "string"}]
     t.validate({"a": 1, "b": [], "c": {"k": [1]}, "d": [1, "x"]})
+
+
+def test_parameter_names_that_clash_with_pydantic_and_field_defaults() -> None:
+    def f(
+        copy: bool,
+        json: str = "x",
+        _private: int = 0,
+        model_config: int = 1,
+        limit: int = Field(3, description="At most this many.", ge=1),
+        ids: list[int] = Field(default_factory=list),  # noqa: B008
+    ) -> dict[str, Any]:
+        """x"""
+        return {"copy": copy, "json": json, "_private": _private, "model_config": model_config,
+                "limit": limit, "ids": ids}
+
+    t = Tool.from_function(f)
+    assert list(props(t)) == ["copy", "json", "_private", "model_config", "limit", "ids"]
+    assert props(t)["limit"] == {"type": "integer", "default": 3, "minimum": 1, "description": "At most this many."}
+    # Left-out Field(...) defaults reach the function as values, not as FieldInfo objects.
+    assert t.call({"copy": True, "_private": 5, "model_config": 7}) == {
+        "copy": True, "json": "x", "_private": 5, "model_config": 7, "limit": 3, "ids": []
+    }
+    with pytest.raises(Exception, match="unexpected parameter 'p0'"):
+        t.validate({"copy": True, "p0": True})  # internal field names are not accepted

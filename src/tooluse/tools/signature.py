@@ -12,7 +12,6 @@ model-typed parameter).
 
 from __future__ import annotations
 
-import copy
 import functools
 import inspect
 import sys
@@ -24,6 +23,7 @@ from typing import Annotated, Any, get_args, get_origin
 import docstring_parser
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
+from pydantic.fields import FieldInfo
 
 from ..errors import ToolDefinitionError
 from .schema import tidy_schema
@@ -39,7 +39,13 @@ class Docstring:
 
 @dataclass(frozen=True)
 class FunctionInfo:
-    """What a function says about itself, ready for :class:`~tooluse.tools.Tool`."""
+    """What a function says about itself, ready for :class:`~tooluse.tools.Tool`.
+
+    ``args_model`` has one field per parameter, named ``p0``, ``p1``... and aliased to the
+    parameter's name; ``always_pass`` lists the parameters whose Python default is a pydantic
+    ``Field(...)`` (the function cannot use that object as a value, so the model's default is
+    passed even when the model left the parameter out).
+    """
 
     name: str
     description: str
@@ -47,6 +53,7 @@ class FunctionInfo:
     args_model: type[BaseModel]
     param_names: tuple[str, ...]
     accepts_extra: bool
+    always_pass: frozenset[str] = frozenset()
 
 
 def read_docstring(doc: str | None) -> Docstring:
@@ -82,8 +89,6 @@ def _annotation_description(annotation: Any) -> tuple[Any, str | None]:
 
 
 def _has_field_description(annotation: Any, default: Any) -> bool:
-    from pydantic.fields import FieldInfo
-
     if isinstance(default, FieldInfo) and default.description:
         return True
     if get_origin(annotation) is Annotated:
@@ -117,6 +122,7 @@ def read_function(
 
     fields: dict[str, Any] = {}
     names: list[str] = []
+    always: set[str] = set()
     accepts_extra = False
     for param in signature.parameters.values():
         if param.kind is param.VAR_KEYWORD:
@@ -138,17 +144,11 @@ def read_function(
         annotation, meta_description = _annotation_description(annotation)
         default = ... if param.default is inspect.Parameter.empty else param.default
         text = meta_description or doc.params.get(param.name)
-        if text and not _has_field_description(annotation, default):
-            from pydantic.fields import FieldInfo
-
-            if isinstance(default, FieldInfo):
-                field = copy.copy(default)  # never mutate the caller's FieldInfo
-                field.description = text
-                fields[param.name] = (annotation, field)
-            else:
-                fields[param.name] = (annotation, Field(default, description=text))
-        else:
-            fields[param.name] = (annotation, default)
+        if text and _has_field_description(annotation, default):
+            text = None  # an explicit Field(description=...) wins over the docstring
+        fields[f"p{len(names)}"] = (annotation, _field(default, param.name, text))
+        if isinstance(default, FieldInfo):
+            always.add(param.name)
         names.append(param.name)
 
     config = ConfigDict(extra="allow" if accepts_extra else "forbid", arbitrary_types_allowed=False)
@@ -175,7 +175,26 @@ def read_function(
         args_model=model,
         param_names=tuple(names),
         accepts_extra=accepts_extra,
+        always_pass=frozenset(always),
     )
+
+
+def _field(default: Any, name: str, description: str | None) -> FieldInfo:
+    """The pydantic field for one parameter, under an internal field name with the
+    parameter's name as alias: a parameter called ``copy``, ``json`` or ``_private`` would
+    otherwise shadow a BaseModel attribute or be taken for a private attribute."""
+    extra: dict[str, Any] = {"description": description} if description else {}
+    if isinstance(default, FieldInfo):  # merged into a new FieldInfo: the caller's is untouched
+        return FieldInfo.merge_field_infos(
+            default,
+            alias=name,
+            validation_alias=name,
+            serialization_alias=name,
+            alias_priority=2,
+            **extra,
+        )
+    found: FieldInfo = Field(default, alias=name, **extra)
+    return found
 
 
 def _underlying(function: Callable[..., Any]) -> Callable[..., Any]:

@@ -57,6 +57,7 @@ class Tool:
     """
 
     __slots__ = (
+        "_always_pass",
         "_args_model",
         "_description",
         "_function",
@@ -82,6 +83,7 @@ class Tool:
         original_name: str | None = None,
         _args_model: type[BaseModel] | None = None,
         _param_names: tuple[str, ...] = (),
+        _always_pass: frozenset[str] = frozenset(),
         _model: type[BaseModel] | None = None,
     ) -> None:
         if not isinstance(name, str):
@@ -101,6 +103,7 @@ class Tool:
         self._validator = compile_validator(self._schema)
         self._args_model = _args_model
         self._param_names = _param_names
+        self._always_pass = _always_pass
         self._model = _model
         self._spec: ToolSpec | None = None
         self._is_async = _is_async_callable(function)
@@ -127,6 +130,7 @@ class Tool:
             map_name=map_name,
             _args_model=info.args_model,
             _param_names=info.param_names,
+            _always_pass=info.always_pass,
         )
 
     @classmethod
@@ -288,7 +292,12 @@ class Tool:
             return (), data
         built = self._build(self._args_model, data)
         # Only what the model sent: parameters left out keep the function's own defaults.
-        kwargs = {n: getattr(built, n) for n in self._param_names if n in built.model_fields_set}
+        # Fields are p0, p1... aliased to the parameter names (see signature._field).
+        kwargs = {
+            name: getattr(built, f"p{i}")
+            for i, name in enumerate(self._param_names)
+            if f"p{i}" in built.model_fields_set or name in self._always_pass
+        }
         kwargs.update(built.model_extra or {})
         return (), kwargs
 
