@@ -216,6 +216,7 @@ def conversation(
             tools=tools,
             system=settings.system,
             model=settings.model,
+            max_tokens=settings.max_tokens,
         )
 
     def answer(calls: list[ToolUseBlock]) -> Generator[Action, Any, Any]:

@@ -88,6 +88,7 @@ class RunResult:
     tools: ToolSet | None = None
     system: str | None = None
     model: str | None = None
+    max_tokens: int = 1024
 
     @property
     def text(self) -> str:
@@ -104,15 +105,15 @@ class RunResult:
         results = {r.tool_use_id: r for m in self.messages for r in m.tool_results}
         return [(c, results.get(c.id)) for m in self.messages for c in m.tool_uses]
 
-    def to_request(self, *, max_tokens: int = 1024) -> Request:
-        """The conversation as a request (system, tools, messages) — what the next model
-        call would see."""
+    def to_request(self, *, max_tokens: int | None = None) -> Request:
+        """The conversation as a request (system, tools, messages, the run's max_tokens) —
+        what the next model call would see."""
         return Request(
             model=self.model or self.response.model,
             system=[TextBlock(text=self.system)] if self.system else [],
             messages=list(self.messages),
             tools=self.tools.specs if self.tools is not None else [],
-            max_tokens=max_tokens,
+            max_tokens=max_tokens if max_tokens is not None else self.max_tokens,
         )
 
     def to_wire(self, format: str = "anthropic", **options: Any) -> Any:
