@@ -187,3 +187,28 @@ def test_streams_translate_between_formats(a: Caps, b: Caps, data: Any, chunk: i
     wire_a = [json.loads(json.dumps(e)) for e in ca.encode_events(events_from_response(resp, chunk_size=chunk))]
     wire_b = [json.loads(json.dumps(e)) for e in cb.encode_events(ca.decode_events(wire_a))]
     assert accumulate(cb.decode_events(wire_b)) == resp
+
+
+@pytest.mark.parametrize("fmt", JSON_CODECS)
+def test_misplaced_blocks_are_errors_in_every_format(fmt: str) -> None:
+    from tooluse.messages import ImageBlock, Message, ToolUseBlock
+
+    codec = get_codec(fmt)
+    use_in_user = Request(model="m", max_tokens=5, messages=[
+        Message(role="user", content=[ToolUseBlock(id="t1", name="f")])])
+    for strict in (True, False):
+        with pytest.raises(ConversionError) as info:
+            codec.encode_request(use_in_user, strict=strict)
+        assert info.value.path == ("messages", 0, "content", 0)
+    result_in_assistant = Request(model="m", max_tokens=5, messages=[
+        Message(role="user", content="q"), Message(role="assistant", content=[ToolResultBlock(tool_use_id="t1")])])
+    with pytest.raises(ConversionError, match="user turn"):
+        codec.encode_request(result_in_assistant, strict=False)
+    image = Request(model="m", max_tokens=5, messages=[
+        Message(role="user", content="q"),
+        Message(role="assistant", content=[ImageBlock(media_type="image/png", data="AA==")])])
+    with pytest.raises(ConversionError) as info:
+        codec.encode_request(image)
+    assert info.value.path == ("messages", 1, "content", 0)
+    lenient = decode(fmt, json.loads(json.dumps(codec.encode_request(image, strict=False))))
+    assert lenient.messages[1].content == [TextBlock(text="[image omitted: image/png image]")]

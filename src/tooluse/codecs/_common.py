@@ -20,7 +20,16 @@ import jsonschema.exceptions
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import ConversionError, WireFormatError
-from ..messages import ContentBlock, ImageBlock, JsonBlock, TextBlock, ToolResultBlock, ToolUseBlock
+from ..messages import (
+    ContentBlock,
+    ImageBlock,
+    JsonBlock,
+    Message,
+    Request,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 
 Path = tuple[str | int, ...]
 M = TypeVar("M", bound=BaseModel)
@@ -247,3 +256,30 @@ def result_parts_as_text(
             assert isinstance(part, (TextBlock, ImageBlock))
             out.append(part)
     return out
+
+
+def place_blocks(req: Request, target: str, strict: bool) -> Request:
+    """The request with every block where the wire formats allow it.
+
+    A ``tool_use`` outside an assistant turn or a ``tool_result`` outside a user turn has
+    no meaning in any format: always a :class:`ConversionError`. An image in an assistant
+    turn cannot be sent either: strict error, otherwise the text placeholder.
+    """
+    messages: list[Message] = []
+    changed = False
+    for i, msg in enumerate(req.messages):
+        content: list[ContentBlock] = []
+        for j, block in enumerate(msg.content):
+            path: Path = ("messages", i, "content", j)
+            if isinstance(block, ToolUseBlock) and msg.role != "assistant":
+                raise ConversionError("a tool_use block belongs in an assistant turn", path, target=target)
+            if isinstance(block, ToolResultBlock) and msg.role != "user":
+                raise ConversionError("a tool_result block belongs in a user turn", path, target=target)
+            if isinstance(block, ImageBlock) and msg.role == "assistant":
+                unsupported("an assistant turn cannot carry an image", path, target, strict)
+                content.append(image_placeholder(block))
+                changed = True
+                continue
+            content.append(block)
+        messages.append(Message(role=msg.role, content=content))
+    return req.model_copy(update={"messages": messages}) if changed else req

@@ -64,6 +64,7 @@ from ._common import (
     dispatch,
     image_placeholder,
     json_text,
+    place_blocks,
     unsupported,
     validate,
 )
@@ -452,6 +453,7 @@ def encode_request(req: Request, *, strict: bool = True) -> dict[str, Any]:
     """:class:`Request` -> Messages API body. Single-text turns and results use the string
     shorthand, as the API's own examples do. Raises :class:`ConversionError` for what the
     API cannot carry (strict) or applies the documented fallback (``strict=False``)."""
+    req = place_blocks(req, TARGET, strict)
     out: dict[str, Any] = {"model": req.model}
     if req.max_tokens is None:
         unsupported("the Messages API requires max_tokens", ("max_tokens",), TARGET, strict)

@@ -70,6 +70,7 @@ from ._common import (
     check_tool_pairing,
     image_placeholder,
     one_key,
+    place_blocks,
     unsupported,
     validate,
 )
@@ -442,6 +443,7 @@ def encode_request(req: Request, *, strict: bool = True, binary: bool = False) -
     model, so ``client.converse(**body)`` works). Consecutive same-role messages are merged,
     since Converse rejects them. ``binary=True`` gives image bytes as ``bytes`` (for boto3)
     instead of base64 text (for the HTTP body)."""
+    req = place_blocks(req, TARGET, strict)
     out: dict[str, Any] = {}
     if req.model is not None:
         out["modelId"] = req.model

@@ -75,6 +75,7 @@ from ._common import (
     image_placeholder,
     json_text,
     parse_data_url,
+    place_blocks,
     unsupported,
     validate,
 )
@@ -527,6 +528,7 @@ def encode_request(
     """:class:`Request` -> Chat Completions body. ``max_tokens_field`` picks
     ``max_tokens`` (understood by every OpenAI-compatible server) or
     ``max_completion_tokens`` (required by OpenAI's reasoning models)."""
+    req = place_blocks(req, TARGET, strict)
     if req.model is None:
         unsupported("Chat Completions requires a model", ("model",), TARGET, strict)
     out: dict[str, Any] = {"model": req.model or ""}
