@@ -118,3 +118,26 @@ def test_errors_in_openai_shape(tools: list[dict[str, Any]]) -> None:
         assert isinstance(body, dict) and "tools" in body["message"] and body["param"].startswith("tools")
         with pytest.raises(openai.RateLimitError):
             client(srv.url, "good").chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+
+
+def test_error_after_stream_started_reaches_the_sdk() -> None:
+    from tooluse.backends.base import Backend
+    from tooluse.messages import TextBlock
+    from tooluse.stream import BlockStart, MessageStart, TextDelta
+
+    class Dies(Backend):
+        def stream(self, request):  # type: ignore[no-untyped-def]
+            yield MessageStart(id="chatcmpl-1", model="m")
+            yield BlockStart(index=0, block=TextBlock(text=""))
+            yield TextDelta(index=0, text="partial")
+            raise BackendError("backend fell over", kind="unavailable")
+
+    with ServerThread(create_app(Dies())) as srv:
+        stream = client(srv.url).chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "x"}], stream=True)
+        got: list[str] = []
+        with pytest.raises(openai.APIError) as info:
+            for chunk in stream:
+                got.extend(c.delta.content or "" for c in chunk.choices)
+    assert "".join(got) == "partial"
+    assert "backend fell over" in str(info.value)
