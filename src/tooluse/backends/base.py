@@ -10,6 +10,7 @@ so the event loop never blocks on them.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -65,36 +66,51 @@ class Backend:
             for event in events_from_response(await self.acomplete(request)):
                 yield event
             return
-        # Run the synchronous stream in a worker thread and hand events over a channel, so
-        # a blocking backend (llama.cpp, boto3) never blocks the event loop.
-        send, receive = anyio.create_memory_object_stream[Any](16)
+        # Run the synchronous stream in a worker thread and hand events over a bounded
+        # queue, so a blocking backend (llama.cpp, boto3) never blocks the event loop. No
+        # task group here: an error must reach the caller as itself, not wrapped in an
+        # ExceptionGroup, and a consumer that stops early must stop the producer too.
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=16)
         cancelled = threading.Event()
 
-        def produce() -> None:
+        def put(item: Any) -> None:
             try:
-                for event in self.stream(request):
+                asyncio.run_coroutine_threadsafe(queue.put(item), loop).result()
+            except RuntimeError:  # the loop is gone: nobody is listening any more
+                cancelled.set()
+
+        def produce() -> None:
+            events = self.stream(request)
+            try:
+                for event in events:
                     if cancelled.is_set():
-                        break
-                    anyio.from_thread.run(send.send, event)
-                anyio.from_thread.run(send.send, _DONE)
+                        return
+                    put(event)
+                put(_DONE)
             except BaseException as exc:  # handed to the consumer, re-raised there
                 if not cancelled.is_set():
-                    anyio.from_thread.run(send.send, exc)
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(anyio.to_thread.run_sync, produce)
-            try:
-                async with receive:
-                    while True:
-                        item = await receive.receive()
-                        if item is _DONE:
-                            break
-                        if isinstance(item, BaseException):
-                            raise item
-                        yield item
+                    put(exc)
             finally:
-                cancelled.set()
-                receive.close()
+                close = getattr(events, "close", None)
+                if close is not None:
+                    close()
+
+        worker = loop.run_in_executor(None, produce)
+        try:
+            while True:
+                item = await queue.get()
+                if item is _DONE:
+                    break
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            cancelled.set()
+            while not queue.empty():  # unblock a producer waiting on a full queue
+                queue.get_nowait()
+            if worker.done():
+                worker.exception()  # retrieved, so asyncio does not log it
 
     def close(self) -> None:
         """Release resources (HTTP connections, loaded models)."""
