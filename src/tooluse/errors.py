@@ -10,7 +10,7 @@ error shape without knowing which backend failed).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = [
     "BackendError",
@@ -110,6 +110,8 @@ class BackendError(ToolUseError):
         self.kind: BackendErrorKind = kind
         self.status = status
         self.retry_after = retry_after
+        #: Set by the runner when a run fails: the conversation so far, to resume from.
+        self.messages: list[Any] | None = None
         super().__init__(message)
 
     @property

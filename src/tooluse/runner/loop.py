@@ -429,7 +429,7 @@ def _keep_conversation(request: Request) -> Iterator[None]:
         yield
     except BackendError as exc:
         if not hasattr(exc, "messages"):
-            exc.messages = list(request.messages)  # type: ignore[attr-defined]
+            exc.messages = list(request.messages)
         raise
 
 
