@@ -428,7 +428,7 @@ def _keep_conversation(request: Request) -> Iterator[None]:
     try:
         yield
     except BackendError as exc:
-        if not hasattr(exc, "messages"):
+        if exc.messages is None:
             exc.messages = list(request.messages)
         raise
 
