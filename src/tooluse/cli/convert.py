@@ -36,7 +36,8 @@ def register(sub: Any) -> None:
     kind.add_argument("--response", action="store_true", help="the input is a response")
     kind.add_argument("--stream", action="store_true",
                       help="the input is stream events, one JSON object per line (or a JSON array)")
-    p.add_argument("--model-id", help="the Bedrock modelId (it is in the URL, not the body)")
+    p.add_argument("--model-id", help="the model: a Converse body names none (it is in the URL); "
+                   "for other inputs it replaces the body's model")
     p.add_argument("--lenient", action="store_true",
                    help="use the documented fallbacks where the target cannot carry something "
                    "(default: fail with the reason)")
