@@ -67,9 +67,11 @@ class TextItem:
 
 @dataclass(frozen=True)
 class CallItem:
-    """One parsed tool call."""
+    """One parsed tool call; ``raw`` is the text it was read from (``<invoke>...</invoke>``,
+    with the ``<function_calls>`` opening for the first call of a block)."""
 
     block: ToolUseBlock
+    raw: str = ""
 
 
 @dataclass(frozen=True)
@@ -255,24 +257,31 @@ class LegacyParser:
                 break
             if lt > i:
                 lit.append(data[i:lt])
-            run = _LT_RUN.match(data, lt)
-            if run is not None and run.end() - lt > 1:  # '<<<<': all but the last are text
+            if data.startswith("<<", lt):  # '<<<<': all but the last '<' are text
+                run = _LT_RUN.match(data, lt)
+                assert run is not None
                 lit.append(data[lt:run.end() - 1])
                 lt = run.end() - 1
             window = min(n, lt + MAX_TAG)
-            gt = data.find(">", lt + 1, window)
-            nxt = data.find("<", lt + 1, gt if gt >= 0 else window)
-            if nxt >= 0:  # another '<' before any '>': this '<' is literal text
-                lit.append(data[lt:nxt])
-                i = nxt
-                continue
+            # Look for the next '<' first and for '>' only before it, so that no character
+            # is scanned more than twice whatever the input.
+            nxt = data.find("<", lt + 1, window)
+            gt = data.find(">", lt + 1, nxt if nxt >= 0 else window)
             if gt < 0:
+                if nxt >= 0:  # another '<' before any '>': this '<' is literal text
+                    lit.append(data[lt:nxt])
+                    i = nxt
+                    continue
                 if window == n and n - lt < MAX_TAG and not final:
                     self._flush_chars(lit)
                     self._hold(data[lt:])
                     return
                 lit.append(data[lt:window])
                 i = window
+                continue
+            if not self._may_matter(data, lt):
+                lit.append(data[lt:gt + 1])
+                i = gt + 1
                 continue
             raw = data[lt:gt + 1]
             tag = _read_tag(raw)
@@ -283,6 +292,16 @@ class LegacyParser:
                 self._tag(tag)
             i = gt + 1
         self._flush_chars(lit)
+
+    def _may_matter(self, data: str, lt: int) -> bool:
+        """Cheap pre-check: can the tag at ``lt`` change the state? Outside a block only
+        ``<function_calls>`` and ``<invoke>`` can; inside a value only a closing tag can.
+        Everything else is literal text without being analysed (floods of tags stay cheap)."""
+        if self._state == _OUTSIDE:
+            return data.startswith(_OPENERS, lt)
+        if self._state == _VALUE:
+            return data.startswith("</", lt)
+        return True
 
     def _flush_chars(self, lit: list[str]) -> None:
         if lit:
@@ -495,7 +514,8 @@ class LegacyParser:
             return
         assert name is not None
         self._flush_text()
-        self._out.append(CallItem(ToolUseBlock(id=self._new_id(), name=name, input=values)))
+        block = ToolUseBlock(id=self._new_id(), name=name, input=values)
+        self._out.append(CallItem(block, raw))
 
     def _readers(self, tool: str) -> dict[str, ValueReader]:
         readers = self._reader_cache.get(tool)
