@@ -186,6 +186,8 @@ def test_one_bad_invoke_does_not_spoil_its_neighbours() -> None:
         '<function_calls>\n<invoke name="typed">\n<parameter name="count">4</parameter>\n</invoke>',
         # <invoke> without <function_calls>.
         "<invoke>\n<tool_name>typed</tool_name>\n<parameters>\n<count>4</count>\n</parameters>\n</invoke>",
+        # Self-closing parameters of a call without parameters do not hide the others.
+        "<function_calls>\n<invoke>\n<tool_name>typed</tool_name>\n<parameters/>\n<count>4</count></invoke>",
         # Missing </parameters>.
         "<function_calls>\n<invoke>\n<tool_name>typed</tool_name>\n<parameters>\n<count>4</count>\n</invoke>",
     ],

@@ -10,7 +10,7 @@ responses. See ``docs/legacy.md``.
 
 from __future__ import annotations
 
-from ._text import escape, new_tool_use_id, unescape
+from ._text import escape, escape_attr, new_message_id, new_tool_use_id, unescape
 from .mapping import (
     LegacyPrompt,
     LegacyTurn,
@@ -34,11 +34,21 @@ from .prompt import render_tool_description, render_tools_prompt
 from .render import (
     FUNCTION_CALLS_START,
     FUNCTION_CALLS_STOP,
+    parameter_tag,
     render_function_calls,
     render_function_results,
     render_parameter,
+    result_text,
 )
-from .schema import ConversionProblem, convert_value, render_value, schema_types, type_label
+from .schema import (
+    ConversionProblem,
+    ValueReader,
+    convert_value,
+    render_value,
+    resolve,
+    schema_types,
+    type_label,
+)
 
 __all__ = [
     "FUNCTION_CALLS_START",
@@ -53,13 +63,17 @@ __all__ = [
     "ParseProblem",
     "ParsedCompletion",
     "TextItem",
+    "ValueReader",
     "convert_value",
     "decode_response",
     "encode_request",
     "encode_response",
     "escape",
+    "escape_attr",
     "items_to_completion",
+    "new_message_id",
     "new_tool_use_id",
+    "parameter_tag",
     "parse_completion",
     "render_function_calls",
     "render_function_results",
@@ -67,6 +81,8 @@ __all__ = [
     "render_tool_description",
     "render_tools_prompt",
     "render_value",
+    "resolve",
+    "result_text",
     "schema_types",
     "tool_choice_prefill",
     "type_label",

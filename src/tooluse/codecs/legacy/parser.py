@@ -436,8 +436,11 @@ class LegacyParser:
                 inv.problem("more than one <tool_name>")
             inv.name_parts = []
             self._state = _NAME
-        elif state == _INVOKE and tag.name == "parameters" and not tag.self_closing:
-            self._state = _PARAMS
+        elif state == _INVOKE and tag.name == "parameters":
+            if not tag.self_closing:  # <parameters/>: a call without parameters
+                self._state = _PARAMS
+        elif state == _INVOKE and tag.name == "tool_name":  # <tool_name/>: no name
+            inv.problem("empty <tool_name/>")
         else:  # a parameter (inside <parameters>, or directly inside <invoke>)
             param = tag.attr_name if tag.name == "parameter" and tag.attr_name is not None \
                 else tag.name
