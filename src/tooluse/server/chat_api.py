@@ -21,7 +21,6 @@ from .common import input_error, output_error
 from .errors import GatewayError, error_response, openai_error_body
 from .sse import DONE, data_only
 from .state import GatewayState, new_id
-from .streaming import GatewayStreamingResponse
 
 __all__ = ["chat_completions_endpoint"]
 
@@ -62,13 +61,13 @@ async def chat_completions_endpoint(request: HttpRequest) -> Response:
         return fail(input_error(exc))
 
     if stream:
-        return GatewayStreamingResponse(  # type: ignore[return-value]
-            state.stream_producer(neutral, _sse_encoder(_include_usage(data))),
+        return state.streaming_response(  # type: ignore[return-value]
+            neutral,
+            _sse_encoder(_include_usage(data)),
             media_type="text/event-stream; charset=utf-8",
             headers={"x-request-id": request_id},
             error_response=fail,
             error_chunk=_error_chunk,
-            limiter=state.limiter,
         )
     try:
         response = await state.complete(neutral)

@@ -24,7 +24,6 @@ from .common import input_error, output_error
 from .errors import GatewayError, bedrock_stream_exception_type, error_response
 from .eventstream import encode_event, encode_exception
 from .state import GatewayState
-from .streaming import GatewayStreamingResponse
 
 __all__ = ["converse_endpoint", "converse_stream_endpoint"]
 
@@ -90,11 +89,11 @@ async def converse_stream_endpoint(request: HttpRequest) -> Response:
         neutral = await _decode(request, state, request_id)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return fail(input_error(exc))
-    return GatewayStreamingResponse(  # type: ignore[return-value]
-        state.stream_producer(neutral, _encode_frames),
+    return state.streaming_response(  # type: ignore[return-value]
+        neutral,
+        _encode_frames,
         media_type="application/vnd.amazon.eventstream",
         headers={"x-amzn-RequestId": request_id},
         error_response=fail,
         error_chunk=_error_frame,
-        limiter=state.limiter,
     )

@@ -22,7 +22,6 @@ from .common import input_error, output_error
 from .errors import GatewayError, anthropic_error_body, error_response
 from .sse import PING, named_event
 from .state import GatewayState, new_id
-from .streaming import GatewayStreamingResponse
 
 __all__ = ["messages_endpoint"]
 
@@ -54,15 +53,14 @@ async def messages_endpoint(request: HttpRequest) -> Response:
         return fail(input_error(exc))
 
     if stream:
-        return GatewayStreamingResponse(  # type: ignore[return-value]
-            state.stream_producer(neutral, _encode_sse),
+        return state.streaming_response(  # type: ignore[return-value]
+            neutral,
+            _encode_sse,
             media_type="text/event-stream; charset=utf-8",
             headers={"request-id": request_id},
             error_response=fail,
             error_chunk=_error_chunk,
             heartbeat=PING,
-            heartbeat_interval=state.ping_interval,
-            limiter=state.limiter,
         )
     try:
         response = await state.complete(neutral)

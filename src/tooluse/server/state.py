@@ -15,11 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+from starlette.responses import Response as HttpResponse
 
 from ..backends.base import Backend
 from ..messages import Request, Response
 from ..stream import MessageStart
+from .errors import GatewayError
 from .policy import limit_response_calls, limit_stream_calls, max_tool_calls
+from .streaming import DEFAULT_STREAM_THREADS, GatewayStreamingResponse
 
 __all__ = ["GatewayState", "new_id"]
 
@@ -36,6 +39,10 @@ class GatewayState:
     max_body_bytes: int = 32 * 1024 * 1024
     limiter: anyio.CapacityLimiter | None = None
     ping_interval: float = 10.0
+    #: Worker threads for streams, per app (a limiter belongs to one event loop).
+    stream_threads: anyio.CapacityLimiter = field(
+        default_factory=lambda: anyio.CapacityLimiter(DEFAULT_STREAM_THREADS)
+    )
 
     async def complete(self, request: Request) -> Response:
         """The backend's whole answer, with the tool-call policy applied."""
@@ -49,6 +56,30 @@ class GatewayState:
         if response.model is None:
             response = response.model_copy(update={"model": request.model or self.backend.model})
         return response
+
+    def streaming_response(
+        self,
+        request: Request,
+        encode: Callable[[Iterator[Any]], Iterator[bytes]],
+        *,
+        media_type: str,
+        headers: dict[str, str],
+        error_response: Callable[[GatewayError], HttpResponse],
+        error_chunk: Callable[[GatewayError], bytes],
+        heartbeat: bytes | None = None,
+    ) -> GatewayStreamingResponse:
+        """The streaming answer to ``request``, under this app's limits."""
+        return GatewayStreamingResponse(
+            self.stream_producer(request, encode),
+            media_type=media_type,
+            headers=headers,
+            error_response=error_response,
+            error_chunk=error_chunk,
+            heartbeat=heartbeat,
+            heartbeat_interval=self.ping_interval,
+            limiter=self.limiter,
+            threads=self.stream_threads,
+        )
 
     def stream_producer(
         self, request: Request, encode: Callable[[Iterator[Any]], Iterator[bytes]]

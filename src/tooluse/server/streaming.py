@@ -38,12 +38,12 @@ from starlette.types import Receive, Scope, Send
 
 from .errors import GatewayError, from_exception
 
-__all__ = ["STREAM_THREADS", "GatewayStreamingResponse"]
+__all__ = ["DEFAULT_STREAM_THREADS", "GatewayStreamingResponse"]
 
 log = logging.getLogger("tooluse.server")
 
-#: Worker threads available to concurrent streams (each stream holds one while it runs).
-STREAM_THREADS: Final = anyio.CapacityLimiter(256)
+#: Worker threads available to an app's concurrent streams (each holds one while it runs).
+DEFAULT_STREAM_THREADS: Final = 256
 
 _DATA: Final = "data"
 _ERROR: Final = "error"
@@ -130,6 +130,7 @@ class GatewayStreamingResponse:
         heartbeat: bytes | None = None,
         heartbeat_interval: float = 10.0,
         limiter: anyio.CapacityLimiter | None = None,
+        threads: anyio.CapacityLimiter | None = None,
     ) -> None:
         self.produce = produce
         self.media_type = media_type
@@ -139,6 +140,7 @@ class GatewayStreamingResponse:
         self.heartbeat = heartbeat
         self.heartbeat_interval = heartbeat_interval
         self.limiter = limiter
+        self.threads = threads
         #: Set once the client went away before the stream ended (for tests and logs).
         self.disconnected = False
 
@@ -189,7 +191,7 @@ class GatewayStreamingResponse:
         async with AsyncExitStack() as stack:
             if self.limiter is not None:
                 await stack.enter_async_context(self.limiter)
-            await anyio.to_thread.run_sync(work, limiter=STREAM_THREADS)
+            await anyio.to_thread.run_sync(work, limiter=self.threads)
 
     async def _write(self, scope: Scope, receive: Receive, send: Send, pipe: _Pipe) -> None:
         batch = await pipe.get_batch()
