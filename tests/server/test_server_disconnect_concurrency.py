@@ -131,3 +131,16 @@ def test_backend_declared_limit_is_used() -> None:
     with ServerThread(create_app(backend)) as srv:
         run_three(srv.url)
     assert backend.max_active == 1
+
+
+def test_converse_stream_reports_latency() -> None:
+    import boto3
+    from botocore.config import Config
+
+    backend = SlowBackend(steps=3, delay=0.1)
+    with ServerThread(create_app(backend)) as srv:
+        client = boto3.client("bedrock-runtime", region_name="us-east-1", endpoint_url=srv.url,
+                              aws_access_key_id="A", aws_secret_access_key="s",
+                              config=Config(retries={"total_max_attempts": 1}))
+        events = list(client.converse_stream(modelId="m", messages=[{"role": "user", "content": [{"text": "x"}]}])["stream"])
+    assert 250 <= events[-1]["metadata"]["metrics"]["latencyMs"] < 5000

@@ -29,8 +29,11 @@ __all__ = ["converse_endpoint", "converse_stream_endpoint"]
 
 
 def _encode_frames(events: Iterator[Any]) -> Iterator[bytes]:
+    started = time.monotonic()
     for payload in codec.encode_events(events):
         ((event_type, body),) = payload.items()
+        if event_type == "metadata":  # the latency is only known now, at the end
+            body.setdefault("metrics", {})["latencyMs"] = int((time.monotonic() - started) * 1000)
         yield encode_event(event_type, body)
 
 
