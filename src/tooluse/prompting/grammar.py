@@ -106,7 +106,10 @@ class _Rules:
         self.json_string = Rule(
             "jstring", seq('"', Rep(json_char, 0, limits.max_string), '"')
         )
-        self.text = Rule("text", Rep(Chars("<", negated=True), 1, limits.max_text))
+        # Plain text: never a '<' (so never a call), and no leading blank (a small model
+        # otherwise opens its answer with empty lines).
+        self.text = Rule("text", seq(Chars("< \t\r\n", negated=True),
+                                     Rep(Chars("<", negated=True), 0, limits.max_text - 1)))
         self._any_json: Rule | None = None
         self._free_object: Rule | None = None
         self.counter = 0
