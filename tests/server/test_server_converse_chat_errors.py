@@ -119,3 +119,28 @@ def test_chat_validation(srv: ServerThread, body: Any, needle: str, param: str |
 
 def test_chat_body_cap(srv: ServerThread) -> None:
     oa_check(chat(srv, {"model": "m", "messages": [{"role": "user", "content": "x" * 20_000}]}), 413, "10000")
+
+
+def _deep_schema(levels: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+@pytest.mark.parametrize(("levels", "status"), [(45, 200), (49, 400), (400, 400)])
+def test_deep_nesting_is_a_400_not_a_crash(levels: int, status: int) -> None:
+    """A schema a few hundred levels deep used to exhaust the stack in jsonschema (500)."""
+    schema = _deep_schema(levels)
+    bodies = {
+        "/v1/messages": {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}],
+                         "tools": [{"name": "t", "input_schema": schema}]},
+        CHAT: {"model": "m", "messages": MSG, "tools": [{"type": "function", "function": {"name": "t", "parameters": schema}}]},
+        CONVERSE: {"messages": [USER], "toolConfig": {"tools": [{"toolSpec": {"name": "t", "inputSchema": {"json": schema}}}]}},
+    }
+    with ServerThread(create_app(ScriptedBackend(lambda r: "ok"))) as srv:
+        for path, body in bodies.items():
+            r = httpx2.post(srv.url + path, json=body, timeout=30)
+            assert r.status_code == status, (path, r.text[:300])
+            if status == 400:
+                assert "nested deeper than 100 levels" in r.text

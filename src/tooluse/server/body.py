@@ -20,6 +20,11 @@ __all__ = ["DEFAULT_MAX_BODY_BYTES", "parse_json_object", "read_body"]
 
 #: 32 MiB: room for a few base64 images in a conversation, small enough to refuse abuse.
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
+#: Deepest nesting of arrays/objects accepted. Everything downstream (pydantic, the
+#: JSON Schema meta-validator, grammar builders, ``json.dumps``) recurses over these
+#: values, and a tool schema a few hundred levels deep exhausts Python's stack in
+#: jsonschema; refusing it here, with the path, keeps that a 400 rather than a 500.
+MAX_JSON_DEPTH = 100
 
 
 def _too_large(limit: int, size: int | None = None) -> GatewayError:
@@ -78,7 +83,26 @@ def parse_json_object(body: bytes) -> dict[str, Any]:
         raise GatewayError(
             f"request body must be a JSON object, not {_json_type(value)}", "invalid_request"
         )
+    _check_depth(value)
     return value
+
+
+def _check_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> None:
+    """Refuse nesting deeper than ``limit``, naming where (iterative: no recursion)."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if len(path) >= limit:
+            where = ".".join(str(p) for p in path[:6])
+            raise GatewayError(
+                f"request body is nested deeper than {limit} levels (at {where}...)",
+                "invalid_request",
+                path=path[:6],
+            )
+        if isinstance(item, dict):
+            stack.extend((v, (*path, k)) for k, v in item.items() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, (*path, i)) for i, v in enumerate(item) if isinstance(v, (dict, list)))
 
 
 def _reject_constant(name: str) -> Any:

@@ -22,6 +22,9 @@ def input_error(exc: BaseException) -> GatewayError:
     """The error to answer for ``exc`` raised while reading or decoding a request."""
     if isinstance(exc, GatewayError):
         return exc
+    if isinstance(exc, RecursionError):
+        log.warning("request too deeply nested for the codec")
+        return GatewayError("request is nested too deeply", "invalid_request")
     error = from_exception(exc)
     if error.kind == "api" and isinstance(exc, (ValueError, TypeError, KeyError)):
         log.warning("codec raised %s on a request body", type(exc).__name__, exc_info=exc)
