@@ -398,3 +398,37 @@ def test_cli_errors_are_clear(data_dir: Path) -> None:
         main(["eval", "bfcl", "--data-dir", str(data_dir), "--backend", "nosuch"])
     with pytest.raises(SystemExit, match="does not exist"):
         main(["eval", "bfcl", "--data-dir", str(data_dir / "missing")])
+
+
+def test_tool_choice_any_reaches_the_request() -> None:
+    backend = answer(("math.factorial", {"number": 5}))
+    run_case(backend, case(), tool_choice="any")
+    (request,) = backend.requests
+    assert request.tool_choice is not None and request.tool_choice.type == "any"
+
+
+def test_cli_tool_choice_any_is_recorded(
+    data_dir: Path, tmp_path: Path, evaltest_backend: list[Any]
+) -> None:
+    out = tmp_path / "any.json"
+    assert (
+        main(
+            [
+                "eval",
+                "bfcl",
+                "--data-dir",
+                str(data_dir),
+                "--limit",
+                "1",
+                "--tool-choice",
+                "any",
+                "--backend",
+                "evaltest",
+                "--no-progress",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert json.loads(out.read_text())["meta"]["tool_choice"] == "any"

@@ -53,6 +53,13 @@ def register(sub: Any) -> None:
         action="store_true",
         help="ask the backend not to constrain generation with a grammar (prefill only)",
     )
+    bfcl.add_argument(
+        "--tool-choice",
+        choices=("auto", "any"),
+        default="auto",
+        help="auto (default, as BFCL): the model decides whether to call; any: a call is "
+        "forced (irrelevance then always fails) to measure call quality alone",
+    )
     bfcl.add_argument("--max-tokens", type=int, default=512, help="generation limit per case")
     bfcl.add_argument(
         "--json",
@@ -147,6 +154,7 @@ def _run_bfcl(args: argparse.Namespace) -> int:
         "grammar": not args.no_grammar,
         "limit": args.limit,
         "max_tokens": args.max_tokens,
+        "tool_choice": args.tool_choice,
         "data_dir": str(data_dir),
         "commit": _git_commit(),
         "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -160,7 +168,9 @@ def _run_bfcl(args: argparse.Namespace) -> int:
         bar = _progress(len(cases), category, args.no_progress)
         try:
             for case in cases:
-                result = run_case(backend, case, max_tokens=args.max_tokens)
+                result = run_case(
+                    backend, case, max_tokens=args.max_tokens, tool_choice=args.tool_choice
+                )
                 results.append(result)
                 if bar is not None:
                     bar.update(1)
@@ -186,7 +196,7 @@ def _run_bfcl(args: argparse.Namespace) -> int:
             break
     mode = "grammar" if not args.no_grammar else "no grammar"
     print(
-        f"BFCL, backend {args.backend} ({mode}), AST checker"
+        f"BFCL, backend {args.backend} ({mode}, tool_choice {args.tool_choice}), AST checker"
         + (f", first {args.limit} cases per category" if args.limit else "")
     )
     print(format_table(summaries))

@@ -208,9 +208,12 @@ def build_toolset(functions: Sequence[Mapping[str, Any]]) -> ToolSet:
     return bfcl_toolset(functions)
 
 
-def build_request(case: BfclCase, toolset: ToolSet, *, max_tokens: int = 512) -> Request:
-    """The neutral request for a case: its tools, ``tool_choice`` auto, the first turn's
-    messages (``system`` messages become the system prompt), temperature 0."""
+def build_request(
+    case: BfclCase, toolset: ToolSet, *, max_tokens: int = 512, tool_choice: str = "auto"
+) -> Request:
+    """The neutral request for a case: its tools, ``tool_choice`` (``auto`` as BFCL asks;
+    ``any`` forces a call, to study call quality apart from the decision to call), the first
+    turn's messages (``system`` messages become the system prompt), temperature 0."""
     system = [TextBlock(text=m["content"]) for m in case.messages if m["role"] == "system"]
     messages = [
         Message(role=m["role"], content=[TextBlock(text=m["content"])])
@@ -221,7 +224,7 @@ def build_request(case: BfclCase, toolset: ToolSet, *, max_tokens: int = 512) ->
         system=system,
         messages=messages,
         tools=list(toolset.specs),
-        tool_choice=ToolChoice(type="auto"),
+        tool_choice=ToolChoice.model_validate({"type": tool_choice}),
         max_tokens=max_tokens,
         temperature=0.0,
     )

@@ -85,10 +85,12 @@ def _validate(toolset: ToolSet, name: str, arguments: Any) -> str | None:
     return None
 
 
-def run_case(backend: Backend, case: BfclCase, *, max_tokens: int = 512) -> CaseResult:
+def run_case(
+    backend: Backend, case: BfclCase, *, max_tokens: int = 512, tool_choice: str = "auto"
+) -> CaseResult:
     """Ask ``backend`` one case and grade its answer."""
     toolset = build_toolset(case.functions)
-    request = build_request(case, toolset, max_tokens=max_tokens)
+    request = build_request(case, toolset, max_tokens=max_tokens, tool_choice=tool_choice)
     start = time.perf_counter()
     try:
         response = backend.complete(request)
@@ -151,13 +153,14 @@ def run_cases(
     cases: Iterable[BfclCase],
     *,
     max_tokens: int = 512,
+    tool_choice: str = "auto",
     on_result: Callable[[CaseResult], None] | None = None,
 ) -> list[CaseResult]:
     """Run every case in order; ``on_result`` sees each result as it arrives (progress bars,
     incremental saving)."""
     results: list[CaseResult] = []
     for case in cases:
-        result = run_case(backend, case, max_tokens=max_tokens)
+        result = run_case(backend, case, max_tokens=max_tokens, tool_choice=tool_choice)
         results.append(result)
         if on_result is not None:
             on_result(result)
