@@ -426,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
         name = f"tooluse-{wire}"
         servers[name] = ServerProcess(
             name,
-            [py, "-m", "tooluse.cli", "serve", "--backend", spec, "--host", "127.0.0.1", "--port", str(port), "--api-key", PROXY_KEY],
+            [py, "-m", "tooluse.cli", "serve", "--backend", spec, "--host", "127.0.0.1", "--port", str(port), "--api-key", PROXY_KEY, "--log-level", "warning"],
             ready_url=f"http://127.0.0.1:{port}/", log_path=logs / f"{name}.log",
             env=_clean_env({"ANTHROPIC_API_KEY": UPSTREAM_KEY, "OPENAI_API_KEY": UPSTREAM_KEY, "PYTHONUNBUFFERED": "1"}),
         )
