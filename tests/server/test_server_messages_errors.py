@@ -176,3 +176,21 @@ def test_error_after_stream_started_is_an_sse_error_event() -> None:
     assert frames[-1].startswith("event: error\ndata: ")
     err = json.loads(frames[-1].split("data: ", 1)[1])
     assert err == {"type": "error", "error": {"type": "overloaded_error", "message": "model crashed"}}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_answer_the_api_cannot_carry_is_a_500_not_a_400(stream: bool) -> None:
+    """A backend answering with an image block: the request was fine, so not a 400."""
+    from tooluse.messages import ImageBlock, Response
+
+    bad = Response(content=[ImageBlock(media_type="image/png", data="AAAA")], stop_reason="end_turn")
+    with ServerThread(create_app(ScriptedBackend(lambda r: bad))) as s:
+        r = post(s, json.dumps(base(stream=stream)))
+    if not stream:
+        check(r, 500, "api_error", "could not be sent")
+        return
+    # the stream had started (message_start) before the image block came: an error event
+    last = [f for f in r.text.split("\n\n") if f][-1]
+    assert last.startswith("event: error\n")
+    error = json.loads(last.split("data: ", 1)[1])["error"]
+    assert error["type"] == "api_error" and "cannot hold a image block" in error["message"]

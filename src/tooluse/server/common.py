@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import logging
 
+from ..errors import ConversionError, WireFormatError
 from .errors import GatewayError, from_exception
 
-__all__ = ["input_error", "log"]
+__all__ = ["input_error", "log", "output_error"]
 
 log = logging.getLogger("tooluse.server")
 
@@ -36,7 +37,15 @@ def input_error(exc: BaseException) -> GatewayError:
 
 
 def output_error(exc: BaseException) -> GatewayError:
-    """The error to answer for ``exc`` raised while running the backend or encoding."""
+    """The error to answer for ``exc`` raised while running the backend or encoding.
+
+    A format error at this stage is not the client's fault: the request was valid, and it
+    is the backend's answer that is malformed or cannot be written in the client's API
+    (e.g. an image block in a response), so it is a 500 that says so, not a 400.
+    """
+    if isinstance(exc, (WireFormatError, ConversionError)):
+        log.error("the backend's answer could not be encoded: %s", exc)
+        return GatewayError(f"the backend's answer could not be sent in this API: {exc}", "api")
     error = from_exception(exc)
     if error.kind == "api" and not isinstance(exc, GatewayError):
         log.error("unexpected error while serving a request", exc_info=exc)

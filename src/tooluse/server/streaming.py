@@ -36,7 +36,8 @@ from anyio import CancelScope
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from .errors import GatewayError, from_exception
+from .common import output_error
+from .errors import GatewayError
 
 __all__ = ["DEFAULT_STREAM_THREADS", "GatewayStreamingResponse"]
 
@@ -232,7 +233,4 @@ class GatewayStreamingResponse:
 
     @staticmethod
     def _gateway_error(exc: BaseException) -> GatewayError:
-        error = from_exception(exc)
-        if error.kind == "api" and not isinstance(exc, GatewayError):
-            log.error("unexpected error while streaming", exc_info=exc)
-        return error
+        return exc if isinstance(exc, GatewayError) else output_error(exc)
