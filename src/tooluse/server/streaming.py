@@ -187,7 +187,10 @@ class GatewayStreamingResponse:
             finally:
                 close = getattr(chunks, "close", None)
                 if close is not None:
-                    close()  # stops the backend's generator in this same thread
+                    try:
+                        close()  # stops the backend's generator in this same thread
+                    except Exception:  # noqa: BLE001 - the answer is already decided
+                        log.warning("closing the backend stream failed", exc_info=True)
 
         async with AsyncExitStack() as stack:
             if self.limiter is not None:
