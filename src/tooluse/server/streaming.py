@@ -189,7 +189,7 @@ class GatewayStreamingResponse:
                 if close is not None:
                     try:
                         close()  # stops the backend's generator in this same thread
-                    except Exception:  # noqa: BLE001 - the answer is already decided
+                    except Exception:
                         log.warning("closing the backend stream failed", exc_info=True)
 
         async with AsyncExitStack() as stack:
