@@ -158,6 +158,8 @@ class PromptToolsBackend(Backend):
             # model does this instead of answering. Ask for the answer as text (same prompt,
             # so the cached prefix is reused; the grammar, or a stop string, rules out calls).
             emitter.repeated = None
+            emitter.parser = LegacyParser(request.tools)  # the dropped call block is over
+            emitter.held = ""
             text_only = tool_call_grammar(request.tools, ToolChoice(type="none"), self.limits) \
                 if grammar is not None else None
             retry = yield from self._generate(emitter, messages, "", text_only, options)

@@ -277,7 +277,12 @@ def _array(schema: Mapping[str, Any], rules: _Rules, root: Mapping[str, Any] | N
 def _object(schema: Mapping[str, Any], rules: _Rules, root: Mapping[str, Any] | None,
             depth: int) -> Node:
     props = schema.get("properties")
-    if not isinstance(props, Mapping) or not props:
+    props = dict(props) if isinstance(props, Mapping) else {}
+    # Required names without a property schema still have to be there (any value).
+    for name in schema.get("required") or []:
+        if isinstance(name, str) and name not in props:
+            props[name] = {}
+    if not props:
         return rules.free_object() if depth < rules.limits.max_depth else seq("{}")
     required = [k for k in schema.get("required") or [] if k in props]
     optional = [k for k in props if k not in required]
@@ -308,7 +313,10 @@ def _object(schema: Mapping[str, Any], rules: _Rules, root: Mapping[str, Any] | 
 def _parameters(spec: ToolSpec, rules: _Rules) -> Node:
     schema = spec.input_schema if isinstance(spec.input_schema, Mapping) else {}
     props = schema.get("properties")
-    props = props if isinstance(props, Mapping) else {}
+    props = dict(props) if isinstance(props, Mapping) else {}
+    for name in schema.get("required") or []:
+        if isinstance(name, str) and name not in props:
+            props[name] = {}
     required = [k for k in schema.get("required") or [] if k in props]
     optional = [k for k in props if k not in required]
     lines: list[Node | str] = []

@@ -1,0 +1,212 @@
+"""PromptToolsBackend over a fake text model: prompt building, parsing calls back, stream
+events, stop reasons, tool_choice handling — no real model needed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from tooluse.errors import BackendError
+from tooluse.messages import (
+    ImageBlock,
+    Message,
+    Request,
+    TextBlock,
+    ToolChoice,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+)
+from tooluse.prompting import PromptToolsBackend, TextEnd, ToolGrammar, build_text_prompt
+from tooluse.stream import BlockStart, BlockStop, TextDelta, ToolInputDelta, accumulate
+
+TICKER = ToolSpec(
+    name="get_ticker_symbol",
+    description="Gets the stock ticker symbol for a company searched by name.",
+    input_schema={"type": "object", "properties": {"company_name": {"type": "string"}},
+                  "required": ["company_name"]},
+)
+PRICE = ToolSpec(
+    name="get_current_stock_price",
+    description="Gets the current stock price for a company.",
+    input_schema={"type": "object", "properties": {"symbol": {"type": "string"},
+                                                   "days": {"type": "integer"}},
+                  "required": ["symbol"]},
+)
+QUESTION = Message(role="user", content="What is the current stock price of General Motors?")
+
+
+class FakeText:
+    """Replays scripted completions in small chunks; records what it was asked."""
+
+    model = "fake"
+
+    def __init__(self, *completions: str | tuple[str, TextEnd]) -> None:
+        self.completions = list(completions)
+        self.calls: list[dict[str, Any]] = []
+
+    def generate_text(self, messages: Sequence[dict[str, str]], *, prefill: str = "",
+                      stop: Sequence[str] = (), max_tokens: int = 1024,
+                      temperature: float = 0.0, top_p: float | None = None,
+                      top_k: int | None = None,
+                      grammar: ToolGrammar | None = None) -> Iterator[str | TextEnd]:
+        self.calls.append(dict(messages=list(messages), prefill=prefill, stop=list(stop),
+                               max_tokens=max_tokens, temperature=temperature,
+                               grammar=grammar))
+        item = self.completions.pop(0)
+        text, end = item if isinstance(item, tuple) else (item, TextEnd(reason="end"))
+        for stop_string in stop:  # what a real backend does with stop strings
+            if stop_string in text:
+                text = text[: text.index(stop_string)]
+                end = TextEnd(reason="stop", stop_sequence=stop_string)
+        for i in range(0, len(text), 5):
+            yield text[i : i + 5]
+        end.input_tokens, end.output_tokens = 100, len(text) // 4
+        yield end
+
+
+CALL_PRICE = ("<invoke>\n<tool_name>get_current_stock_price</tool_name>\n<parameters>\n"
+              "<symbol>GM</symbol>\n<days>3</days>\n</parameters>\n</invoke>\n")
+
+
+def test_prompt_has_tools_system_text_turns_and_stop() -> None:
+    req = Request(system="Be brief.", messages=[
+        QUESTION,
+        Message(role="assistant", content=[ToolUseBlock(id="t1", name="get_ticker_symbol",
+                                                        input={"company_name": "GM"})]),
+        Message(role="user", content=[ToolResultBlock(tool_use_id="t1", content="GM")]),
+    ], tools=[TICKER, PRICE])
+    messages, prefill, stops, grammar = build_text_prompt(req)
+    system = messages[0]
+    assert system["role"] == "system"
+    assert "<tool_name>get_ticker_symbol</tool_name>" in system["content"]
+    assert system["content"].rstrip().endswith("Be brief.")
+    assert [m["role"] for m in messages[1:]] == ["user", "assistant", "user"]
+    assert messages[2]["content"].startswith("<function_calls>")
+    assert "<function_results>" in messages[3]["content"] and "GM" in messages[3]["content"]
+    assert prefill == "" and "</function_calls>" in stops
+    assert grammar is not None and "get_current_stock_price" in grammar.gbnf
+    _, _, _, no_grammar = build_text_prompt(req, grammar=False)
+    assert no_grammar is None
+    json_style, *_ = build_text_prompt(req, style="json")
+    assert '"input_schema"' in json_style[0]["content"]
+
+
+def test_tool_choice_any_tool_and_none_shape_the_prompt() -> None:
+    any_req = Request(messages=[QUESTION], tools=[TICKER, PRICE],
+                      tool_choice=ToolChoice(type="any"))
+    _, prefill, _, grammar = build_text_prompt(any_req)
+    assert prefill == "<function_calls>\n<invoke>\n<tool_name>"
+    _, prefill, _, _ = build_text_prompt(any_req, grammar=False)
+    assert prefill == "<function_calls>\n<invoke>\n<tool_name>"
+    tool_req = any_req.model_copy(update={"tool_choice": ToolChoice(type="tool",
+                                                                    name="get_ticker_symbol")})
+    _, prefill, _, _ = build_text_prompt(tool_req)
+    assert "<tool_name>get_ticker_symbol</tool_name>" in prefill
+    none_req = any_req.model_copy(update={"tool_choice": ToolChoice(type="none")})
+    messages, prefill, stops, grammar = build_text_prompt(none_req)
+    assert "get_ticker_symbol" not in messages[0]["content"] if messages[0]["role"] == "system" \
+        else True
+    assert prefill == "" and "<function_calls>" in stops
+    assert grammar is not None and "function_calls" not in grammar.gbnf
+
+
+def test_calls_come_back_as_tool_use_blocks_with_ids() -> None:
+    fake = FakeText("<function_calls>\n" + CALL_PRICE + "</function_calls>")
+    backend = PromptToolsBackend(fake)
+    resp = backend.complete(Request(messages=[QUESTION], tools=[TICKER, PRICE]))
+    assert resp.stop_reason == "tool_use"
+    (call,) = resp.tool_uses
+    assert call.name == "get_current_stock_price" and call.input == {"symbol": "GM", "days": 3}
+    assert call.id.startswith("toolu_")
+    assert fake.calls[0]["temperature"] == 0.0  # greedy by default
+
+
+def test_stream_emits_text_then_a_tool_block_when_invoke_closes() -> None:
+    fake = FakeText("Let me look.\n\n<function_calls>\n" + CALL_PRICE + "</function_calls>")
+    events = list(PromptToolsBackend(fake).stream(
+        Request(messages=[QUESTION], tools=[TICKER, PRICE])))
+    kinds = [type(e).__name__ for e in events]
+    assert kinds[0] == "MessageStart" and kinds[-1] == "MessageStop"
+    starts = [e for e in events if isinstance(e, BlockStart)]
+    assert [s.block.type for s in starts] == ["text", "tool_use"]
+    text = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert text == "Let me look."  # the blank line before the call block is format
+    tool_index = starts[1].index
+    deltas = [e for e in events if isinstance(e, ToolInputDelta)]
+    assert deltas and all(d.index == tool_index for d in deltas)
+    assert any(isinstance(e, BlockStop) and e.index == tool_index for e in events)
+    resp = accumulate(events)
+    assert resp.stop_reason == "tool_use" and resp.tool_uses[0].input["symbol"] == "GM"
+    assert resp.usage.input_tokens == 100
+
+
+def test_forced_prefill_is_parsed_but_not_repeated_as_text() -> None:
+    completion = CALL_PRICE.split("<tool_name>", 1)[1] + "</function_calls>"
+    fake = FakeText(completion)
+    resp = PromptToolsBackend(fake).complete(Request(
+        messages=[QUESTION], tools=[TICKER, PRICE], tool_choice=ToolChoice(type="any")))
+    assert fake.calls[0]["prefill"] == "<function_calls>\n<invoke>\n<tool_name>"
+    assert [b.type for b in resp.content] == ["tool_use"]
+
+
+def test_plain_answer_is_end_turn() -> None:
+    fake = FakeText("The price is $38.50.")
+    resp = PromptToolsBackend(fake).complete(Request(messages=[QUESTION], tools=[PRICE]))
+    assert resp.stop_reason == "end_turn" and resp.text() == "The price is $38.50."
+
+
+def test_user_stop_sequence_and_max_tokens() -> None:
+    fake = FakeText("one two STOP three")
+    resp = PromptToolsBackend(fake).complete(Request(messages=[QUESTION],
+                                                     stop_sequences=["STOP"]))
+    assert resp.stop_reason == "stop_sequence" and resp.stop_sequence == "STOP"
+    assert resp.text() == "one two "  # text before a stop sequence is kept as written
+    cut = ("<function_calls>\n<invoke>\n<tool_name>get_current_stock_price</tool_name>\n"
+           "<parameters>\n<symbol>G", TextEnd(reason="length"))
+    resp = PromptToolsBackend(FakeText(cut)).complete(Request(messages=[QUESTION],
+                                                              tools=[PRICE], max_tokens=7))
+    assert resp.stop_reason == "max_tokens" and not resp.tool_uses
+    assert "<symbol>G" in resp.text()  # what the model wrote is kept
+
+
+def test_repeated_call_ends_the_turn_without_a_duplicate() -> None:
+    fake = FakeText("<function_calls>\n" + CALL_PRICE + CALL_PRICE + CALL_PRICE)
+    resp = PromptToolsBackend(fake).complete(Request(messages=[QUESTION], tools=[PRICE]))
+    assert len(resp.tool_uses) == 1 and resp.stop_reason == "tool_use"
+
+
+def test_asking_again_for_a_known_result_gets_a_text_answer() -> None:
+    history = [
+        QUESTION,
+        Message(role="assistant", content=[ToolUseBlock(id="t1", name="get_current_stock_price",
+                                                        input={"symbol": "GM", "days": 3})]),
+        Message(role="user", content=[ToolResultBlock(tool_use_id="t1", content="38.50")]),
+    ]
+    fake = FakeText("<function_calls>\n" + CALL_PRICE, "It is $38.50.")
+    backend = PromptToolsBackend(fake)
+    resp = backend.complete(Request(messages=history, tools=[PRICE]))
+    assert resp.text() == "It is $38.50." and resp.stop_reason == "end_turn"
+    assert not resp.tool_uses
+    retry = fake.calls[1]
+    assert retry["messages"] == fake.calls[0]["messages"]  # same prompt: cache reused
+    assert retry["grammar"] is not None and "function_calls" not in retry["grammar"].gbnf
+    assert backend.last_end is not None and backend.last_end.timings["retried_after_repeat"]
+
+
+def test_images_cannot_go_into_a_text_prompt() -> None:
+    req = Request(messages=[Message(role="user", content=[
+        ImageBlock(media_type="image/png", data="AAAA"), TextBlock(text="what is it?")])])
+    with pytest.raises(BackendError, match="image") as info:
+        PromptToolsBackend(FakeText("x")).complete(req)
+    assert info.value.kind == "invalid_request"
+
+
+def test_unknown_forced_tool_is_an_invalid_request() -> None:
+    req = Request(messages=[QUESTION], tools=[PRICE],
+                  tool_choice=ToolChoice(type="tool", name="nope"))
+    with pytest.raises(BackendError) as info:
+        PromptToolsBackend(FakeText("x")).complete(req)
+    assert info.value.kind == "invalid_request"
