@@ -301,4 +301,16 @@ def _strip(node: Any) -> Any:
     ):
         out["type"] = [m["type"] for m in members]
         del out["anyOf"]
-    return out
+    return _reorder(out)
+
+
+_FIRST_KEYS = ("type", "description", "enum", "properties", "items", "required")
+
+
+def _reorder(schema: dict[str, Any]) -> dict[str, Any]:
+    """Put ``type`` and ``description`` first (pydantic sorts keys alphabetically): the
+    schema is read by a model, and a reader wants to know what a thing is before its
+    details. Key order carries no meaning in JSON Schema."""
+    ordered = {k: schema[k] for k in _FIRST_KEYS if k in schema}
+    ordered.update((k, v) for k, v in schema.items() if k not in ordered)
+    return ordered
