@@ -1,21 +1,34 @@
 #!/usr/bin/env bash
 # Measure a backend on BFCL with `tooluse eval bfcl`, with the grammar and without it.
 #
-#   bench/bfcl_eval.sh                 # all of the five AST categories, backend "local"
-#   LIMIT=50 bench/bfcl_eval.sh        # the first 50 cases of each category
+#   bench/bfcl_eval.sh                    # five AST categories, backend "local", all cases
+#   LIMIT=30 bench/bfcl_eval.sh           # the first 30 cases of each category
+#   TOOL_CHOICE=auto bench/bfcl_eval.sh   # let the model decide in every category
 #   BACKEND=local:/path/m.gguf CATEGORIES="simple_python multiple" bench/bfcl_eval.sh
-#   bench/bfcl_eval.sh summary         # markdown table of what bench/results/ holds
+#   bench/bfcl_eval.sh summary            # markdown table of what $OUT holds
+#
+# tool_choice: by default the four call categories force a call (`any`: the assistant turn is
+# prefilled with the opening of a call — with the grammar, decoding is then constrained;
+# without it, only prefilled) and `irrelevance` uses `auto` (forcing a call there would fail
+# by construction). TOOL_CHOICE=auto|any overrides it for every category.
+#
+# The code measured is a snapshot of the commit ($COMMIT, default HEAD) extracted with
+# `git archive` to a temporary folder and put first on PYTHONPATH, so edits made in the
+# checkout while a long run goes on do not change what is measured.
 #
 # Runs are sequential (the machine is small and shared): one log and one JSON of per-case
-# results per (mode, category) under bench/results/bfcl/. A run that dies leaves its JSON
+# results per run under $OUT (default bench/results/bfcl). A run that dies leaves its JSON
 # complete up to the last saved case (the CLI saves every 10 cases).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
 out="${OUT:-$here/results/bfcl}"
 backend="${BACKEND:-local}"
 categories="${CATEGORIES:-simple_python multiple parallel parallel_multiple irrelevance}"
 modes="${MODES:-grammar no-grammar}"
+data_dir="${DATA_DIR:-$(cd "$repo/.." && pwd)/shared/bench/bfcl}"
+max_tokens="${MAX_TOKENS:-256}"
 limit_args=()
 [[ -n "${LIMIT:-}" ]] && limit_args=(--limit "$LIMIT")
 
@@ -28,34 +41,51 @@ for path in sorted(Path(sys.argv[1]).glob("*.json")):
     doc = json.loads(path.read_text())
     meta = doc["meta"]
     for s in doc["summary"]:
-        rows.append((s["category"], "grammar" if meta["grammar"] else "no grammar", s,
-                     meta.get("commit"), meta.get("limit"), meta.get("interrupted", False)))
+        rows.append((s["category"], "grammar" if meta["grammar"] else "prefill only",
+                     meta.get("tool_choice", "auto"), s, meta.get("limit"),
+                     meta.get("interrupted", False), path.name))
 order = ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",
          "live_simple"]
-rows.sort(key=lambda r: (order.index(r[0]) if r[0] in order else 99, r[1]))
-print("| category | mode | cases | accuracy | valid | median latency (s) | tokens/s | top failures | commit |")
-print("|---|---|---:|---:|---:|---:|---:|---|---|")
-for cat, mode, s, commit, limit, interrupted in rows:
-    fails = ", ".join(f"{k} {v}" for k, v in list(s["failures"].items())[:3]) or "-"
-    n = f"{s['cases']}" + (" (partial)" if interrupted else "")
-    print(f"| {cat} | {mode} | {n} | {100*s['accuracy']:.1f}% | {100*s['valid_rate']:.1f}% "
-          f"| {s['median_latency']:.2f} | {s['tokens_per_second']:.1f} | {fails} | {commit} |")
+rows.sort(key=lambda r: (order.index(r[0]) if r[0] in order else 99, r[2], r[1]))
+print("| category | tool_choice | decoding | cases | accuracy | valid | median latency (s) "
+      "| tokens/s | failures (kind: cases) |")
+print("|---|---|---|---:|---:|---:|---:|---:|---|")
+for cat, mode, choice, s, limit, interrupted, name in rows:
+    fails = ", ".join(f"{k}: {v}" for k, v in list(s["failures"].items())[:4]) or "-"
+    print(f"| {cat} | {choice} | {mode} | {s['cases']} | {100*s['accuracy']:.1f}% "
+          f"| {100*s['valid_rate']:.1f}% | {s['median_latency']:.2f} "
+          f"| {s['tokens_per_second']:.1f} | {fails} |")
 PY
 fi
 
+commit="$(git -C "$repo" rev-parse "${COMMIT:-HEAD}")"
+snapshot="$(mktemp -d /tmp/tooluse-bfcl-src.XXXXXX)"
+git -C "$repo" archive "$commit" src | tar -x -C "$snapshot"
+export PYTHONPATH="$snapshot/src${PYTHONPATH:+:$PYTHONPATH}"
+
 mkdir -p "$out"
-echo "commit $(git -C "$here/.." describe --always --dirty --abbrev=12), $(nproc) cores, $(date -u +%FT%TZ)" \
-    | tee "$out/RUN_INFO"
+{
+    echo "commit $commit (snapshot $snapshot), backend $backend, max_tokens $max_tokens"
+    echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -m), no GPU"
+    echo "started $(date -u +%FT%TZ)"
+} | tee -a "$out/RUN_INFO"
 for mode in $modes; do
     flags=()
     [[ "$mode" == "no-grammar" ]] && flags=(--no-grammar)
     for category in $categories; do
-        name="${mode}_${category}"
-        echo "== $name $(date -u +%T)"
-        tooluse eval bfcl --backend "$backend" --category "$category" "${limit_args[@]}" \
-            "${flags[@]}" --json "$out/$name.json" >"$out/$name.txt" 2>"$out/$name.log" \
-            || echo "   $name exited with $? (see $out/$name.log)"
+        choice="${TOOL_CHOICE:-}"
+        if [[ -z "$choice" ]]; then
+            if [[ "$category" == "irrelevance" ]]; then choice=auto; else choice=any; fi
+        fi
+        name="${mode}_${choice}_${category}"
+        echo "== $name $(date -u +%T)" | tee -a "$out/RUN_INFO"
+        python -m tooluse.cli eval bfcl --backend "$backend" --data-dir "$data_dir" \
+            --category "$category" --tool-choice "$choice" --max-tokens "$max_tokens" \
+            "${limit_args[@]}" "${flags[@]}" --json "$out/$name.json" \
+            >"$out/$name.txt" 2>"$out/$name.log" \
+            || echo "   $name exited with $? (see $out/$name.log)" | tee -a "$out/RUN_INFO"
         cat "$out/$name.txt"
     done
 done
-echo "== done $(date -u +%T)"
+echo "== done $(date -u +%T)" | tee -a "$out/RUN_INFO"
+rm -rf "$snapshot"
