@@ -1,0 +1,603 @@
+"""Prompt-based tool use over an OpenAI-compatible server, for models without native tools.
+
+Many models served by Ollama, vLLM or llama.cpp's server have no tool-calling template: the
+server's ``tools`` field is ignored or refused. For those, :class:`OpenAIPromptBackend` does
+what the local backend does in process (:class:`~tooluse.prompting.PromptToolsBackend`: tools
+in the system prompt in the legacy XML format, ``<function_calls>`` parsed back, the
+assistant turn prefilled for a forced choice), with :class:`OpenAIChatTextBackend` as the
+text model: plain ``POST {base_url}/chat/completions`` requests, streamed, with no ``tools``.
+
+Three things a text backend must do are not standard Chat Completions, so they are options:
+
+- **prefill** (the start of the assistant turn, e.g. ``<function_calls>\\n<invoke>\\n<tool_name>``
+  for ``tool_choice`` ``any``). ``prefill="assistant"`` (default) sends it as a final
+  assistant message, which llama.cpp's ``llama-server`` (since 2025) and Ollama continue;
+  ``"continue_final_message"`` adds vLLM's flags (``continue_final_message: true,
+  add_generation_prompt: false``, also read by SGLang and recent ``llama-server``);
+  ``"none"`` sends nothing, for servers that always open a new assistant turn
+  (llama-cpp-python's own server): the answer is searched for the prefill the model wrote
+  itself. A server that "continues" by echoing the prefill first is handled in every mode.
+- **grammar**: the GBNF of :attr:`ToolGrammar.gbnf` in the field the server reads
+  (``grammar_field="grammar"``: llama.cpp's server and llama-cpp-python's; ``"guided_grammar"``:
+  vLLM before its ``structured_outputs`` field; a dotted path such as
+  ``"structured_outputs.grammar"`` nests it). With no field a grammar cannot be applied, and
+  :meth:`OpenAIChatTextBackend.generate_text` raises ``NotImplementedError`` as the
+  protocol asks; :class:`OpenAIPromptBackend` therefore turns the grammar off by default
+  when no field is given, and refuses ``grammar=True`` without one.
+- **which stop string ended the text**: Chat Completions only says ``finish_reason:
+  "stop"``. vLLM adds ``stop_reason``; otherwise the text is also scanned here, so a stop
+  string the server leaves in the text (or does not apply) is still found and cut.
+
+Spec: ``openai-prompt:http://127.0.0.1:8000/v1#MODEL`` (base URL, then ``#model``), or
+``openai-prompt:MODEL`` with the base URL from ``OPENAI_BASE_URL``; the key from ``api_key=``
+or ``OPENAI_API_KEY``. See ``docs/openai_text.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Literal
+
+import httpx2
+
+from ..errors import BackendError
+from ..prompting.backend import PromptToolsBackend
+from ..prompting.grammar import GrammarLimits, ToolGrammar
+from ..prompting.text_backend import TextEnd, TextMessage
+from ._llama_text import _StopScanner
+from ._retry import RetryPolicy, parse_retry_after
+from .openai import DEFAULT_BASE_URL, error_from_body
+
+__all__ = [
+    "OpenAIChatTextBackend",
+    "OpenAIPromptBackend",
+    "PrefillMode",
+    "from_spec",
+]
+
+PrefillMode = Literal["assistant", "continue_final_message", "none"]
+_PREFILL_MODES = ("assistant", "continue_final_message", "none")
+_FIELD_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+#: How much text, in "none" prefill mode, may come before the model's own copy of the
+#: prefill (a forced call's opening) before we stop looking for it.
+_ECHO_WINDOW = 2000
+_WS = " \t\r\n"
+
+
+class _Echo:
+    """Removes the model's own copy of the prefill from the start of its answer.
+
+    ``loose=False``: the prefill was sent, so the continuation should not repeat it; a server
+    that opens a new turn instead (the model then often starts by writing the prefill again)
+    is caught by an exact match at the start (leading blanks ignored).
+
+    ``loose=True`` (the prefill was not sent): the model was asked, by the prompt alone, to
+    answer with the call; the prefill is searched for, blanks ignored, within the first
+    :data:`_ECHO_WINDOW` characters, and what comes before it is dropped (a forced call has no
+    text before it). Not found: everything is passed on at the end, nothing is lost.
+    """
+
+    def __init__(self, prefill: str, *, loose: bool) -> None:
+        self.target = prefill.strip(_WS)
+        self.loose = loose
+        self.done = not self.target
+        self.buffer = ""
+        self.pattern: re.Pattern[str] | None = None
+        if loose and self.target:
+            # Literal characters with optional blanks between them: no nested quantifiers,
+            # and the searched text is bounded by the window.
+            chars = [c for c in self.target if c not in _WS]
+            self.pattern = re.compile(r"\s*".join(re.escape(c) for c in chars))
+
+    def push(self, text: str) -> str:
+        if self.done:
+            return text
+        self.buffer += text
+        if self.pattern is not None:
+            found = self.pattern.search(self.buffer)
+            if found is not None:
+                return self._release(found.end())
+            if len(self.buffer) > _ECHO_WINDOW:
+                return self._release(0)
+            return ""
+        body = self.buffer.lstrip(_WS)
+        if body.startswith(self.target):
+            return self._release(len(self.buffer) - len(body) + len(self.target))
+        if self.target.startswith(body):
+            return ""  # still possibly the echo: wait for more
+        return self._release(0)
+
+    def flush(self) -> str:
+        return "" if self.done else self._release(0)
+
+    def _release(self, cut: int) -> str:
+        out = self.buffer[cut:]
+        self.buffer = ""
+        self.done = True
+        return out
+
+
+class OpenAIChatTextBackend:
+    """A :class:`~tooluse.prompting.text_backend.TextBackend` over ``/chat/completions``.
+
+    - ``model``: sent as ``model`` (omitted when None: llama-cpp-python's server serves its
+      one model without it).
+    - ``base_url``: up to ``/v1`` (default ``OPENAI_BASE_URL``, then OpenAI's).
+    - ``prefill``: how the start of the assistant turn is sent (see the module docstring).
+    - ``grammar_field``: where the GBNF goes, or None when the server takes no grammar.
+    - ``stream_usage``: ask for token counts in the stream (``stream_options``); servers that
+      do not send them leave the counts at 0.
+    - ``extra_body``: more fields merged into every request (``{"repeat_penalty": 1.1}``).
+    - ``timeout``, ``retry`` / ``max_retries``, ``headers``, ``transport`` / ``http_client``:
+      as for :class:`~tooluse.backends.openai.OpenAIBackend`. Retries happen only before the
+      first chunk arrives.
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        prefill: PrefillMode = "assistant",
+        grammar_field: str | None = None,
+        stream_usage: bool = True,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: float = 600.0,
+        retry: RetryPolicy | None = None,
+        max_retries: int | None = None,
+        headers: Mapping[str, str] | None = None,
+        transport: httpx2.BaseTransport | None = None,
+        http_client: httpx2.Client | None = None,
+    ) -> None:
+        if prefill not in _PREFILL_MODES:
+            raise ValueError(f"prefill must be one of {', '.join(_PREFILL_MODES)}, not {prefill!r}")
+        if grammar_field is not None and not _FIELD_PATH.match(grammar_field):
+            raise ValueError(
+                f"grammar_field must be a field name such as 'grammar', 'guided_grammar' or "
+                f"'structured_outputs.grammar', not {grammar_field!r}"
+            )
+        if timeout <= 0:
+            raise ValueError("timeout must be > 0 seconds")
+        self.model = model
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        self.prefill_mode: PrefillMode = prefill
+        self.grammar_field = grammar_field
+        self.stream_usage = stream_usage
+        self.extra_body = dict(extra_body or {})
+        self.timeout = timeout
+        policy = retry or RetryPolicy()
+        if max_retries is not None:
+            policy = RetryPolicy(max_retries=max_retries, initial_delay=policy.initial_delay,
+                                 max_delay=policy.max_delay, jitter=policy.jitter,
+                                 max_wait=policy.max_wait)
+        self.retry = policy
+        self.extra_headers = dict(headers or {})
+        self._transport = transport
+        self._client = http_client
+        self._own_client = http_client is None
+        self._lock = threading.Lock()
+        #: How the last generation ended (kept when its consumer stopped early).
+        self.last_end: TextEnd | None = None
+        #: Seconds slept before each retry of the last call.
+        self.retry_delays: list[float] = []
+
+    @property
+    def supports_grammar(self) -> bool:
+        return self.grammar_field is not None
+
+    # -- the request --------------------------------------------------------------------------
+    def build_body(
+        self,
+        messages: Sequence[TextMessage],
+        *,
+        prefill: str = "",
+        stop: Sequence[str] = (),
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+        top_p: float | None = None,
+        top_k: int | None = None,
+        grammar: ToolGrammar | None = None,
+    ) -> dict[str, Any]:
+        """The JSON body of the ``/chat/completions`` request for one generation."""
+        if grammar is not None and self.grammar_field is None:
+            raise NotImplementedError(
+                "this OpenAI-compatible server was configured without a grammar field "
+                "(grammar_field=None), so a grammar cannot be applied: set grammar_field "
+                "('grammar' for llama.cpp's server, 'guided_grammar' for vLLM) or build "
+                "the prompt backend with grammar=False"
+            )
+        wire: list[dict[str, str]] = []
+        for i, message in enumerate(messages):
+            role, content = message.get("role"), message.get("content")
+            if role not in ("system", "user", "assistant") or not isinstance(content, str):
+                raise BackendError(
+                    f"openai-prompt: messages.{i}: a text message needs role system, user or "
+                    f"assistant and string content, got role {role!r}",
+                    kind="invalid_request",
+                )
+            wire.append({"role": role, "content": content})
+        body: dict[str, Any] = {}
+        if self.model is not None:
+            body["model"] = self.model
+        body["messages"] = wire
+        if prefill and self.prefill_mode != "none":
+            wire.append({"role": "assistant", "content": prefill})
+            if self.prefill_mode == "continue_final_message":
+                body["continue_final_message"] = True
+                body["add_generation_prompt"] = False
+        body["stream"] = True
+        if self.stream_usage:
+            body["stream_options"] = {"include_usage": True}
+        body["max_tokens"] = int(max_tokens)
+        body["temperature"] = float(temperature)
+        if top_p is not None:
+            body["top_p"] = float(top_p)
+        if top_k is not None:
+            body["top_k"] = int(top_k)
+        stops = [s for s in stop if s]
+        if stops:
+            body["stop"] = stops
+        body.update(self.extra_body)
+        if grammar is not None and self.grammar_field is not None:
+            *parents, leaf = self.grammar_field.split(".")
+            target = body
+            for name in parents:
+                inner = target.get(name)
+                if not isinstance(inner, dict):
+                    inner = {}
+                target[name] = inner = dict(inner)
+                target = inner
+            target[leaf] = grammar.gbnf
+        return body
+
+    # -- generation ---------------------------------------------------------------------------
+    def generate_text(
+        self,
+        messages: Sequence[TextMessage],
+        *,
+        prefill: str = "",
+        stop: Sequence[str] = (),
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+        top_p: float | None = None,
+        top_k: int | None = None,
+        grammar: ToolGrammar | None = None,
+    ) -> Iterator[str | TextEnd]:
+        body = self.build_body(messages, prefill=prefill, stop=stop, max_tokens=max_tokens,
+                               temperature=temperature, top_p=top_p, top_k=top_k,
+                               grammar=grammar)
+        # With a grammar and no prefill sent, the grammar itself starts after the prefill:
+        # the model cannot write it again.
+        loose = self.prefill_mode == "none" and grammar is None
+        echo = _Echo(prefill if (self.prefill_mode != "none" or loose) else "", loose=loose)
+        return self._generate(body, stop, echo)
+
+    def _generate(self, body: dict[str, Any], stop: Sequence[str],
+                  echo: _Echo) -> Iterator[str | TextEnd]:
+        started = time.perf_counter()
+        end = TextEnd(reason="end")
+        self.last_end = None
+        response = self._send(body)
+        first: float | None = None
+        scanner = _StopScanner(stop)
+        cut = False  # a stop string was found in the text here
+        try:
+            for payload in self._payloads(response):
+                choice, usage = _read_chunk(payload)
+                if usage is not None:
+                    _apply_usage(end, usage)
+                if choice is None:
+                    continue
+                content = _content_of(choice)
+                if content:
+                    if first is None:
+                        first = time.perf_counter()
+                    text, hit = scanner.push(echo.push(content))
+                    if text:
+                        yield text
+                    if hit is not None:
+                        end.reason, end.stop_sequence, cut = "stop", hit, True
+                        break
+                finish = choice.get("finish_reason")
+                if finish:
+                    _apply_finish(end, finish, choice.get("stop_reason"), stop)
+            if not cut:
+                text, hit = scanner.push(echo.flush())
+                rest = text if hit is not None else text + scanner.flush()
+                if rest:
+                    yield rest
+                if hit is not None:
+                    end.reason, end.stop_sequence = "stop", hit
+        except httpx2.TransportError as exc:
+            raise _transport_error(exc, str(response.request.url), self.timeout) from None
+        finally:
+            response.close()
+            now = time.perf_counter()
+            end.timings = {"total_s": now - started}
+            if first is not None:
+                end.timings["first_chunk_s"] = first - started
+            self.last_end = end
+        yield end
+
+    def _payloads(self, response: httpx2.Response) -> Iterator[dict[str, Any]]:
+        content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if content_type == "application/json":
+            # A server that ignores "stream": one document; read it as one chunk.
+            response.read()
+            try:
+                data = response.json()
+            except ValueError:
+                raise BackendError(
+                    f"openai-prompt: the server sent malformed JSON: {response.text[:200]!r}",
+                    kind="api",
+                ) from None
+            yield _as_chunk(data)
+            return
+        for sse in httpx2.EventSource(response):
+            data = sse.data.strip()
+            if not data:
+                continue
+            if data == "[DONE]":
+                return
+            try:
+                payload = json.loads(data)
+            except ValueError:
+                raise BackendError(
+                    f"openai-prompt: malformed stream chunk: {data[:200]!r}", kind="api"
+                ) from None
+            if not isinstance(payload, dict):
+                raise BackendError(
+                    f"openai-prompt: a stream chunk is not an object: {data[:200]!r}", kind="api"
+                )
+            if "error" in payload and "choices" not in payload:
+                raise error_from_body(payload, None)
+            yield payload
+
+    # -- HTTP ---------------------------------------------------------------------------------
+    def _headers(self) -> dict[str, str]:
+        headers = {"content-type": "application/json", "accept": "text/event-stream"}
+        if self.api_key:
+            headers["authorization"] = f"Bearer {self.api_key}"
+        headers.update(self.extra_headers)
+        return headers
+
+    def _http(self) -> httpx2.Client:
+        with self._lock:
+            if self._client is None:
+                self._client = httpx2.Client(
+                    timeout=httpx2.Timeout(self.timeout, connect=min(10.0, self.timeout)),
+                    transport=self._transport,
+                )
+            return self._client
+
+    def _send(self, body: dict[str, Any]) -> httpx2.Response:
+        url = self.base_url + "/chat/completions"
+        content = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        client = self._http()
+        self.retry_delays = []
+        attempt = 0
+        while True:
+            request = client.build_request("POST", url, content=content, headers=self._headers())
+            try:
+                response = client.send(request, stream=True)
+            except httpx2.TransportError as exc:
+                error = _transport_error(exc, url, self.timeout)
+            else:
+                if response.status_code < 400:
+                    return response
+                try:
+                    response.read()
+                finally:
+                    response.close()
+                error = _failure(response)
+            delay = self.retry.delay(attempt, error)
+            if delay is None:
+                raise error
+            self.retry_delays.append(delay)
+            time.sleep(delay)
+            attempt += 1
+
+    def close(self) -> None:
+        if self._own_client and self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+# -- reading chunks -----------------------------------------------------------------------------
+
+
+def _as_chunk(data: Any) -> dict[str, Any]:
+    """A non-streamed ``chat.completion`` document as one stream chunk."""
+    if not isinstance(data, dict):
+        raise BackendError(f"openai-prompt: the answer is not an object: {str(data)[:200]!r}",
+                           kind="api")
+    if "error" in data and "choices" not in data:
+        raise error_from_body(data, None)
+    chunk: dict[str, Any] = {"usage": data.get("usage")}
+    choices = data.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        choice = dict(choices[0])
+        message = choice.pop("message", None)
+        choice["delta"] = message if isinstance(message, dict) else {}
+        chunk["choices"] = [choice]
+    else:
+        chunk["choices"] = []
+    return chunk
+
+
+def _read_chunk(payload: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    usage = payload.get("usage")
+    choices = payload.get("choices")
+    choice: dict[str, Any] | None = None
+    if isinstance(choices, list):
+        for item in choices:
+            if isinstance(item, dict) and item.get("index", 0) == 0:
+                choice = item
+                break
+    elif choices is not None:
+        raise BackendError(f"openai-prompt: 'choices' is not a list in {str(payload)[:200]!r}",
+                           kind="api")
+    return choice, usage if isinstance(usage, dict) else None
+
+
+def _content_of(choice: dict[str, Any]) -> str:
+    """The answer text of a chunk's choice (reasoning text, which some servers send in
+    ``reasoning_content``, is not part of the continuation)."""
+    delta = choice.get("delta")
+    if not isinstance(delta, dict):
+        delta = {}
+    content = delta.get("content")
+    if content is None and isinstance(choice.get("text"), str):
+        content = choice["text"]  # a /completions-style chunk
+    if content is None:
+        return ""
+    if isinstance(content, list):  # content parts
+        return "".join(p.get("text", "") for p in content
+                       if isinstance(p, dict) and isinstance(p.get("text"), str))
+    if not isinstance(content, str):
+        raise BackendError(f"openai-prompt: delta.content is not text: {str(content)[:200]!r}",
+                           kind="api")
+    return content
+
+
+def _apply_finish(end: TextEnd, finish: Any, stop_reason: Any, stops: Sequence[str]) -> None:
+    if finish == "length":
+        end.reason, end.stop_sequence = "length", None
+    elif finish == "stop" and isinstance(stop_reason, str) and stop_reason in stops:
+        # vLLM names the stop string that matched; other servers say only "stop", which
+        # also means the model's own end of turn, so it reads as "end".
+        end.reason, end.stop_sequence = "stop", stop_reason
+    else:
+        end.reason, end.stop_sequence = "end", None
+
+
+def _apply_usage(end: TextEnd, usage: dict[str, Any]) -> None:
+    def number(value: Any) -> int | None:
+        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    prompt = number(usage.get("prompt_tokens"))
+    completion = number(usage.get("completion_tokens"))
+    if prompt is not None:
+        end.input_tokens = prompt
+    if completion is not None:
+        end.output_tokens = completion
+    details = usage.get("prompt_tokens_details")
+    if isinstance(details, dict):
+        cached = number(details.get("cached_tokens"))
+        if cached is not None:
+            end.cached_tokens = cached
+
+
+def _failure(response: httpx2.Response) -> BackendError:
+    text = response.text
+    try:
+        body: Any = json.loads(text) if text else None
+    except ValueError:
+        body = text
+    error = error_from_body(body, response.status_code)
+    if error.status is None:
+        error.status = response.status_code
+    if error.retry_after is None:
+        error.retry_after = parse_retry_after(response.headers)
+    return error
+
+
+def _transport_error(exc: Exception, url: str, timeout: float) -> BackendError:
+    if isinstance(exc, httpx2.TimeoutException):
+        return BackendError(
+            f"openai-prompt: no answer from {url} within {timeout:g}s ({type(exc).__name__})",
+            kind="timeout",
+        )
+    return BackendError(f"openai-prompt: cannot reach {url}: {exc}", kind="unavailable")
+
+
+# -- the tool-use backend -----------------------------------------------------------------------
+
+
+class OpenAIPromptBackend(PromptToolsBackend):
+    """Messages-API tool use over any OpenAI-compatible server, prompt-based (see the module
+    docstring). Takes the options of :class:`OpenAIChatTextBackend` and of
+    :class:`~tooluse.prompting.PromptToolsBackend` (``style``, ``max_tokens``, ``limits``).
+
+    ``grammar``: default on exactly when ``grammar_field`` is given; ``grammar=True``
+    without a field is refused here, at construction, rather than at the first request.
+    """
+
+    name = "openai-prompt"
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        base_url: str | None = None,
+        grammar_field: str | None = None,
+        grammar: bool | None = None,
+        prefill: PrefillMode = "assistant",
+        style: Literal["xml", "json"] = "xml",
+        max_tokens: int = 1024,
+        limits: GrammarLimits | None = None,
+        **http_options: Any,
+    ) -> None:
+        if grammar is None:
+            grammar = grammar_field is not None
+        if grammar and grammar_field is None:
+            raise ValueError(
+                "grammar=True needs grammar_field (the request field the server reads a GBNF "
+                "grammar from: 'grammar' for llama.cpp's server, 'guided_grammar' for vLLM)"
+            )
+        text = OpenAIChatTextBackend(model, base_url=base_url, grammar_field=grammar_field,
+                                     prefill=prefill, **http_options)
+        super().__init__(text, style=style, grammar=grammar, max_tokens=max_tokens,
+                         limits=limits, model=model)
+
+    @property
+    def text_model(self) -> OpenAIChatTextBackend:
+        assert isinstance(self.text_backend, OpenAIChatTextBackend)
+        return self.text_backend
+
+    def close(self) -> None:
+        self.text_model.close()
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _flag(value: Any, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError(f"option {name!r} must be true or false, not {value!r}")
+
+
+def from_spec(rest: str, **options: Any) -> OpenAIPromptBackend:
+    """``openai-prompt:BASE_URL#MODEL`` or ``openai-prompt:MODEL``. Options (strings from a
+    command line are accepted): ``grammar_field`` (``none`` for no grammar), ``grammar``,
+    ``prefill``, ``style``, ``max_tokens``, ``api_key``, ``timeout``, ``max_retries``,
+    ``stream_usage``."""
+    for key in ("grammar", "stream_usage"):
+        if key in options and options[key] is not None:
+            options[key] = _flag(options[key], key)
+    for key in ("max_tokens", "max_retries"):
+        if key in options and options[key] is not None:
+            options[key] = int(options[key])
+    if "timeout" in options and options["timeout"] is not None:
+        options["timeout"] = float(options["timeout"])
+    if str(options.get("grammar_field", "")).strip().lower() in ("none", "null", "off"):
+        options["grammar_field"] = None
+    if "#" in rest or rest.startswith(("http://", "https://")):
+        base_url, _, model = rest.partition("#")
+        options.setdefault("base_url", base_url)
+        return OpenAIPromptBackend(model or None, **options)
+    return OpenAIPromptBackend(rest or None, **options)
