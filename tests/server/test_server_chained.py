@@ -38,7 +38,8 @@ def inner() -> Iterator[ServerThread]:
             raise BackendError("inner says slow down", kind="rate_limit")
         return scripted_model(request)
 
-    with ServerThread(create_app(ScriptedBackend(script), api_keys=["inner-key"])) as srv:
+    app = create_app(ScriptedBackend(script), api_keys=["inner-key"], aws_credentials={"AKID": "x"})
+    with ServerThread(app) as srv:
         yield srv
 
 

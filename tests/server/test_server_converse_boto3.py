@@ -212,3 +212,25 @@ def test_sigv4_verified_with_real_boto3(signed_server: ServerThread) -> None:
         bedrock(signed_server.url, "AKIDOTHER", "good-secret").converse_stream(modelId=MODEL, messages=msgs)
     assert info.value.response["Error"]["Code"] == "UnrecognizedClientException"
     assert info.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+
+
+def test_api_keys_protect_converse_too(backend: ScriptedBackend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With API keys configured (and no AWS credentials), Converse takes a Bedrock API key
+    as boto3 sends it (AWS_BEARER_TOKEN_BEDROCK) and refuses an unverifiable SigV4."""
+    msgs = [{"role": "user", "content": [{"text": "keyed"}]}]
+    with ServerThread(create_app(backend, api_keys=["brk-key"])) as srv:
+        with pytest.raises(ClientError) as info:
+            bedrock(srv.url).converse(modelId=MODEL, messages=msgs)  # SigV4 only
+        assert info.value.response["Error"]["Code"] == "AccessDeniedException"
+        assert info.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+
+        monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "brk-key")
+        ok = bedrock(srv.url).converse(modelId=MODEL, messages=msgs)
+        assert ok["output"]["message"]["content"][0]["text"] == "echo: keyed"
+        events = list(bedrock(srv.url).converse_stream(modelId=MODEL, messages=msgs)["stream"])
+        assert next(iter(events[0])) == "messageStart"
+
+        monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "wrong")
+        with pytest.raises(ClientError) as info:
+            bedrock(srv.url).converse(modelId=MODEL, messages=msgs)
+        assert info.value.response["Error"]["Code"] == "UnrecognizedClientException"

@@ -18,7 +18,7 @@ from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse, Response
 
 from ..codecs import bedrock as codec
-from .auth import verify_sigv4
+from .auth import check_api_key, verify_sigv4
 from .body import parse_json_object, read_body
 from .common import input_error, output_error
 from .errors import GatewayError, bedrock_stream_exception_type, error_response
@@ -43,6 +43,28 @@ def _error_frame(error: GatewayError) -> bytes:
 
 async def _decode(request: HttpRequest, state: GatewayState, request_id: str) -> Any:
     body = await read_body(request, state.max_body_bytes)
+    _authorize(request, state, body)
+    data = parse_json_object(body)
+    model_id = request.path_params["model_id"]
+    return codec.decode_request(data, model_id=model_id)
+
+
+def _authorize(request: HttpRequest, state: GatewayState, body: bytes) -> None:
+    """SigV4 when AWS credentials are configured; a Bedrock API key (``Authorization:
+    Bearer``, what boto3 sends when ``AWS_BEARER_TOKEN_BEDROCK`` is set) when API keys
+    are. With API keys but no AWS credentials a SigV4 signature cannot be checked, so it is
+    refused rather than waved through: configuring keys protects every endpoint."""
+    auth = request.headers.get("authorization", "")
+    if state.api_keys and auth.lower().startswith("bearer "):
+        try:
+            check_api_key(request.headers, state.api_keys)
+        except GatewayError:
+            raise GatewayError(
+                "The security token included in the request is invalid.",
+                "authentication",
+                aws_code="UnrecognizedClientException",
+            ) from None
+        return
     if state.aws_credentials:
         verify_sigv4(
             method=request.method,
@@ -53,9 +75,13 @@ async def _decode(request: HttpRequest, state: GatewayState, request_id: str) ->
             body=body,
             credentials=state.aws_credentials,
         )
-    data = parse_json_object(body)
-    model_id = request.path_params["model_id"]
-    return codec.decode_request(data, model_id=model_id)
+    elif state.api_keys:
+        raise GatewayError(
+            "this gateway needs a Bedrock API key (Authorization: Bearer; boto3 sends it "
+            "when AWS_BEARER_TOKEN_BEDROCK is set) or SigV4 credentials it was configured with",
+            "permission",
+            aws_code="AccessDeniedException",
+        )
 
 
 def _request_id() -> str:
