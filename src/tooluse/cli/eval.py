@@ -174,7 +174,9 @@ def _run_bfcl(args: argparse.Namespace) -> int:
                 results.append(result)
                 if bar is not None:
                     bar.update(1)
-                    bar.set_postfix(acc=f"{sum(r.passed for r in results) / len(results):.0%}")
+                    bar.set_postfix(
+                        acc=f"{sum(r.passed for r in results) / len(results):.0%}", refresh=False
+                    )
                 if args.json is not None and len(results) % 10 == 0:
                     write_json(
                         args.json,
