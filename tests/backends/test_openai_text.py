@@ -460,3 +460,42 @@ def test_from_spec() -> None:
     assert named.text_model.model == "llama3" and named.grammar is False
     with pytest.raises(ValueError, match="grammar"):
         from_spec("http://x/v1#m", grammar="maybe")
+
+
+def test_tool_loop_with_the_runner_sends_results_as_text() -> None:
+    from tooluse.runner import Runner
+    from tooluse.tools import Tool
+
+    def get_weather(city: str) -> str:
+        """Current weather in a city.
+
+        Args:
+            city: The city name.
+        """
+        return f"Sunny in {city}"
+
+    def answer(body: dict[str, Any]) -> bytes:
+        last = body["messages"][-1]
+        if last["role"] == "assistant":  # the forced first turn, prefilled
+            return text_chunks("get_weather</tool_name>\n<parameters>\n<city>Oslo</city>\n"
+                               "</parameters>\n</invoke>\n")
+        assert "<function_results>" in last["content"] and "Sunny in Oslo" in last["content"]
+        return text_chunks("It is sunny in Oslo.")
+
+    server = Server(answer)
+    runner = Runner(server.prompt(), [Tool.from_function(get_weather)], tool_choice="any")
+    result = runner.run("Weather in Oslo?")
+    assert result.text == "It is sunny in Oslo."
+    assert len(server.bodies) == 2
+    history = server.bodies[1]["messages"]
+    assert history[-2]["role"] == "assistant" and "<city>Oslo</city>" in history[-2]["content"]
+
+
+def test_spec_string_once_the_entry_point_is_registered() -> None:
+    from tooluse.backends.registry import available_backends, load_backend
+
+    if "openai-prompt" not in available_backends():
+        pytest.skip("entry point openai-prompt = tooluse.backends.openai_text:from_spec "
+                    "not in pyproject.toml yet")
+    backend = load_backend("openai-prompt:http://127.0.0.1:8000/v1#m", grammar_field="grammar")
+    assert isinstance(backend, OpenAIPromptBackend) and backend.grammar is True
