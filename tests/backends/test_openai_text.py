@@ -499,3 +499,15 @@ def test_spec_string_once_the_entry_point_is_registered() -> None:
                     "not in pyproject.toml yet")
     backend = load_backend("openai-prompt:http://127.0.0.1:8000/v1#m", grammar_field="grammar")
     assert isinstance(backend, OpenAIPromptBackend) and backend.grammar is True
+
+
+def test_from_spec_reads_options_from_the_url_query() -> None:
+    backend = from_spec("http://127.0.0.1:8000/v1?grammar_field=grammar&prefill=none"
+                        "&api-version=2&max_tokens=99#m", prefill="assistant")
+    text = backend.text_model
+    assert text.base_url == "http://127.0.0.1:8000/v1?api-version=2"
+    assert (text.grammar_field, text.prefill_mode, backend.max_tokens, backend.grammar) == \
+        ("grammar", "assistant", 99, True)  # a keyword option wins over the query
+    assert text.endpoint == "http://127.0.0.1:8000/v1/chat/completions?api-version=2"
+    assert from_spec("http://127.0.0.1:8000/v1/?x=1").text_model.endpoint == \
+        "http://127.0.0.1:8000/v1/chat/completions?x=1"

@@ -40,6 +40,7 @@ import os
 import re
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
@@ -187,6 +188,13 @@ class OpenAIChatTextBackend:
         self.last_end: TextEnd | None = None
         #: Seconds slept before each retry of the last call.
         self.retry_delays: list[float] = []
+
+    @property
+    def endpoint(self) -> str:
+        """``{base_url}/chat/completions``, keeping a query the base URL has."""
+        parts = urllib.parse.urlsplit(self.base_url)
+        return urllib.parse.urlunsplit(
+            parts._replace(path=parts.path.rstrip("/") + "/chat/completions"))
 
     @property
     def supports_grammar(self) -> bool:
@@ -378,7 +386,7 @@ class OpenAIChatTextBackend:
             return self._client
 
     def _send(self, body: dict[str, Any]) -> httpx2.Response:
-        url = self.base_url + "/chat/completions"
+        url = self.endpoint
         content = json.dumps(body, ensure_ascii=False).encode("utf-8")
         client = self._http()
         self.retry_delays = []
@@ -581,11 +589,39 @@ def _flag(value: Any, name: str) -> bool:
     raise ValueError(f"option {name!r} must be true or false, not {value!r}")
 
 
+#: Options that may also be given in the spec string's query (``...?grammar_field=grammar``),
+#: for command lines that pass only a spec (``tooluse serve --backend``).
+SPEC_OPTIONS = ("grammar_field", "grammar", "prefill", "style", "max_tokens", "timeout",
+                "max_retries", "stream_usage")
+
+
+def _spec_query(base_url: str, options: dict[str, Any]) -> str:
+    """Move the known options out of the base URL's query into ``options`` (keyword
+    options win); other query parameters stay in the URL."""
+    parts = urllib.parse.urlsplit(base_url)
+    if not parts.query:
+        return base_url
+    kept: list[tuple[str, str]] = []
+    for key, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=True):
+        if key in SPEC_OPTIONS:
+            options.setdefault(key, value)
+        else:
+            kept.append((key, value))
+    return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(kept)))
+
+
 def from_spec(rest: str, **options: Any) -> OpenAIPromptBackend:
     """``openai-prompt:BASE_URL#MODEL`` or ``openai-prompt:MODEL``. Options (strings from a
-    command line are accepted): ``grammar_field`` (``none`` for no grammar), ``grammar``,
-    ``prefill``, ``style``, ``max_tokens``, ``api_key``, ``timeout``, ``max_retries``,
-    ``stream_usage``."""
+    command line are accepted), as keywords or in the URL's query
+    (``openai-prompt:http://127.0.0.1:8080/v1?grammar_field=grammar&prefill=none#MODEL``):
+    ``grammar_field`` (``none`` for no grammar), ``grammar``, ``prefill``, ``style``,
+    ``max_tokens``, ``timeout``, ``max_retries``, ``stream_usage``; keywords only:
+    ``api_key``, ``headers``, ``extra_body``, ``limits``."""
+    base_url: str | None = None
+    model: str | None = rest or None
+    if "#" in rest or rest.startswith(("http://", "https://")):
+        url, _, name = rest.partition("#")
+        base_url, model = _spec_query(url, options), name or None
     for key in ("grammar", "stream_usage"):
         if key in options and options[key] is not None:
             options[key] = _flag(options[key], key)
@@ -594,10 +630,8 @@ def from_spec(rest: str, **options: Any) -> OpenAIPromptBackend:
             options[key] = int(options[key])
     if "timeout" in options and options["timeout"] is not None:
         options["timeout"] = float(options["timeout"])
-    if str(options.get("grammar_field", "")).strip().lower() in ("none", "null", "off"):
+    if str(options.get("grammar_field", "")).strip().lower() in ("none", "null", "off", ""):
         options["grammar_field"] = None
-    if "#" in rest or rest.startswith(("http://", "https://")):
-        base_url, _, model = rest.partition("#")
+    if base_url is not None:
         options.setdefault("base_url", base_url)
-        return OpenAIPromptBackend(model or None, **options)
-    return OpenAIPromptBackend(rest or None, **options)
+    return OpenAIPromptBackend(model, **options)
