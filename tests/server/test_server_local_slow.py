@@ -50,3 +50,31 @@ def test_local_model_streams_text(local_server: ServerThread) -> None:
     assert text.strip()
     assert final.stop_reason in ("end_turn", "max_tokens")
     assert final.usage.output_tokens > 0
+
+
+def test_local_model_concurrent_requests_queue(local_server: ServerThread, tools: list[dict[str, Any]]) -> None:
+    """Two clients at once on the one loaded model: both get well-formed, complete answers."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    client = anthropic.Anthropic(base_url=local_server.url, api_key="k", max_retries=0, timeout=300)
+
+    def forced(city: str) -> Any:
+        return client.messages.create(
+            model="local", max_tokens=64, tools=tools, tool_choice={"type": "tool", "name": "get_weather"},
+            messages=[{"role": "user", "content": f"What is the weather in {city}?"}],
+        )
+
+    def streamed(_: str) -> Any:
+        with client.messages.stream(model="local", max_tokens=64, tools=tools,
+                                    tool_choice={"type": "any"},
+                                    messages=[{"role": "user", "content": "Weather in Oslo?"}]) as s:
+            return s.get_final_message()
+
+    with ThreadPoolExecutor(2) as pool:
+        a = pool.submit(forced, "Lima")
+        b = pool.submit(streamed, "Oslo")
+        first, second = a.result(), b.result()
+    for msg in (first, second):
+        calls = [blk for blk in msg.content if blk.type == "tool_use"]
+        assert msg.stop_reason in ("tool_use", "max_tokens"), msg  # a 135M model may ramble
+        assert calls and calls[0].name == "get_weather" and isinstance(calls[0].input, dict)
