@@ -11,6 +11,7 @@ URL-encoded (boto3 sends ``...-v1%3A0``); Starlette hands it over decoded.
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -85,9 +86,7 @@ def _authorize(request: HttpRequest, state: GatewayState, body: bytes) -> None:
 
 
 def _request_id() -> str:
-    import uuid
-
-    return str(uuid.uuid4())
+    return str(uuid.uuid4())  # Bedrock's request ids are plain UUIDs
 
 
 async def converse_endpoint(request: HttpRequest) -> Response:

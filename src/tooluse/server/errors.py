@@ -5,9 +5,11 @@ The gateway speaks three APIs whose clients parse errors differently: the Anthro
 ``x-amzn-ErrorType`` header and ``{"message"}``; the OpenAI SDK reads
 ``{"error": {"message", "type", "param", "code"}}``. Everything that can fail inside the
 gateway (a malformed body, a missing key, a backend failure, a bug) becomes one
-:class:`GatewayError` carrying a format-neutral *kind*, and each dialect here turns it into
-its native response — so no handler ever builds an error body by hand, and a new failure
-mode needs one mapping entry per API rather than one branch per handler.
+:class:`GatewayError` carrying a format-neutral *kind*; :func:`error_response` turns it into
+the native response. Which status and error name each kind gets is the API's own fact, so it
+comes from the codec's ``error_body`` table; this module adds only the HTTP side (headers,
+request ids, the 413 of the gateway's own body cap, the exception members a ConverseStream
+frame may name).
 """
 
 from __future__ import annotations
