@@ -78,3 +78,30 @@ def test_local_model_concurrent_requests_queue(local_server: ServerThread, tools
         calls = [blk for blk in msg.content if blk.type == "tool_use"]
         assert msg.stop_reason in ("tool_use", "max_tokens"), msg  # a 135M model may ramble
         assert calls and calls[0].name == "get_weather" and isinstance(calls[0].input, dict)
+
+
+def test_disconnect_stops_the_local_model(local_server: ServerThread) -> None:
+    """After a client leaves a long stream, the model is free again at once: the next
+    request does not wait for the abandoned generation (which holds the model lock)."""
+    import time
+
+    import httpx2
+
+    body = {"model": "local", "max_tokens": 400, "stream": True,
+            "messages": [{"role": "user", "content": "Write a very long story about a dragon and a knight."}]}
+    short = dict(body, max_tokens=8)
+    started = time.monotonic()
+    httpx2.post(local_server.url + "/v1/messages", json=short, timeout=300)
+    short_time = time.monotonic() - started
+    with httpx2.Client(timeout=300) as client, client.stream("POST", local_server.url + "/v1/messages", json=body) as resp:
+        deltas = 0
+        for line in resp.iter_lines():
+            deltas += "text_delta" in line
+            if deltas >= 3:
+                break
+    started = time.monotonic()
+    r = httpx2.post(local_server.url + "/v1/messages", json=short, timeout=300)
+    after = time.monotonic() - started
+    assert r.status_code == 200
+    # ~400 more tokens would take well over 10 s on this CPU; a short request takes ~1 s
+    assert after < max(5.0, 3 * short_time), (after, short_time)
