@@ -70,6 +70,11 @@ def _run(args: argparse.Namespace) -> int:
             print(f"--aws-credentials expects ACCESS_KEY_ID:SECRET, got {item!r}", file=sys.stderr)
             return 2
         credentials[key_id] = secret
+    for name in ("max_body_bytes", "max_concurrency"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            print(f"--{name.replace('_', '-')} must be a positive integer, not {value}", file=sys.stderr)
+            return 2
     try:
         app = create_app(
             args.backend,
@@ -79,7 +84,7 @@ def _run(args: argparse.Namespace) -> int:
             max_concurrency=args.max_concurrency,
         )
     except (ValueError, ImportError, OSError) as exc:
-        print(f"tooluse serve: cannot start backend {args.backend!r}: {exc}", file=sys.stderr)
+        print(f"tooluse serve: cannot start with backend {args.backend!r}: {exc}", file=sys.stderr)
         return 2
     print(f"tooluse gateway on http://{args.host}:{args.port} (backend: {args.backend})",
           file=sys.stderr, flush=True)
