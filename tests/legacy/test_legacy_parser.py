@@ -75,6 +75,7 @@ def _one_input(params: str) -> dict[str, Any]:
         ("<note>  two spaces kept  </note>", {"note": "  two spaces kept  "}),
         ("<note>\nline one\nline two\n</note>", {"note": "line one\nline two"}),
         ("<note>\n\nkeeps inner newline\n\n</note>", {"note": "\nkeeps inner newline\n"}),
+        ("<note>\r\nwindows\r\n</note>", {"note": "windows"}),
         ("<note>5</note>", {"note": "5"}),
         ("<note>a &lt;b&gt; &amp;amp; AT&T</note>", {"note": "a <b> &amp; AT&T"}),
         ("<note>if a < b and c > d</note>", {"note": "if a < b and c > d"}),

@@ -166,12 +166,18 @@ class _Invoke:
 
 
 def _strip_one_newline(text: str) -> str:
+    """Remove the one line break a value may have at each end (the format's layout).
+
+    A value that opens with CRLF was written by a model in CRLF style: a CRLF is removed at
+    its end too. The renderer only ever adds ``\n``, so its values round-trip exactly.
+    """
     if text.startswith("\r\n"):
         text = text[2:]
+        if text.endswith("\r\n"):
+            return text[:-2]
     elif text.startswith("\n"):
         text = text[1:]
-    text = text.removesuffix("\n")
-    return text
+    return text.removesuffix("\n")
 
 
 class LegacyParser:
