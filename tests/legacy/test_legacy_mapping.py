@@ -172,3 +172,18 @@ def test_assistant_last_turn_is_continued() -> None:
     request.messages.append(Message(role="assistant", content="Let me check."))
     rendered = encode_request(request).render()
     assert rendered.endswith("Assistant: Let me check.\n<function_calls>\n<invoke>\n<tool_name>")
+
+
+def test_lenient_encoding_writes_image_placeholders() -> None:
+    request = _request()
+    request.messages[0] = Message(role="user", content=[TextBlock(text="see "), PIXEL])
+    request.messages.extend([
+        Message(role="assistant", content=[ToolUseBlock(id="t1", name="get_ticker_symbol",
+                                                        input={"company_name": "GM"})]),
+        Message(role="user", content=[
+            ToolResultBlock(tool_use_id="t1", content=[TextBlock(text="chart:"), PIXEL]),
+        ]),
+    ])
+    prompt = encode_request(request, strict=False)
+    assert prompt.turns[0].text == "see [image omitted: image/png image]"
+    assert "<stdout>\nchart:\n[image omitted: image/png image]\n</stdout>" in prompt.turns[2].text

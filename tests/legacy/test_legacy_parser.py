@@ -71,6 +71,8 @@ def _one_input(params: str) -> dict[str, Any]:
         ("<ids>\n[4]\n</ids>", {"ids": [4]}),
         ('<options>{"a": {"b": [null]}}</options>', {"options": {"a": {"b": [None]}}}),
         ("<unit>celsius</unit>", {"unit": "celsius"}),
+        ("<unit> celsius\n</unit>", {"unit": "celsius"}),
+        ("<unit> kelvin </unit>", {"unit": " kelvin "}),
         ("<level>2</level>", {"level": 2}),
         ("<note>  two spaces kept  </note>", {"note": "  two spaces kept  "}),
         ("<note>\nline one\nline two\n</note>", {"note": "line one\nline two"}),

@@ -27,6 +27,7 @@ from ...messages import (
     ToolSpec,
     ToolUseBlock,
 )
+from .._common import image_placeholder
 from ._text import new_message_id
 from .parser import LegacyParser, ParseProblem, items_to_completion
 from .prompt import render_tools_prompt
@@ -98,7 +99,7 @@ def tool_choice_prefill(request: Request) -> str | None:
 
 
 def _message_text(
-    request: Request, index: int, names: dict[str, str]
+    request: Request, index: int, names: dict[str, str], strict: bool
 ) -> str:
     """One message's blocks as text; consecutive calls (results) share one block."""
     message = request.messages[index]
@@ -112,13 +113,15 @@ def _message_text(
             pieces.append(render_function_calls(calls))
             calls.clear()
         if results:
-            pieces.append(render_function_results(results, paths=result_paths))
+            pieces.append(render_function_results(results, paths=result_paths, strict=strict))
             results.clear()
             result_paths.clear()
 
     text: list[str] = []
     for j, block in enumerate(message.content):
         path: tuple[str | int, ...] = ("messages", index, "content", j)
+        if isinstance(block, ImageBlock) and not strict:
+            block = image_placeholder(block)
         if isinstance(block, TextBlock):
             flush()
             text.append(block.text)
@@ -155,10 +158,11 @@ def _message_text(
 
 
 def encode_request(
-    request: Request, *, style: Literal["xml", "json"] = "xml"
+    request: Request, *, style: Literal["xml", "json"] = "xml", strict: bool = True
 ) -> LegacyPrompt:
     """The request as a text prompt. Raises :class:`ConversionError` (with the path of the
-    block, e.g. ``messages.2.content.1``) for images, which text cannot carry.
+    block, e.g. ``messages.2.content.1``) for images, which text cannot carry;
+    ``strict=False`` writes the codecs' documented placeholder text instead.
 
     ``tool_choice`` ``none`` leaves the tools out of the prompt; ``any``/``tool`` prefill the
     answer with the opening of a call; ``disable_parallel_tool_use`` asks for one call.
@@ -176,7 +180,7 @@ def encode_request(
         system = system_text
     names: dict[str, str] = {}
     turns = [
-        LegacyTurn(message.role, _message_text(request, i, names))
+        LegacyTurn(message.role, _message_text(request, i, names, strict))
         for i, message in enumerate(request.messages)
     ]
     stops = list(request.stop_sequences)

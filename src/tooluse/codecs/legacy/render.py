@@ -33,6 +33,7 @@ from typing import Any
 
 from ...errors import ConversionError
 from ...messages import ImageBlock, JsonBlock, TextBlock, ToolResultBlock, ToolUseBlock
+from .._common import image_placeholder
 from ._text import escape, escape_attr
 from .schema import render_value
 
@@ -107,12 +108,17 @@ def render_function_calls(calls: Sequence[ToolUseBlock], *, close: bool = True) 
 
 
 def result_text(
-    result: ToolResultBlock, path: Sequence[str | int] = (), name: str | None = None
+    result: ToolResultBlock,
+    path: Sequence[str | int] = (),
+    name: str | None = None,
+    *,
+    strict: bool = True,
 ) -> str:
     """A result's content as one text: text parts as written, JSON parts as JSON text.
 
     Images cannot travel inside a text prompt: :class:`ConversionError` names the result
-    (``path``, e.g. ``messages.2.content.0``) and the part.
+    (``path``, e.g. ``messages.2.content.0``) and the part; ``strict=False`` writes the
+    codecs' documented placeholder (``[image omitted: image/png image]``) instead.
     """
     parts: list[str] = []
     for i, part in enumerate(result.content):
@@ -127,6 +133,9 @@ def result_text(
                     (*path, "content", i), target=_TARGET,
                 ) from exc
         elif isinstance(part, ImageBlock):
+            if not strict:
+                parts.append(image_placeholder(part).text)
+                continue
             who = f"the result of tool {name!r}" if name else "a tool result"
             raise ConversionError(
                 f"{who} (tool_use_id {result.tool_use_id!r}) holds an image; the prompt-based "
@@ -140,17 +149,19 @@ def render_function_results(
     results: Sequence[tuple[str, ToolResultBlock]],
     *,
     paths: Sequence[Sequence[str | int]] | None = None,
+    strict: bool = True,
 ) -> str:
     """One ``<function_results>`` block: ``<result>`` per success, ``<error>`` per failure,
     in the order of the calls they answer. ``results`` pairs each result with its tool's name.
 
     ``paths`` optionally locates each result (``("messages", 3, "content", 0)``) for error
-    messages; by default a result is located by its index in ``results``.
+    messages; by default a result is located by its index in ``results``. ``strict=False``:
+    images become a text placeholder instead of a :class:`ConversionError`.
     """
     lines = ["<function_results>"]
     for i, (name, result) in enumerate(results):
         path = paths[i] if paths is not None and i < len(paths) else (i,)
-        body = escape(result_text(result, path, name))
+        body = escape(result_text(result, path, name, strict=strict))
         if result.is_error:
             lines.extend(["<error>", body, "</error>"])
         else:

@@ -218,8 +218,9 @@ class ValueReader:
     """Reads one parameter's text as its schema's type; built once per parameter and reused
     (the parser keeps one per tool parameter, so a schema is analysed once, not per call).
 
-    - ``enum``/``const``: the allowed value whose rendering equals the text (so ``enum: [1, 2]``
-      reads ``2`` as the integer 2, and a string enum keeps the string).
+    - ``enum``/``const``: the allowed value whose rendering equals the text, or else the
+      stripped text (so ``enum: [1, 2]`` reads ``2`` as the integer 2, a string enum keeps the
+      string, and `` celsius`` reads as ``celsius``).
     - Typed schema: the first of null, boolean, integer, number, array, object that reads the
       stripped text; then ``string``, which keeps the text exactly as written.
     - Untyped schema (``{}``, ``any``): JSON if the stripped text is valid JSON, else the text.
@@ -248,7 +249,12 @@ class ValueReader:
         """The value; raises :class:`ConversionProblem` saying what was expected."""
         stripped = text.strip()
         for rendered, candidate in self.allowed:
-            if rendered == text or (not isinstance(candidate, str) and rendered == stripped):
+            if rendered == text:
+                return candidate
+        # A model's stray spaces around an allowed value (" celsius") do not make it another
+        # value: the exact match above comes first, so an enum member with spaces still wins.
+        for rendered, candidate in self.allowed:
+            if rendered == stripped:
                 return candidate
         if not self.types:
             try:
