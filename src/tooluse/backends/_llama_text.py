@@ -36,6 +36,8 @@ __all__ = ["LlamaTextBackend", "GrammarEngine"]
 
 GrammarEngine = Literal["fast", "llama"]
 
+_CLOSE_PARAMETERS = b"/parameters>"
+
 #: How many of the model's best tokens are checked against the grammar before falling
 #: back to every token that can start with an allowed byte.
 _TOP_CANDIDATES = 32
@@ -85,11 +87,15 @@ class LlamaTextBackend:
         engine: GrammarEngine = "fast",
         chat_template: str | None = None,
         model: str | None = None,
+        optional_bias: float = 0.0,
     ) -> None:
         if engine not in ("fast", "llama"):
             raise ValueError(f"grammar engine must be 'fast' or 'llama', not {engine!r}")
         self.loaded = loaded
         self.engine: GrammarEngine = engine
+        #: Logit bonus for ending a call's parameter list instead of adding an optional
+        #: parameter (fast engine only; 0 disables it).
+        self.optional_bias = optional_bias
         self.model = model or Path(loaded.settings.path).stem
         self._formatter = _formatter(loaded, chat_template)
         self._matchers: dict[int, tuple[ToolGrammar, Matcher]] = {}
@@ -285,6 +291,12 @@ class LlamaTextBackend:
         top = np.argpartition(-logits, _TOP_CANDIDATES)[:_TOP_CANDIDATES]
         top = top[np.argsort(-logits[top])]
         ok = [int(t) for t in top if allowed(int(t))]
+        if ok and self.optional_bias and matcher.advance(state, _CLOSE_PARAMETERS):
+            # The parameter list may end here or go on with an optional parameter: favour
+            # ending it. A small model's guesses for optional values are mostly wrong, and
+            # a left-out optional parameter takes the tool's default.
+            bias = self.optional_bias
+            ok.sort(key=lambda t: -(float(logits[t]) + (bias if pieces[t][:1] == b"/" else 0.0)))
         if not ok:
             ok = self._fallback(np, logits, state, matcher, allowed, eog,
                                 need=1 if temperature <= 0 else k)
