@@ -48,13 +48,14 @@ order = ["simple_python", "multiple", "parallel", "parallel_multiple", "irreleva
          "live_simple"]
 rows.sort(key=lambda r: (order.index(r[0]) if r[0] in order else 99, r[2], r[1]))
 print("| category | tool_choice | decoding | cases | accuracy | valid | median latency (s) "
-      "| tokens/s | failures (kind: cases) |")
-print("|---|---|---|---:|---:|---:|---:|---:|---|")
+      "| tokens/s end to end | tokens/s generation | failures (kind: cases) |")
+print("|---|---|---|---:|---:|---:|---:|---:|---:|---|")
 for cat, mode, choice, s, limit, interrupted, name in rows:
+    dec = "-" if s.get("decode_tokens_per_second") is None else f"{s['decode_tokens_per_second']:.1f}"
     fails = ", ".join(f"{k}: {v}" for k, v in list(s["failures"].items())[:4]) or "-"
     print(f"| {cat} | {choice} | {mode} | {s['cases']} | {100*s['accuracy']:.1f}% "
           f"| {100*s['valid_rate']:.1f}% | {s['median_latency']:.2f} "
-          f"| {s['tokens_per_second']:.1f} | {fails} |")
+          f"| {s['tokens_per_second']:.1f} | {dec} | {fails} |")
 PY
 fi
 

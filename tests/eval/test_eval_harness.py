@@ -432,3 +432,20 @@ def test_cli_tool_choice_any_is_recorded(
         == 0
     )
     assert json.loads(out.read_text())["meta"]["tool_choice"] == "any"
+
+
+def test_backend_timings_give_decode_speed() -> None:
+    class Timed(ScriptedBackend):
+        def complete(self, request: Request) -> Response:
+            response = super().complete(request)
+            self.last_end = type("End", (), {"timings": {"prompt_s": 1.0, "generate_s": 0.5}})()
+            return response
+
+    backend = Timed([Response(content=[TextBlock(text="x")], usage=Usage(output_tokens=10))])
+    result = run_case(backend, case())
+    assert result.timings == {"prompt_s": 1.0, "generate_s": 0.5}
+    assert summarize("simple_python", [result]).decode_tokens_per_second == pytest.approx(20.0)
+    assert (
+        summarize("simple_python", [run_case(answer(text="y"), case())]).decode_tokens_per_second
+        is None
+    )

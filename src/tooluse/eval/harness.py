@@ -45,6 +45,9 @@ class CaseResult:
     input_tokens: int
     stop_reason: str | None
     invalid: list[str] = field(default_factory=list)
+    #: The backend's own timings of this call when it reports them (the local backend's
+    #: ``last_end.timings``: ``prompt_s``, ``generate_s``...), else empty.
+    timings: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -66,6 +69,9 @@ class CategorySummary:
     total_latency: float
     tokens_per_second: float
     failures: dict[str, int]
+    #: Output tokens per second of generation alone (prompt processing excluded), from the
+    #: backend's own timings; None when the backend does not report them.
+    decode_tokens_per_second: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -83,6 +89,15 @@ def _validate(toolset: ToolSet, name: str, arguments: Any) -> str | None:
     except ToolInputError as exc:
         return f"{name}: {exc}"
     return None
+
+
+def _backend_timings(backend: Backend) -> dict[str, float]:
+    """Timings the backend kept of its last call (duck-typed: only some backends do)."""
+    end = getattr(backend, "last_end", None)
+    timings = getattr(end, "timings", None)
+    if not isinstance(timings, dict):
+        return {}
+    return {str(k): float(v) for k, v in timings.items() if isinstance(v, (int, float))}
 
 
 def run_case(
@@ -114,6 +129,7 @@ def run_case(
             stop_reason=None,
         )
     latency = time.perf_counter() - start
+    timings = _backend_timings(backend)
     calls: list[Call] = []
     got: list[dict[str, Any]] = []
     invalid: list[str] = []
@@ -145,6 +161,7 @@ def run_case(
         input_tokens=response.usage.input_tokens,
         stop_reason=response.stop_reason,
         invalid=invalid,
+        timings=timings,
     )
 
 
@@ -173,6 +190,9 @@ def summarize(category: str, results: Sequence[CaseResult]) -> CategorySummary:
     passed = sum(r.passed for r in results)
     tokens = sum(r.output_tokens for r in results)
     total_latency = sum(r.latency for r in results)
+    timed = [r for r in results if "generate_s" in r.timings]
+    generate_s = sum(r.timings["generate_s"] for r in timed)
+    decode = sum(r.output_tokens for r in timed) / generate_s if timed and generate_s > 0 else None
     return CategorySummary(
         category=category,
         cases=n,
@@ -186,4 +206,5 @@ def summarize(category: str, results: Sequence[CaseResult]) -> CategorySummary:
         total_latency=total_latency,
         tokens_per_second=tokens / total_latency if total_latency > 0 else 0.0,
         failures=dict(Counter(r.kind for r in results if not r.passed).most_common()),
+        decode_tokens_per_second=decode,
     )

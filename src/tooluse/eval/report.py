@@ -15,17 +15,19 @@ __all__ = ["format_table", "write_json"]
 
 
 def format_table(summaries: Sequence[CategorySummary]) -> str:
-    """One line per category: accuracy, validity, median latency, tokens/s, top failures."""
+    """One line per category: accuracy, validity, median latency, tokens/s (end to end, and
+    of generation alone when the backend reports its timings), top failures."""
     header = (
         f"{'category':<18} {'cases':>5} {'accuracy':>8} {'valid':>7} "
-        f"{'median s':>8} {'tok/s':>6}  failures"
+        f"{'median s':>8} {'tok/s':>6} {'dec t/s':>7}  failures"
     )
     lines = [header, "-" * len(header)]
     for s in summaries:
+        decode = "-" if s.decode_tokens_per_second is None else f"{s.decode_tokens_per_second:.1f}"
         failures = ", ".join(f"{k} {v}" for k, v in list(s.failures.items())[:4]) or "-"
         lines.append(
             f"{s.category:<18} {s.cases:>5} {100 * s.accuracy:>7.1f}% {100 * s.valid_rate:>6.1f}% "
-            f"{s.median_latency:>8.2f} {s.tokens_per_second:>6.1f}  {failures}"
+            f"{s.median_latency:>8.2f} {s.tokens_per_second:>6.1f} {decode:>7}  {failures}"
         )
     return "\n".join(lines)
 
