@@ -144,3 +144,55 @@ def test_converse_stream_reports_latency() -> None:
                               config=Config(retries={"total_max_attempts": 1}))
         events = list(client.converse_stream(modelId="m", messages=[{"role": "user", "content": [{"text": "x"}]}])["stream"])
     assert 250 <= events[-1]["metadata"]["metrics"]["latencyMs"] < 5000
+
+
+class AsyncOnlyBackend(Backend):
+    """A backend with only a native async stream (as an HTTP backend might have)."""
+
+    name = "async-only"
+
+    def __init__(self, steps: int = 500, delay: float = 0.02) -> None:
+        self.steps = steps
+        self.delay = delay
+        self.pulled = 0
+        self.closed = threading.Event()
+
+    async def astream(self, request: Request) -> Any:  # type: ignore[override]
+        import anyio
+
+        try:
+            yield MessageStart(id="msg_async", model="a")
+            yield BlockStart(index=0, block=TextBlock(text=""))
+            for i in range(self.steps):
+                await anyio.sleep(self.delay)
+                self.pulled += 1
+                yield TextDelta(index=0, text=f"{i} ")
+            yield BlockStop(index=0)
+            yield MessageDelta(stop_reason="end_turn")
+            yield MessageStop()
+        finally:
+            self.closed.set()
+
+
+def test_disconnect_closes_an_async_only_backend_stream() -> None:
+    backend = AsyncOnlyBackend()
+    with ServerThread(create_app(backend)) as srv:
+        with httpx2.Client(timeout=10) as client, client.stream("POST", srv.url + "/v1/messages", json=BODY) as response:
+            for _ in response.iter_bytes():
+                if backend.pulled >= 5:
+                    break
+        assert backend.closed.wait(5), "the async generator was not closed after the disconnect"
+        stopped_at = backend.pulled
+        time.sleep(0.3)
+        assert backend.pulled == stopped_at
+        assert stopped_at < 100
+        # and a full, uninterrupted stream through the same path works
+        full = AsyncOnlyBackend(steps=50, delay=0)
+        full_app = create_app(full)
+    with ServerThread(full_app) as srv2:
+        import anthropic as sdk
+
+        with sdk.Anthropic(base_url=srv2.url, api_key="k", max_retries=0).messages.stream(
+            model="m", max_tokens=5, messages=[{"role": "user", "content": "x"}]) as s:
+            text = "".join(s.text_stream)
+    assert text == "".join(f"{i} " for i in range(50))
