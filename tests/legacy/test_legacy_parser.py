@@ -36,6 +36,7 @@ TYPED = ToolSpec(
             "maybe": {"anyOf": [{"type": "string"}, {"type": "null"}]},
             "ref": {"$ref": "#/$defs/Point"},
             "anything": {},
+            "noted": {"type": "string", "default": None},
         },
         "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number"}}}},
     },
@@ -90,6 +91,9 @@ def _one_input(params: str) -> dict[str, Any]:
         ("<anything>[1]</anything>", {"anything": [1]}),
         ("<anything>plain words</anything>", {"anything": "plain words"}),
         ("<extra>kept as text</extra>", {"extra": "kept as text"}),
+        ("<extra>0.1</extra>", {"extra": 0.1}),
+        ("<noted>null</noted>", {"noted": None}),
+        ("<noted>text</noted>", {"noted": "text"}),
         ('<parameter name="count">7</parameter>', {"count": 7}),
     ],
 )

@@ -56,6 +56,7 @@ _TAG_NAME = re.compile(r"[^\W\d][\w.:\-]*")
 _NAME_ATTR = re.compile(r"""\bname\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _WS = " \t\r\n"
 _LT_RUN = re.compile("<+")
+_UNTYPED = ValueReader({})
 
 
 @dataclass(frozen=True)
@@ -510,9 +511,9 @@ class LegacyParser:
         if schema is not None and name and not problems:
             readers = self._readers(name)
             for key, text in inv.params.items():
-                reader = readers.get(key)
-                if reader is None:
-                    continue  # unknown parameters stay text; validation reports them
+                # A parameter the schema does not name is read like an untyped one (JSON if
+                # it is JSON, else text); validation reports it if the schema forbids it.
+                reader = readers.get(key) or _UNTYPED
                 try:
                     values[key] = reader.read(text)
                 except ConversionProblem as exc:

@@ -224,6 +224,7 @@ class ValueReader:
     - Typed schema: the first of null, boolean, integer, number, array, object that reads the
       stripped text; then ``string``, which keeps the text exactly as written.
     - Untyped schema (``{}``, ``any``): JSON if the stripped text is valid JSON, else the text.
+    - ``"default": null`` on a typed schema also reads ``null`` as ``None``.
     """
 
     __slots__ = ("allowed", "order", "types")
@@ -244,6 +245,16 @@ class ValueReader:
                     continue
         self.types = schema_types(schema, root)
         self.order = [t for t in _TRY_ORDER if t in self.types]
+        if (
+            self.types
+            and "null" not in self.types
+            and isinstance(schema, Mapping)
+            and "default" in schema
+            and schema["default"] is None
+        ):
+            # "default": null says the author's function takes None here (Python's
+            # ``x: str = None``): a written ``null`` means that, not the four-letter string.
+            self.order.insert(0, "null")
 
     def read(self, text: str) -> Any:
         """The value; raises :class:`ConversionProblem` saying what was expected."""
