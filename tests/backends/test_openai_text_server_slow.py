@@ -186,6 +186,24 @@ def test_prefill_is_continued_without_grammar(base_url: str) -> None:
         assert response.stop_reason in ("end_turn", "max_tokens")
 
 
+def test_forced_call_with_client_grammar(base_url: str) -> None:
+    """No server-side grammar: the grammar is applied here, over the server's top-20
+    candidates of each token (``logprobs``), the assistant message growing by the chosen
+    tokens; text the grammar fixes is never asked for."""
+    backend = OpenAIPromptBackend("smollm2-continue", base_url=base_url, prefill="assistant",
+                                  client_grammar=True)
+    request = forced(WEATHER).model_copy(
+        update={"tool_choice": ToolChoice(type="any", disable_parallel_tool_use=True)})
+    try:
+        response = accumulate(backend.stream(request))
+        end = backend.text_model.last_end
+    finally:
+        backend.close()
+    call = assert_valid_call(response, {"get_weather": WEATHER})
+    assert call.name == "get_weather" and "paris" in call.input["city"].lower()
+    assert end is not None and 1 <= end.timings["requests"] <= 4
+
+
 def test_forced_call_with_server_grammar_on_a_server_that_cannot_prefill(base_url: str) -> None:
     # The GGUF's own template closes a final assistant message; the prefill is not sent and
     # the grammar (which starts after it) makes the model write the rest of the call.

@@ -49,7 +49,9 @@ import httpx2
 from ..errors import BackendError
 from ..prompting.backend import PromptToolsBackend
 from ..prompting.grammar import GrammarLimits, ToolGrammar
+from ..prompting.matcher import Matcher
 from ..prompting.text_backend import TextEnd, TextMessage
+from ._client_grammar import constrained_generate, step_result_from_chat
 from ._llama_text import _StopScanner
 from ._retry import RetryPolicy, parse_retry_after
 from .openai import DEFAULT_BASE_URL, error_from_body
@@ -147,6 +149,9 @@ class OpenAIChatTextBackend:
         api_key: str | None = None,
         prefill: PrefillMode = "assistant",
         grammar_field: str | None = None,
+        client_grammar: bool = False,
+        candidates: int = 20,
+        lookahead: int = 16,
         stream_usage: bool = True,
         extra_body: Mapping[str, Any] | None = None,
         timeout: float = 600.0,
@@ -165,11 +170,22 @@ class OpenAIChatTextBackend:
             )
         if timeout <= 0:
             raise ValueError("timeout must be > 0 seconds")
+        if client_grammar and prefill == "none":
+            raise ValueError(
+                "client_grammar needs a server that continues a final assistant message "
+                "(prefill='assistant' or 'continue_final_message'), not prefill='none'"
+            )
+        if not 1 <= int(candidates) <= 100:
+            raise ValueError("candidates must be between 1 and 100")
         self.model = model
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self.prefill_mode: PrefillMode = prefill
         self.grammar_field = grammar_field
+        self.client_grammar = client_grammar
+        self.candidates = int(candidates)
+        self.lookahead = max(1, int(lookahead))
+        self._matchers: dict[int, tuple[ToolGrammar, Matcher]] = {}
         self.stream_usage = stream_usage
         self.extra_body = dict(extra_body or {})
         self.timeout = timeout
@@ -198,7 +214,7 @@ class OpenAIChatTextBackend:
 
     @property
     def supports_grammar(self) -> bool:
-        return self.grammar_field is not None
+        return self.grammar_field is not None or self.client_grammar
 
     # -- the request --------------------------------------------------------------------------
     def build_body(
@@ -214,12 +230,13 @@ class OpenAIChatTextBackend:
         grammar: ToolGrammar | None = None,
     ) -> dict[str, Any]:
         """The JSON body of the ``/chat/completions`` request for one generation."""
-        if grammar is not None and self.grammar_field is None:
+        if grammar is not None and not self.supports_grammar:
             raise NotImplementedError(
                 "this OpenAI-compatible server was configured without a grammar field "
                 "(grammar_field=None), so a grammar cannot be applied: set grammar_field "
-                "('grammar' for llama.cpp's server, 'guided_grammar' for vLLM) or build "
-                "the prompt backend with grammar=False"
+                "('grammar' for llama.cpp's server, 'guided_grammar' for vLLM), or "
+                "client_grammar=True for a server with logprobs, or build the prompt "
+                "backend with grammar=False"
             )
         wire: list[dict[str, str]] = []
         for i, message in enumerate(messages):
@@ -281,6 +298,8 @@ class OpenAIChatTextBackend:
         body = self.build_body(messages, prefill=prefill, stop=stop, max_tokens=max_tokens,
                                temperature=temperature, top_p=top_p, top_k=top_k,
                                grammar=grammar)
+        if grammar is not None and self.grammar_field is None:
+            return self._generate_client(body, prefill, grammar, stop, max_tokens, temperature)
         # With a grammar and no prefill sent, the grammar itself starts after the prefill:
         # the model cannot write it again.
         loose = self.prefill_mode == "none" and grammar is None
@@ -333,6 +352,78 @@ class OpenAIChatTextBackend:
                 end.timings["first_chunk_s"] = first - started
             self.last_end = end
         yield end
+
+    def _generate_client(self, body: dict[str, Any], prefill: str, grammar: ToolGrammar,
+                         stop: Sequence[str], max_tokens: int,
+                         temperature: float) -> Iterator[str | TextEnd]:
+        """Client-side constrained decoding (:mod:`._client_grammar`): one-token requests
+        with their top candidates, the assistant message growing by the chosen token."""
+        base = {k: v for k, v in body.items()
+                if k not in ("stream", "stream_options", "stop", "max_tokens", "temperature")}
+        base.update(stream=False, temperature=float(temperature), logprobs=True,
+                    top_logprobs=self.candidates)
+        if self.prefill_mode == "continue_final_message":
+            base.update(continue_final_message=True, add_generation_prompt=False)
+        messages = [m for m in base["messages"]]
+        if prefill and messages and messages[-1]["role"] == "assistant":
+            messages.pop()  # the prefill goes back on with the continuation
+
+        def step(continuation: str, n: int) -> Any:
+            text = prefill + continuation
+            request = dict(base, max_tokens=n,
+                           messages=messages + ([{"role": "assistant", "content": text}]
+                                                if text else []))
+            if not text:
+                request.pop("continue_final_message", None)
+                request.pop("add_generation_prompt", None)
+            response = self._send(request)
+            try:
+                response.read()
+                data = response.json()
+            except ValueError:
+                raise BackendError(
+                    f"openai-prompt: the server sent malformed JSON: {response.text[:200]!r}",
+                    kind="api",
+                ) from None
+            finally:
+                response.close()
+            if isinstance(data, dict) and "error" in data and "choices" not in data:
+                raise error_from_body(data, None)
+            try:
+                return step_result_from_chat(data)
+            except ValueError as exc:
+                raise BackendError(f"openai-prompt: client_grammar: {exc}",
+                                   kind="invalid_request") from None
+
+        started = time.perf_counter()
+        end: TextEnd | None = None
+        self.last_end = None
+        try:
+            for item in constrained_generate(step, grammar, matcher=self._matcher(grammar),
+                                             stop=stop, max_tokens=max_tokens,
+                                             temperature=temperature,
+                                             lookahead=self.lookahead):
+                if isinstance(item, TextEnd):
+                    end = item
+                    break
+                yield item
+        except httpx2.TransportError as exc:
+            raise _transport_error(exc, self.endpoint, self.timeout) from None
+        finally:
+            if end is not None:
+                end.timings["total_s"] = time.perf_counter() - started
+                self.last_end = end
+        if end is not None:
+            yield end
+
+    def _matcher(self, grammar: ToolGrammar) -> Matcher:
+        known = self._matchers.get(id(grammar))
+        if known is None or known[0] is not grammar:
+            if len(self._matchers) > 32:
+                self._matchers.clear()
+            known = (grammar, Matcher(grammar.root))
+            self._matchers[id(grammar)] = known
+        return known[1]
 
     def _payloads(self, response: httpx2.Response) -> Iterator[dict[str, Any]]:
         content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
@@ -546,6 +637,7 @@ class OpenAIPromptBackend(PromptToolsBackend):
         *,
         base_url: str | None = None,
         grammar_field: str | None = None,
+        client_grammar: bool = False,
         grammar: bool | None = None,
         prefill: PrefillMode = "assistant",
         style: Literal["xml", "json"] = "xml",
@@ -554,14 +646,16 @@ class OpenAIPromptBackend(PromptToolsBackend):
         **http_options: Any,
     ) -> None:
         if grammar is None:
-            grammar = grammar_field is not None
-        if grammar and grammar_field is None:
+            grammar = grammar_field is not None or client_grammar
+        if grammar and grammar_field is None and not client_grammar:
             raise ValueError(
                 "grammar=True needs grammar_field (the request field the server reads a GBNF "
-                "grammar from: 'grammar' for llama.cpp's server, 'guided_grammar' for vLLM)"
+                "grammar from: 'grammar' for llama.cpp's server, 'guided_grammar' for vLLM) "
+                "or client_grammar=True"
             )
         text = OpenAIChatTextBackend(model, base_url=base_url, grammar_field=grammar_field,
-                                     prefill=prefill, **http_options)
+                                     client_grammar=client_grammar, prefill=prefill,
+                                     **http_options)
         super().__init__(text, style=style, grammar=grammar, max_tokens=max_tokens,
                          limits=limits, model=model)
 
@@ -591,8 +685,8 @@ def _flag(value: Any, name: str) -> bool:
 
 #: Options that may also be given in the spec string's query (``...?grammar_field=grammar``),
 #: for command lines that pass only a spec (``tooluse serve --backend``).
-SPEC_OPTIONS = ("grammar_field", "grammar", "prefill", "style", "max_tokens", "timeout",
-                "max_retries", "stream_usage")
+SPEC_OPTIONS = ("grammar_field", "client_grammar", "candidates", "lookahead", "grammar",
+                "prefill", "style", "max_tokens", "timeout", "max_retries", "stream_usage")
 
 
 def _spec_query(base_url: str, options: dict[str, Any]) -> str:
@@ -622,10 +716,10 @@ def from_spec(rest: str, **options: Any) -> OpenAIPromptBackend:
     if "#" in rest or rest.startswith(("http://", "https://")):
         url, _, name = rest.partition("#")
         base_url, model = _spec_query(url, options), name or None
-    for key in ("grammar", "stream_usage"):
+    for key in ("grammar", "stream_usage", "client_grammar"):
         if key in options and options[key] is not None:
             options[key] = _flag(options[key], key)
-    for key in ("max_tokens", "max_retries"):
+    for key in ("max_tokens", "max_retries", "candidates", "lookahead"):
         if key in options and options[key] is not None:
             options[key] = int(options[key])
     if "timeout" in options and options["timeout"] is not None:
