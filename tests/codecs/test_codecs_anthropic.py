@@ -358,3 +358,52 @@ def test_neutral_response_round_trip(resp: Response) -> None:
 def test_stream_round_trip(resp: Response, chunk: int) -> None:
     wire = [json.loads(json.dumps(e)) for e in codec.encode_events(events_from_response(resp, chunk_size=chunk))]
     assert accumulate(codec.decode_events(wire)) == resp
+
+
+def test_citations_null_from_a_response_is_accepted_as_history() -> None:
+    """Clients pass response content back unchanged; the API's text blocks carry
+    ``citations: null``. A non-empty list cannot be carried and is refused by path."""
+    from tooluse.codecs import anthropic as codec
+    from tooluse.errors import WireFormatError
+
+    body = {
+        "model": "m",
+        "max_tokens": 5,
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "text", "text": "x", "citations": None}]},
+            {"role": "user", "content": "y"},
+        ],
+    }
+    assert codec.decode_request(body).messages[1].text() == "x"
+    body["messages"][1]["content"][0]["citations"] = [{"type": "char_location"}]  # type: ignore[index]
+    try:
+        codec.decode_request(body)
+    except WireFormatError as exc:
+        assert exc.path == ("messages", 1, "content", 0, "citations")
+    else:
+        raise AssertionError("non-empty citations must be refused")
+
+
+def test_deeply_nested_schema_is_a_clear_error_not_a_crash() -> None:
+    from tooluse.codecs import anthropic as codec
+    from tooluse.errors import WireFormatError
+
+    schema: dict = {"type": "object", "properties": {}}
+    node = schema
+    for _ in range(3000):
+        child: dict = {"type": "object", "properties": {}}
+        node["properties"]["a"] = child
+        node = child
+    body = {
+        "model": "m",
+        "max_tokens": 5,
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"name": "t", "input_schema": schema}],
+    }
+    try:
+        codec.decode_request(body)
+    except WireFormatError as exc:
+        assert exc.path == ("tools", 0, "input_schema")
+    else:
+        raise AssertionError("expected WireFormatError")

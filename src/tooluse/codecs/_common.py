@@ -114,7 +114,10 @@ def check_input_schema(schema: dict[str, Any], path: Path) -> None:
                 "input_schema does not support oneOf, allOf, or anyOf at the top level",
                 (*path, key),
             )
-    problem = _schema_problem(json.dumps(schema, sort_keys=True))
+    try:
+        problem = _schema_problem(json.dumps(schema, sort_keys=True))
+    except RecursionError:
+        raise WireFormatError("JSON schema is nested too deeply", path) from None
     if problem is not None:
         message, where = problem
         raise WireFormatError(

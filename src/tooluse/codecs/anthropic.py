@@ -101,6 +101,10 @@ class _Text(WireModel):
     type: Literal["text"]
     text: str
     cache_control: _CacheControl | None = None
+    # Responses carry ``citations: null`` on text blocks, and clients send response content
+    # back as history unchanged; only an empty value is accepted (tooluse cannot carry
+    # real citations, and dropping them silently would lose data).
+    citations: list[Any] | None = Field(default=None, max_length=0)
 
 
 class _Base64Source(WireModel):
