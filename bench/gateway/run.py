@@ -179,6 +179,7 @@ class Sample:
     first_error: str | None
     requests: int
     forwarded_ok: bool | None
+    load: float  # 1-minute load average when the measurement ended
 
 
 @dataclass
@@ -221,6 +222,7 @@ async def measure(target: Target, stream: bool, args: argparse.Namespace, upstre
         first_error=lat.first_error or thr.first_error,
         requests=args.requests + done,
         forwarded_ok=forwarded_ok,
+        load=os.getloadavg()[0],
     )
 
 
@@ -279,14 +281,15 @@ def render_tables(results: Results, args: argparse.Namespace, keys: list[str]) -
 
 def render_details(results: Results, keys: list[str]) -> str:
     lines = [
-        "Per-round figures (p50 / p99 ms of the sequential run; req/s of the concurrent run):",
+        "Per-round figures (p50 / p99 ms of the sequential run; req/s of the concurrent run; "
+        "the machine's 1-minute load average at the end of the measurement):",
         "",
-        "| wire | mode | path | rounds: p50 / p99 / req/s |",
+        "| wire | mode | path | rounds: p50 / p99 / req/s (load) |",
         "|---|---|---|---|",
     ]
     problems: list[str] = []
     for (wire, key, stream), samples in sorted(results.samples.items(), key=lambda kv: (kv[0][0], kv[0][2], keys.index(kv[0][1]))):
-        cells = "; ".join(f"{s.p50:.2f} / {s.p99:.2f} / {s.rps:.0f}" for s in samples)
+        cells = "; ".join(f"{s.p50:.2f} / {s.p99:.2f} / {s.rps:.0f} ({s.load:.1f})" for s in samples)
         lines.append(f"| {wire} | {'stream' if stream else 'json'} | {PATH_LABELS[key]} | {cells} |")
         for s in samples:
             if s.errors and s.first_error:

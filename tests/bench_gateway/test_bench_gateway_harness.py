@@ -241,3 +241,23 @@ def test_run_end_to_end_on_the_direct_path(tmp_path: Path) -> None:
     assert "/v1/chat/completions" in out.stdout and "/v1/messages" in out.stdout
     assert "| 0 / " in out.stdout  # no errors
     assert gw_run.MARK_START in (tmp_path / "gw.md").read_text()
+
+
+@pytest.mark.slow
+def test_run_end_to_end_through_the_tooluse_gateway(tmp_path: Path) -> None:
+    """Both tooluse paths, both wire formats, JSON and SSE: every answer must carry the tool
+    call intact (the load generator checks each one) and the upstream must see every request."""
+    pytest.importorskip("uvicorn")
+    out = subprocess.run(
+        [
+            sys.executable, str(BENCH / "run.py"), "--paths", "tooluse", "tooluse-inproc",
+            "--requests", "15", "--warmup", "2", "--seconds", "0.3", "--rounds", "1",
+            "--concurrency", "2", "--no-write", "--logs", str(tmp_path / "logs"),
+        ],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    rows = [line for line in out.stdout.splitlines() if line.startswith("| tooluse gateway")]
+    assert len(rows) == 8, out.stdout  # 2 paths x 2 wires x (json, stream)
+    assert all("| 0 / " in row for row in rows), out.stdout
+    assert "Problems seen" not in out.stdout, out.stdout
