@@ -77,7 +77,7 @@ def _same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     inputs=st.lists(st.dictionaries(param_names, json_values, max_size=5), min_size=1, max_size=3),
     closed=st.booleans(),
@@ -119,7 +119,7 @@ results_content = st.lists(
 )
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     results=st.lists(
         st.tuples(hostile_text, results_content, st.booleans()), min_size=1, max_size=3

@@ -6,9 +6,17 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from legacy_seed_example import PRICE, TICKER
 
-from tooluse.codecs.legacy import render_tools_prompt, type_label
+from tooluse.codecs.legacy import (
+    escape,
+    escape_attr,
+    parse_completion,
+    render_tools_prompt,
+    type_label,
+)
 from tooluse.messages import ToolSpec
 
 RICH = ToolSpec(
@@ -134,3 +142,52 @@ def test_type_labels(schema: dict[str, object], label: str) -> None:
 def test_tool_without_parameters() -> None:
     prompt = render_tools_prompt([ToolSpec(name="now", description="The time.")])
     assert "<tool_name>now</tool_name>\n<description>The time.</description>\n<parameters>\n</parameters>" in prompt
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["type", "items", "enum", "properties", "anyOf", "$ref", "default",
+                         "description", "required", "const", "oneOf", "allOf", "x"]),
+        inner, max_size=4),
+    max_leaves=15,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    properties=st.dictionaries(st.text(max_size=8), json_values, max_size=4),
+    required=json_values,
+    value=st.text(max_size=10),
+)
+def test_any_schema_shape_renders_and_parses_without_crashing(
+    properties: dict[str, object], required: object, value: str
+) -> None:
+    """Tool schemas come from users and from the wild: no shape may crash the prompt or the
+    parser (bad ones are for the tools package to reject, with a message)."""
+    schema = {"type": "object", "properties": properties, "required": required}
+    tool = ToolSpec(name="t", input_schema=schema)
+    assert "<tool_name>t</tool_name>" in render_tools_prompt([tool])
+    assert render_tools_prompt([tool], style="json")
+    params = "".join(f'<parameter name="{escape_attr(k)}">{escape(value)}</parameter>'
+                     for k in properties)
+    text = f"<function_calls><invoke><tool_name>t</tool_name>{params}</invoke>"
+    parsed = parse_completion(text, [tool])
+    assert len(parsed.tool_uses) + len(parsed.problems) == 1
+
+
+def test_recursive_and_fanning_references_stay_small() -> None:
+    tree = {
+        "type": "object",
+        "properties": {"node": {"$ref": "#/$defs/Node"}},
+        "$defs": {"Node": {"type": "object", "properties": {
+            "value": {"type": "integer"},
+            "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+        }}},
+    }
+    prompt = render_tools_prompt([ToolSpec(name="tree", input_schema=tree)])
+    shown = json.loads(prompt.split("JSON Schema: ", 1)[1].split("</description>")[0])
+    assert shown["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
+    fan = {f"p{i}": {"$ref": "#"} for i in range(10)}
+    wild = ToolSpec(name="t", input_schema={"type": "object", "properties": fan})
+    assert len(render_tools_prompt([wild])) < 50_000

@@ -58,6 +58,7 @@ Spaces in string values are kept exactly as written. \
 The characters <, > and & inside a value may be written as &lt;, &gt; and &amp;. \
 Call results come back inside <function_results>."""
 
+_INLINE_BUDGET = 200
 _SINGLE_CALL = "Call at most one tool at a time: put a single <invoke> in <function_calls>."
 
 
@@ -86,20 +87,35 @@ def _is_nested(schema: Any, root: Mapping[str, Any]) -> bool:
     )
 
 
-def _inline_refs(schema: Any, root: Mapping[str, Any], depth: int = 0) -> Any:
-    """The schema with local ``$ref`` replaced by their targets (bounded, for recursion)."""
-    schema = resolve(schema, root)
-    if depth > 6:
-        return schema
-    if isinstance(schema, Mapping):
-        return {k: _inline_refs(v, root, depth + 1) for k, v in schema.items() if k != "$defs"}
-    if isinstance(schema, list):
-        return [_inline_refs(v, root, depth + 1) for v in schema]
-    return schema
+def _inline_refs(schema: Any, root: Mapping[str, Any]) -> Any:
+    """The schema with local ``$ref`` replaced by their targets, for the model to read.
+
+    A recursive reference (a tree of ``Node``) is left as ``{"$ref": ...}`` where it recurs,
+    and the whole expansion is capped at :data:`_INLINE_BUDGET` nodes, so a schema whose
+    references fan out cannot blow the prompt up.
+    """
+    budget = [_INLINE_BUDGET]
+
+    def walk(node: Any, active: frozenset[str]) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return node
+        if isinstance(node, Mapping):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref not in active:
+                target = resolve(node, root)
+                if target is not node:
+                    return walk(target, active | {ref})
+            return {k: walk(v, active) for k, v in node.items() if k != "$defs"}
+        if isinstance(node, list):
+            return [walk(v, active) for v in node]
+        return node
+
+    return walk(schema, frozenset())
 
 
 def _parameter_notes(
-    prop: Mapping[str, Any], required: bool, root: Mapping[str, Any]
+    prop: Mapping[str, Any], required: bool, root: Mapping[str, Any], raw_prop: Any = None
 ) -> list[str]:
     notes = ["Required." if required else "Optional."]
     enum = prop.get("enum")
@@ -117,7 +133,8 @@ def _parameter_notes(
     if types & {"array", "object"}:
         notes.append("Write it as JSON.")
     if _is_nested(prop, root):
-        notes.append("JSON Schema: " + _compact_json(_inline_refs(prop, root)))
+        shown = raw_prop if isinstance(raw_prop, Mapping) else prop  # keeps its $ref name
+        notes.append("JSON Schema: " + _compact_json(_inline_refs(shown, root)))
     return notes
 
 
@@ -127,7 +144,10 @@ def render_tool_description(tool: _ToolLike) -> str:
     properties = schema.get("properties")
     props: Mapping[str, Any] = properties if isinstance(properties, Mapping) else {}
     required_list = schema.get("required")
-    required = set(required_list) if isinstance(required_list, list) else set()
+    required = (
+        {r for r in required_list if isinstance(r, str)} if isinstance(required_list, list)
+        else set()
+    )
     lines = [
         "<tool_description>",
         f"<tool_name>{escape(tool.name)}</tool_name>",
@@ -137,8 +157,11 @@ def render_tool_description(tool: _ToolLike) -> str:
     for name, raw_prop in props.items():
         prop = resolve(raw_prop, schema)
         prop = prop if isinstance(prop, Mapping) else {}
-        description = str(prop.get("description") or (raw_prop or {}).get("description") or "")
-        notes = _parameter_notes(prop, name in required, schema)
+        described = prop.get("description") or (
+            raw_prop.get("description") if isinstance(raw_prop, Mapping) else None
+        )
+        description = str(described or "")
+        notes = _parameter_notes(prop, name in required, schema, raw_prop)
         text = " ".join([description.strip(), *notes]).strip() if description else " ".join(notes)
         lines.extend(
             [

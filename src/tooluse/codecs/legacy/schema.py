@@ -91,7 +91,8 @@ def schema_types(schema: Any, root: Mapping[str, Any] | None = None, _depth: int
         return set()
     types: set[str] = set()
     declared = schema.get("type")
-    for t in [declared] if isinstance(declared, str) else declared or []:
+    declared_list = [declared] if isinstance(declared, str) else declared
+    for t in declared_list if isinstance(declared_list, list) else []:
         if isinstance(t, str):
             t = _TYPE_ALIASES.get(t, t)
             if t in _JSON_TYPES:
@@ -116,7 +117,8 @@ def schema_types(schema: Any, root: Mapping[str, Any] | None = None, _depth: int
                     return set()
                 for s in sub:
                     types |= s
-        for branch in schema.get("allOf") or []:
+        all_of = schema.get("allOf")
+        for branch in all_of if isinstance(all_of, list) else []:
             types |= schema_types(branch, root, _depth + 1)
     if "integer" in types and "number" in types:
         types.discard("integer")  # every integer is a number; keep the wider reading
