@@ -511,3 +511,11 @@ def test_from_spec_reads_options_from_the_url_query() -> None:
     assert text.endpoint == "http://127.0.0.1:8000/v1/chat/completions?api-version=2"
     assert from_spec("http://127.0.0.1:8000/v1/?x=1").text_model.endpoint == \
         "http://127.0.0.1:8000/v1/chat/completions?x=1"
+
+
+def test_error_messages_name_this_backend() -> None:
+    server = Server(httpx2.Response(503, json={"error": "loading model"}))
+    with pytest.raises(BackendError) as info:
+        run(server.text(max_retries=0))
+    assert str(info.value) == "openai-prompt: HTTP 503: loading model"
+    assert info.value.kind == "unavailable"

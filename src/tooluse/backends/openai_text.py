@@ -54,7 +54,8 @@ from ..prompting.text_backend import TextEnd, TextMessage
 from ._client_grammar import constrained_generate, step_result_from_chat
 from ._llama_text import _StopScanner
 from ._retry import RetryPolicy, parse_retry_after
-from .openai import DEFAULT_BASE_URL, error_from_body
+from .openai import DEFAULT_BASE_URL
+from .openai import error_from_body as _openai_error
 
 __all__ = [
     "OpenAIChatTextBackend",
@@ -592,6 +593,16 @@ def _apply_usage(end: TextEnd, usage: dict[str, Any]) -> None:
         cached = number(details.get("cached_tokens"))
         if cached is not None:
             end.cached_tokens = cached
+
+
+def error_from_body(body: Any, status: int | None) -> BackendError:
+    """The OpenAI backend's reading of an error body (OpenAI, Ollama and vLLM shapes),
+    labelled with this backend's name."""
+    error = _openai_error(body, status)
+    if error.message.startswith("openai: "):
+        error.message = "openai-prompt: " + error.message[len("openai: "):]
+        error.args = (error.message,)
+    return error
 
 
 def _failure(response: httpx2.Response) -> BackendError:
