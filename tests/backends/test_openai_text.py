@@ -519,3 +519,45 @@ def test_error_messages_name_this_backend() -> None:
         run(server.text(max_retries=0))
     assert str(info.value) == "openai-prompt: HTTP 503: loading model"
     assert info.value.kind == "unavailable"
+
+
+# -- chunking never changes the result -------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PIECES = ["<function_calls>", "\n", "<invoke>", "<tool_name>", "get_weather", "</tool_name>",
+           "Sure. ", "###", "</function_calls>", " ", "Paris", "é", "</", "<"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    pieces=st.lists(st.sampled_from(_PIECES), max_size=12),
+    cuts=st.lists(st.integers(min_value=1, max_value=7), min_size=1, max_size=30),
+    mode=st.sampled_from(["assistant", "continue_final_message", "none"]),
+    prefill=st.sampled_from(["", PREFILL, "The answer is"]),
+    finish=st.sampled_from(["stop", "length"]),
+)
+def test_any_chunking_gives_the_same_text_and_end(pieces: list[str], cuts: list[int], mode: str,
+                                                  prefill: str, finish: str) -> None:
+    text = "".join(pieces)
+    chunks: list[str] = []
+    at = 0
+    for i in range(len(text)):
+        if at >= len(text):
+            break
+        size = cuts[i % len(cuts)]
+        chunks.append(text[at:at + size])
+        at += size
+    stops = ["</function_calls>", "###"]
+    whole = run(Server(text_chunks(text, finish=finish)).text(prefill=mode),
+                prefill=prefill, stop=stops)
+    split = run(Server(text_chunks(*chunks, finish=finish)).text(prefill=mode),
+                prefill=prefill, stop=stops)
+    assert split[0] == whole[0]
+    assert (split[1].reason, split[1].stop_sequence) == (whole[1].reason, whole[1].stop_sequence)
+    # Nothing after a stop string, and nothing lost before it when no prefill is searched.
+    assert not any(s in whole[0] for s in stops)
+    if not prefill.strip():
+        cut = min([text.find(s) for s in stops if s in text] or [len(text)])
+        assert whole[0] == text[:cut]
