@@ -11,6 +11,8 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tooluse.backends._retry import RetryPolicy
 from tooluse.backends.openai_text import (
@@ -522,9 +524,6 @@ def test_error_messages_name_this_backend() -> None:
 
 
 # -- chunking never changes the result -------------------------------------------------------
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 _PIECES = ["<function_calls>", "\n", "<invoke>", "<tool_name>", "get_weather", "</tool_name>",
            "Sure. ", "###", "</function_calls>", " ", "Paris", "é", "</", "<"]
