@@ -23,7 +23,10 @@ Three things a text backend must do are not standard Chat Completions, so they a
   ``"structured_outputs.grammar"`` nests it). With no field a grammar cannot be applied, and
   :meth:`OpenAIChatTextBackend.generate_text` raises ``NotImplementedError`` as the
   protocol asks; :class:`OpenAIPromptBackend` therefore turns the grammar off by default
-  when no field is given, and refuses ``grammar=True`` without one.
+  when no field is given, and refuses ``grammar=True`` without one. A server with no
+  grammar field but with ``logprobs`` can have the grammar applied here instead
+  (``client_grammar=True``, :mod:`._client_grammar`: the server's tokens are kept while the
+  grammar allows them, else its best allowed candidate).
 - **which stop string ended the text**: Chat Completions only says ``finish_reason:
   "stop"``. vLLM adds ``stop_reason``; otherwise the text is also scanned here, so a stop
   string the server leaves in the text (or does not apply) is still found and cut.
