@@ -90,3 +90,10 @@ def test_empty_results_and_calls_without_parameters() -> None:
     assert text == "<function_calls>\n<invoke>\n<tool_name>now</tool_name>\n<parameters>\n" \
         "</parameters>\n</invoke>"
     assert parse_completion(text).tool_uses[0].input == {}
+
+
+def test_odd_tool_names_survive() -> None:
+    for name in ["math.factorial", "a<b&c>", "  spaced", "ünïcode"]:
+        text = render_function_calls([ToolUseBlock(id="i", name=name, input={"x": "1"})])
+        (call,) = parse_completion(text).tool_uses
+        assert call.name == name.strip()

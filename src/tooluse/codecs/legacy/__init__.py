@@ -11,6 +11,7 @@ responses. See ``docs/legacy.md``.
 from __future__ import annotations
 
 from ._text import escape, escape_attr, new_message_id, new_tool_use_id, unescape
+from .completion import ParsedCompletion, items_to_completion, parse_completion
 from .mapping import (
     LegacyPrompt,
     LegacyTurn,
@@ -19,17 +20,7 @@ from .mapping import (
     encode_response,
     tool_choice_prefill,
 )
-from .parser import (
-    MAX_TAG,
-    CallItem,
-    Item,
-    LegacyParser,
-    ParsedCompletion,
-    ParseProblem,
-    TextItem,
-    items_to_completion,
-    parse_completion,
-)
+from .parser import MAX_TAG, CallItem, Item, LegacyParser, ParseProblem, TextItem, ToolLike
 from .prompt import render_tool_description, render_tools_prompt
 from .render import (
     FUNCTION_CALLS_START,
@@ -63,6 +54,7 @@ __all__ = [
     "ParseProblem",
     "ParsedCompletion",
     "TextItem",
+    "ToolLike",
     "ValueReader",
     "convert_value",
     "decode_response",

@@ -29,7 +29,8 @@ from ...messages import (
 )
 from .._common import image_placeholder
 from ._text import new_message_id
-from .parser import LegacyParser, ParseProblem, items_to_completion
+from .completion import items_to_completion
+from .parser import LegacyParser, ParseProblem
 from .prompt import render_tools_prompt
 from .render import FUNCTION_CALLS_STOP, render_function_calls, render_function_results
 

@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ...messages import TextBlock, ToolUseBlock
+from ...messages import ToolUseBlock
 from ._text import new_tool_use_id, unescape
 from .schema import ConversionProblem, ValueReader
 
@@ -44,9 +44,8 @@ __all__ = [
     "Item",
     "LegacyParser",
     "ParseProblem",
-    "ParsedCompletion",
     "TextItem",
-    "parse_completion",
+    "ToolLike",
 ]
 
 #: Longest text between ``<`` and ``>`` still read as a tag; a longer one is literal text.
@@ -86,7 +85,7 @@ class ParseProblem:
 Item = TextItem | CallItem | ParseProblem
 
 
-class _ToolLike(Protocol):
+class ToolLike(Protocol):
     """Anything that names a tool and gives its input schema (``ToolSpec``, ``Tool``)."""
 
     @property
@@ -192,7 +191,7 @@ class LegacyParser:
 
     def __init__(
         self,
-        tools: Sequence[_ToolLike] | None = None,
+        tools: Sequence[ToolLike] | None = None,
         *,
         id_factory: Callable[[], str] | None = None,
     ) -> None:
@@ -574,61 +573,3 @@ def _may_open_block(tail: str) -> bool:
 
 def _clip(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-@dataclass
-class ParsedCompletion:
-    """A whole completion: content blocks in order, and the problems found.
-
-    A problem's raw text is also kept in ``content`` as text, so the conversation never
-    loses what the model wrote.
-    """
-
-    content: list[TextBlock | ToolUseBlock] = field(default_factory=list)
-    problems: list[ParseProblem] = field(default_factory=list)
-
-    @property
-    def tool_uses(self) -> list[ToolUseBlock]:
-        return [b for b in self.content if isinstance(b, ToolUseBlock)]
-
-
-def items_to_completion(items: Sequence[Item]) -> ParsedCompletion:
-    """Fold parser items into content blocks.
-
-    Adjacent text is merged; whitespace-only text is dropped; the whitespace that separates
-    text from a following call block is format, not content, and is removed.
-    """
-    result = ParsedCompletion()
-    text: list[str] = []
-
-    def flush(before_call: bool) -> None:
-        joined = "".join(text)
-        text.clear()
-        if before_call:
-            joined = joined.rstrip(_WS)
-        if joined.strip(_WS):
-            result.content.append(TextBlock(text=joined))
-
-    for item in items:
-        if isinstance(item, TextItem):
-            text.append(item.text)
-        elif isinstance(item, ParseProblem):
-            result.problems.append(item)
-            text.append(item.raw)
-        else:
-            flush(before_call=True)
-            result.content.append(item.block)
-    flush(before_call=False)
-    return result
-
-
-def parse_completion(
-    text: str,
-    tools: Sequence[_ToolLike] | None = None,
-    *,
-    id_factory: Callable[[], str] | None = None,
-) -> ParsedCompletion:
-    """Parse a whole completion at once (same result as feeding it in any chunks)."""
-    parser = LegacyParser(tools, id_factory=id_factory)
-    items = parser.feed(text) + parser.close()
-    return items_to_completion(items)
