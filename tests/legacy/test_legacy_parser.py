@@ -240,7 +240,9 @@ def test_text_is_released_as_soon_as_it_cannot_open_a_block() -> None:
     assert parser.feed("> and <func") == [TextItem("> and ")]
     assert parser.feed("tion_call") == []
     assert parser.feed("s>\n<invoke>\n<tool_name>typed</tool_name>\n<count>2</count>\n") == []
+    assert parser.in_call and parser.in_block
     out = parser.feed("</invoke>")
+    assert not parser.in_call and parser.in_block
     assert [type(i) for i in out] == [CallItem]
     assert parser.close() == []
 

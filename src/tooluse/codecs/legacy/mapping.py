@@ -30,7 +30,7 @@ from ...messages import (
 from .._common import image_placeholder
 from ._text import new_message_id
 from .completion import items_to_completion
-from .parser import LegacyParser, ParseProblem
+from .parser import LegacyParser
 from .prompt import render_tools_prompt
 from .render import FUNCTION_CALLS_STOP, render_function_calls, render_function_results
 
@@ -213,11 +213,11 @@ def decode_response(
     """
     parser = LegacyParser(tools, id_factory=id_factory)
     full = (prefill or "") + text
-    items = parser.feed(full) + parser.close()
+    items = parser.feed(full)
+    cut_in_call = parser.in_call
+    items += parser.close()
     parsed = items_to_completion(items)
     calls = parsed.tool_uses
-    cut_in_call = any(isinstance(i, ParseProblem) and "end of input" in i.message
-                      for i in items)
     reason: StopReason
     if truncated and (cut_in_call or not calls):
         reason = "max_tokens"

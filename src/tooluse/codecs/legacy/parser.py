@@ -213,6 +213,16 @@ class LegacyParser:
 
     # ------------------------------------------------------------------ public API
 
+    @property
+    def in_call(self) -> bool:
+        """Is an ``<invoke>`` open (so text that ends now is a call cut off)?"""
+        return self._state in (_INVOKE, _NAME, _PARAMS, _VALUE)
+
+    @property
+    def in_block(self) -> bool:
+        """Is a ``<function_calls>`` block open (including inside an ``<invoke>``)?"""
+        return self._state != _OUTSIDE
+
     def feed(self, chunk: str) -> list[Item]:
         """Parse the next piece of the completion; returns the items it completed."""
         data = self._pending + chunk if self._pending else chunk
