@@ -10,8 +10,8 @@ A completion mixes free text (``<scratchpad>``, ``<thinking>``, ``<answer>``, an
   ``<tool_name>``, a value of the wrong type...), with the raw text, so nothing is lost.
 
 How it stays linear: a small lexer finds each ``<`` with ``str.find`` and looks for its ``>``
-only within :data:`MAX_TAG` characters, so every character is examined a bounded number of
-times; the only text held back between chunks is one incomplete tag (at most ``MAX_TAG``
+only before the next ``<`` and within :data:`MAX_TAG` characters, so every character is
+examined at most twice; the only text held back between chunks is one incomplete tag (at most ``MAX_TAG``
 characters). Everything else goes into lists that are joined once. There is no regular
 expression over the buffer and no re-scan per chunk.
 
@@ -184,9 +184,9 @@ class LegacyParser:
     """Feed a completion in chunks; get text, calls and problems as soon as they are certain.
 
     ``tools`` (anything with ``name`` and ``input_schema``: :class:`ToolSpec`, ``Tool``) turns
-    on name checking and type conversion; without it every value stays the string written
-    (except that nothing is known about types, so nothing is converted). ``id_factory`` makes
-    the ids of parsed calls (default: ``toolu_`` + 24 random base62 characters).
+    on name checking and type conversion; without it any tool name is accepted and every
+    value stays the string written (no schema says otherwise). ``id_factory`` makes the ids
+    of parsed calls (default: ``toolu_`` + 24 random base62 characters).
     """
 
     def __init__(
