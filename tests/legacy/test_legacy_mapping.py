@@ -187,3 +187,17 @@ def test_lenient_encoding_writes_image_placeholders() -> None:
     prompt = encode_request(request, strict=False)
     assert prompt.turns[0].text == "see [image omitted: image/png image]"
     assert "<stdout>\nchart:\n[image omitted: image/png image]\n</stdout>" in prompt.turns[2].text
+
+
+def test_misplaced_tool_blocks_are_refused_as_by_the_other_codecs() -> None:
+    call = ToolUseBlock(id="t1", name="get_ticker_symbol", input={"company_name": "GM"})
+    in_user = Request(messages=[Message(role="user", content=[call])])
+    with pytest.raises(ConversionError, match="assistant turn") as info:
+        encode_request(in_user, strict=False)
+    assert info.value.path == ("messages", 0, "content", 0)
+    in_assistant = Request(messages=[
+        Message(role="user", content="q"),
+        Message(role="assistant", content=[ToolResultBlock(tool_use_id="t1")]),
+    ])
+    with pytest.raises(ConversionError, match="user turn"):
+        encode_request(in_assistant)

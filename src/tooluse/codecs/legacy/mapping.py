@@ -135,6 +135,12 @@ def _message_text(
                 "an image cannot be carried by the prompt-based format (text only)",
                 path, target=_TARGET,
             )
+        if isinstance(block, ToolUseBlock) and message.role != "assistant":
+            raise ConversionError("a tool_use block belongs in an assistant turn", path,
+                                  target=_TARGET)
+        if isinstance(block, ToolResultBlock) and message.role != "user":
+            raise ConversionError("a tool_result block belongs in a user turn", path,
+                                  target=_TARGET)
         if isinstance(block, ToolUseBlock):
             if results:
                 flush()
