@@ -254,6 +254,8 @@ FRAGMENTS = [
     "</tool_name>", "typed", "nope", "<parameters>", "</parameters>", "<count>", "</count>",
     "<note>", "</note>", "7", "x", " ", "\n", "<", ">", "&lt;", "&", "</", "<thinking>",
     '<invoke name="typed">', '<parameter name="note">', "</parameter>", "<b/>", "<func",
+    "<parameters/>", "<tool_name/>", "<ids>", "</ids>", "[1,", "2]", "\r\n", "<<", "<inv",
+    "<invoke name='typed'>", "</function_results>", "<function_calls >", "\t",
 ]
 
 
