@@ -105,3 +105,14 @@ def test_subprocess(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "tooluse.cli", "convert", "--from", "openai", "--to", "anthropic"],
                          input="[1]", capture_output=True, text=True, timeout=60, check=False)
     assert bad.returncode == 1 and "Traceback" not in bad.stderr and bad.stderr.startswith("tooluse convert: ")
+
+
+def test_image_to_legacy_fails_unless_lenient(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    body = json.dumps({"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "look"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+    ]}]})
+    code, out, err = run(monkeypatch, capsys, body, "--from", "anthropic", "--to", "legacy")
+    assert code == 1 and out == "" and "messages.0.content.1" in err
+    code, out, _ = run(monkeypatch, capsys, body, "--from", "anthropic", "--to", "legacy", "--lenient")
+    assert code == 0 and "look" in out and "image" in out

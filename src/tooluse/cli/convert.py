@@ -88,7 +88,7 @@ def convert_document(
     if model_id is not None and source != "bedrock":
         req = req.model_copy(update={"model": model_id})
     if target == "legacy":
-        return dst.encode_request(req).render()
+        return dst.encode_request(req, strict=strict).render()
     return dst.encode_request(req, strict=strict)
 
 
