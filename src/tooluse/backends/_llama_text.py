@@ -36,11 +36,31 @@ __all__ = ["LlamaTextBackend", "GrammarEngine"]
 
 GrammarEngine = Literal["fast", "llama"]
 
-_CLOSE_PARAMETERS = b"/parameters>"
+_NEAR_TIE = 0.5
 
 #: How many of the model's best tokens are checked against the grammar before falling
 #: back to every token that can start with an allowed byte.
 _TOP_CANDIDATES = 32
+
+
+def _prefer_longer(ok: list[int], logits: Any, pieces: list[bytes]) -> int:
+    """The best token, unless a nearly as likely token extends it.
+
+    The model's tokenizer splits "Madrid" as "Mad" + "rid"; when "M" and "Mad" score about
+    the same (quantized weights make near-ties common), taking "M" leads the model into a
+    split it never saw in training, and it tends to end the word there ("M</city>"). So a
+    candidate within ``_NEAR_TIE`` logits that starts with the best one's text wins.
+    """
+    best = ok[0]
+    head = pieces[best]
+    floor = float(logits[best]) - _NEAR_TIE
+    for token in ok[1:6]:
+        if float(logits[token]) < floor:
+            break
+        piece = pieces[token]
+        if len(piece) > len(head) and piece.startswith(head):
+            return token
+    return best
 
 
 class _StopScanner:
@@ -87,15 +107,11 @@ class LlamaTextBackend:
         engine: GrammarEngine = "fast",
         chat_template: str | None = None,
         model: str | None = None,
-        optional_bias: float = 0.0,
     ) -> None:
         if engine not in ("fast", "llama"):
             raise ValueError(f"grammar engine must be 'fast' or 'llama', not {engine!r}")
         self.loaded = loaded
         self.engine: GrammarEngine = engine
-        #: Logit bonus for ending a call's parameter list instead of adding an optional
-        #: parameter (fast engine only; 0 disables it).
-        self.optional_bias = optional_bias
         self.model = model or Path(loaded.settings.path).stem
         self._formatter = _formatter(loaded, chat_template)
         self._matchers: dict[int, tuple[ToolGrammar, Matcher]] = {}
@@ -289,21 +305,15 @@ class LlamaTextBackend:
             return bool(piece) and bool(matcher.advance(state, piece))
 
         top = np.argpartition(-logits, _TOP_CANDIDATES)[:_TOP_CANDIDATES]
-        top = top[np.argsort(-logits[top])]
-        ok = [int(t) for t in top if allowed(int(t))]
-        if ok and self.optional_bias and matcher.advance(state, _CLOSE_PARAMETERS):
-            # The parameter list may end here or go on with an optional parameter: favour
-            # ending it. A small model's guesses for optional values are mostly wrong, and
-            # a left-out optional parameter takes the tool's default.
-            bias = self.optional_bias
-            ok.sort(key=lambda t: -(float(logits[t]) + (bias if pieces[t][:1] == b"/" else 0.0)))
+        ranked = sorted((int(t) for t in top), key=lambda t: -float(logits[t]))
+        ok = [t for t in ranked if allowed(t)]
         if not ok:
             ok = self._fallback(np, logits, state, matcher, allowed, eog,
                                 need=1 if temperature <= 0 else k)
         if not ok:
             return None  # nothing allowed: the grammar is complete
         if temperature <= 0:
-            return ok[0]
+            return _prefer_longer(ok, logits, pieces) if len(ok) > 1 else ok[0]
         return self._sample(np, rng, np.array(ok[:k]), logits, temperature, top_p)
 
     def _fallback(self, np: Any, logits: Any, state: MatchState, matcher: Matcher,

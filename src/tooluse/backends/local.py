@@ -39,8 +39,6 @@ class LocalBackend(PromptToolsBackend):
       the same file and settings share one loaded model (and queue on its lock).
     - ``max_tokens``: the default when a request sets none.
     - ``chat_template``: a Jinja2 template replacing the GGUF's own.
-    - ``optional_bias``: logit bonus for ending a call's parameters rather than adding an
-      optional one (small models tend to fill optional parameters with guesses).
     """
 
     name = "local"
@@ -60,7 +58,6 @@ class LocalBackend(PromptToolsBackend):
         chat_template: str | None = None,
         extra_buffers: bool | None = None,
         limits: GrammarLimits | None = None,
-        optional_bias: float = 0.0,
     ) -> None:
         path = Path(model_path) if model_path else default_model_path()
         self.settings = ModelSettings(
@@ -72,8 +69,7 @@ class LocalBackend(PromptToolsBackend):
             seed=int(seed),
         )
         self.loaded: LoadedModel = load_model(self.settings)
-        text = LlamaTextBackend(self.loaded, engine=grammar_engine, chat_template=chat_template,
-                                optional_bias=optional_bias)
+        text = LlamaTextBackend(self.loaded, engine=grammar_engine, chat_template=chat_template)
         super().__init__(text, style=style, grammar=grammar, max_tokens=max_tokens,
                          limits=limits, model=text.model)
         self.model_path = path
@@ -105,6 +101,4 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
     for key in ("n_ctx", "n_threads", "n_batch", "seed", "max_tokens"):
         if key in options and options[key] is not None:
             options[key] = int(options[key])
-    if "optional_bias" in options:
-        options["optional_bias"] = float(options["optional_bias"])
     return LocalBackend(path, **options)
