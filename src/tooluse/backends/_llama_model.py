@@ -186,7 +186,8 @@ def _load(settings: ModelSettings) -> Any:
         # some virtualised CPUs that report AMX; the plain CPU kernels are fast enough for
         # small models, so AMX machines load without the extra buffer types by default.
         extra = not _cpu_has_amx()
-    original = llama_module.llama_cpp.llama_model_default_params
+    low_level: Any = llama_module.llama_cpp  # the ctypes bindings Llama() calls
+    original = low_level.llama_model_default_params
 
     def params() -> Any:
         p = original()
@@ -195,7 +196,7 @@ def _load(settings: ModelSettings) -> Any:
         return p
 
     with _PARAMS_LOCK:
-        llama_module.llama_cpp.llama_model_default_params = params
+        low_level.llama_model_default_params = params
         try:
             llm = llama_cpp.Llama(
                 model_path=str(path),
@@ -209,7 +210,7 @@ def _load(settings: ModelSettings) -> Any:
         except (ValueError, RuntimeError) as exc:
             raise BackendError(f"cannot load model {path}: {exc}", kind="api") from exc
         finally:
-            llama_module.llama_cpp.llama_model_default_params = original
+            low_level.llama_model_default_params = original
     return llm
 
 

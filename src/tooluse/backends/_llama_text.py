@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import codecs
 import time
-from pathlib import Path
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import BackendError
@@ -32,7 +32,7 @@ from ..prompting.matcher import Matcher, MatchState
 from ..prompting.text_backend import TextEnd, TextMessage
 from ._llama_model import LoadedModel
 
-__all__ = ["LlamaTextBackend", "GrammarEngine"]
+__all__ = ["GrammarEngine", "LlamaTextBackend"]
 
 GrammarEngine = Literal["fast", "llama"]
 
@@ -112,7 +112,7 @@ class LlamaTextBackend:
             raise ValueError(f"grammar engine must be 'fast' or 'llama', not {engine!r}")
         self.loaded = loaded
         self.engine: GrammarEngine = engine
-        self.model = model or Path(loaded.settings.path).stem
+        self.model: str | None = model or Path(loaded.settings.path).stem
         self._formatter = _formatter(loaded, chat_template)
         self._matchers: dict[int, tuple[ToolGrammar, Matcher]] = {}
         #: How the last generation ended (kept even when its consumer stopped early).
@@ -122,7 +122,7 @@ class LlamaTextBackend:
     def render(self, messages: Sequence[TextMessage], prefill: str = "") -> str:
         """The prompt text: the model's own chat template, then the prefill."""
         result = self._formatter(messages=[dict(m) for m in messages])
-        return result.prompt + prefill
+        return str(result.prompt) + prefill
 
     def tokenize(self, text: str) -> list[int]:
         return list(self.loaded.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
@@ -394,7 +394,7 @@ def _formatter(loaded: LoadedModel, override: str | None) -> Any:
     def special(token: int) -> str:
         if token < 0:
             return ""
-        return llm.detokenize([token], special=True).decode("utf-8", errors="replace")
+        return str(llm.detokenize([token], special=True).decode("utf-8", errors="replace"))
 
     return Jinja2ChatFormatter(
         template=template,

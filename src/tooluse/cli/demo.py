@@ -19,7 +19,7 @@ import sys
 import time
 from typing import Any, TextIO
 
-__all__ = ["register", "run_demo", "DEMO_QUESTION", "demo_tools"]
+__all__ = ["DEMO_QUESTION", "demo_tools", "register", "run_demo"]
 
 DEMO_QUESTION = "What is the current stock price of General Motors?"
 DEMO_SYSTEM = "Answer the user's question in one short sentence, using the tool results."
@@ -259,7 +259,7 @@ def _honesty_notes(result: Any, calls_by_turn: list[list[Any]], backend: Any) ->
     if price_turn is None:
         notes.append("the model never called get_current_stock_price.")
     prices = [r.text() for _, r in result.tool_calls if r is not None and not r.is_error
-              and _ == _ and r.text().replace(".", "").isdigit()]
+              and r.text().replace(".", "").isdigit()]
     answer = result.text
     if prices and not any(p in answer or p.rstrip("0").rstrip(".") in answer for p in prices):
         notes.append("the final answer does not state the price the tool returned.")

@@ -136,13 +136,13 @@ class PromptToolsBackend(Backend):
             raise BackendError(str(exc), kind="invalid_request") from exc
         except ValueError as exc:  # e.g. tool_choice naming an unknown tool
             raise BackendError(str(exc), kind="invalid_request") from exc
-        options: dict[str, Any] = dict(
-            stop=stops,
-            max_tokens=request.max_tokens or self.max_tokens,
-            temperature=0.0 if request.temperature is None else request.temperature,
-            top_p=request.top_p,
-            top_k=request.top_k,
-        )
+        options: dict[str, Any] = {
+            "stop": stops,
+            "max_tokens": request.max_tokens or self.max_tokens,
+            "temperature": 0.0 if request.temperature is None else request.temperature,
+            "top_p": request.top_p,
+            "top_k": request.top_k,
+        }
         started = time.perf_counter()
         yield MessageStart(id=new_message_id(), model=request.model or self.model)
         emitter = _Emitter(LegacyParser(request.tools) if request.tools else None,

@@ -18,11 +18,9 @@ so a 200-character string costs one position, not 200 states. Transitions are me
 
 from __future__ import annotations
 
-from typing import Union
-
 from .grammar_ir import Alt, Chars, Lit, Node, Rep, Rule, Seq
 
-__all__ = ["Matcher", "MatchState"]
+__all__ = ["MatchState", "Matcher"]
 
 # A position: (node number, int). Lit: bytes matched so far; Seq: index of the next item;
 # Rep: items matched so far; Chars: 0. Nodes are numbered so that hashing a thread costs
@@ -31,7 +29,6 @@ Position = tuple[int, int]
 Thread = tuple[Position, ...]
 MatchState = frozenset[Thread]
 _ACCEPT: Thread = ()
-_Item = Union[Lit, Chars]
 
 
 class Matcher:
@@ -125,7 +122,7 @@ class Matcher:
         elif isinstance(node, Rep):
             self._rep(node, index, rest, out, seen)
         else:  # pragma: no cover - only Seq and Rep positions wait for a child
-            raise AssertionError(f"unexpected continuation {node!r}")
+            raise AssertionError(f"unexpected continuation {node!r}")  # noqa: TRY004
 
     # -- stepping ------------------------------------------------------------------------------
     def step(self, state: MatchState, byte: int) -> MatchState:
