@@ -31,9 +31,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from tooluse.backends.local import LocalBackend  # noqa: E402
-from tooluse.messages import Message, Request, ToolChoice, ToolSpec  # noqa: E402
-from tooluse.tools import normalize_schema  # noqa: E402
+from tooluse.backends.local import LocalBackend
+from tooluse.messages import Message, Request, ToolChoice, ToolSpec
+from tooluse.tools import normalize_schema
 
 
 def _match(value: Any, allowed: list[Any]) -> bool:
@@ -134,8 +134,11 @@ def prefix_cache(threads: int, model: str | None, repeats: int) -> dict[str, Any
     tools = demo_tools()
     result = Runner(backend, tools, system=DEMO_SYSTEM, tool_choice="any",
                     max_tokens=256).run(DEMO_QUESTION)
+    # tool_choice any: one generation per request (under auto the backend may generate a
+    # second time, warm by construction, which would hide the cold case).
     second_turn = Request(system=DEMO_SYSTEM, messages=result.messages[:3],
-                          tools=[t.spec for t in tools], max_tokens=64)
+                          tools=[t.spec for t in tools], tool_choice=ToolChoice(type="any"),
+                          max_tokens=64)
     first_turn = Request(system=DEMO_SYSTEM, messages=result.messages[:1],
                          tools=[t.spec for t in tools], tool_choice=ToolChoice(type="any"),
                          max_tokens=256)
@@ -183,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| mode | correct | with a call | output tokens | of which forced | generation s "
           "| ms/token | tokens/s | median request s |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for mode in args.modes.split(","):
+    for mode in [m for m in args.modes.split(",") if m]:
         r = run_mode(mode, cases, args.threads, args.model)
         report["modes"].append(r)
         print(f"| {mode} | {r['correct']}/{r['cases']} | {r['with_call']} | {r['output_tokens']} "
