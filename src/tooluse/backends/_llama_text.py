@@ -37,6 +37,7 @@ __all__ = ["GrammarEngine", "LlamaTextBackend"]
 GrammarEngine = Literal["fast", "llama"]
 
 _NEAR_TIE = 0.5
+_OPEN_TAG = ord("<")
 
 #: How many of the model's best tokens are checked against the grammar before falling
 #: back to every token that can start with an allowed byte.
@@ -107,11 +108,15 @@ class LlamaTextBackend:
         engine: GrammarEngine = "fast",
         chat_template: str | None = None,
         model: str | None = None,
+        call_threshold: float | None = None,
     ) -> None:
         if engine not in ("fast", "llama"):
             raise ValueError(f"grammar engine must be 'fast' or 'llama', not {engine!r}")
         self.loaded = loaded
         self.engine: GrammarEngine = engine
+        #: ``auto``: start a call when the model gives it at least this probability
+        #: (None: plain argmax / sampling decides).
+        self.call_threshold = call_threshold
         self.model: str | None = model or Path(loaded.settings.path).stem
         self._formatter = _formatter(loaded, chat_template)
         self._matchers: dict[int, tuple[ToolGrammar, Matcher]] = {}
@@ -209,8 +214,13 @@ class LlamaTextBackend:
                             break
                         llm.eval(forced_ids)
                         continue
-                token = self._next_token(np, rng, state, matcher, sampler, pieces, eog,
-                                         temperature, top_p, top_k)
+                token = None
+                if (produced == 0 and matcher is not None and state is not None
+                        and self.call_threshold is not None):
+                    token = self._call_or_text(np, state, matcher, pieces)
+                if token is None:
+                    token = self._next_token(np, rng, state, matcher, sampler, pieces, eog,
+                                             temperature, top_p, top_k)
                 if token is None or token in eog:
                     end.reason = "end"
                     break
@@ -315,6 +325,31 @@ class LlamaTextBackend:
         if temperature <= 0:
             return _prefer_longer(ok, logits, pieces) if len(ok) > 1 else ok[0]
         return self._sample(np, rng, np.array(ok[:k]), logits, temperature, top_p)
+
+    def _call_or_text(self, np: Any, state: MatchState, matcher: Matcher,
+                      pieces: list[bytes]) -> int | None:
+        """Under ``auto``: start the call block when the model gives it at least
+        ``call_threshold`` probability (None: leave the choice to normal decoding).
+
+        A small model almost never puts a call block first by argmax, even when its
+        probability of doing so is clearly higher for questions a tool answers than for
+        questions none does (see docs/benchmarks/local.md); a threshold on that probability
+        is a better decision rule than argmax for it.
+        """
+        allowed = matcher.allowed_bytes(state)
+        if _OPEN_TAG not in allowed or len(allowed) == 1:
+            return None  # not a choice between a call and text
+        ids = self.loaded.first_byte_index().get(_OPEN_TAG)
+        if ids is None:
+            return None
+        logits = self._logits(np).astype(np.float64)
+        probs = np.exp(logits - logits.max())
+        probs /= probs.sum()
+        order = ids[np.argsort(-probs[ids])]
+        callers = [int(t) for t in order[:64] if matcher.advance(state, pieces[int(t)])]
+        if not callers or float(probs[callers].sum()) < (self.call_threshold or 0.0):
+            return None
+        return callers[0]
 
     def _fallback(self, np: Any, logits: Any, state: MatchState, matcher: Matcher,
                   allowed: Any, eog: frozenset[int], need: int) -> list[int]:

@@ -23,6 +23,7 @@ from ._llama_text import GrammarEngine, LlamaTextBackend
 
 __all__ = ["LocalBackend", "default_model_path", "from_spec"]
 
+DEFAULT_AUTO_CALL_THRESHOLD = 0.01
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -39,6 +40,11 @@ class LocalBackend(PromptToolsBackend):
       the same file and settings share one loaded model (and queue on its lock).
     - ``max_tokens``: the default when a request sets none.
     - ``chat_template``: a Jinja2 template replacing the GGUF's own.
+    - ``auto_call_threshold``: under ``tool_choice: auto`` (with the fast grammar engine),
+      start a call when the model gives the call block at least this probability as its
+      first token; ``None`` leaves it to argmax. Default: 0.01 for the default model (a
+      135M model rarely *ranks* a call first, though it gives it clearly more probability
+      when a tool fits), ``None`` for any other model.
     """
 
     name = "local"
@@ -58,8 +64,13 @@ class LocalBackend(PromptToolsBackend):
         chat_template: str | None = None,
         extra_buffers: bool | None = None,
         limits: GrammarLimits | None = None,
+        auto_call_threshold: float | None | Literal["default"] = "default",
     ) -> None:
         path = Path(model_path) if model_path else default_model_path()
+        if auto_call_threshold == "default":
+            # Measured for the default model only (docs/benchmarks/local.md); other models
+            # decide by their own argmax unless a threshold is given.
+            auto_call_threshold = None if model_path else DEFAULT_AUTO_CALL_THRESHOLD
         self.settings = ModelSettings(
             path=str(path.expanduser().resolve()),
             n_ctx=int(n_ctx),
@@ -69,7 +80,8 @@ class LocalBackend(PromptToolsBackend):
             seed=int(seed),
         )
         self.loaded: LoadedModel = load_model(self.settings)
-        text = LlamaTextBackend(self.loaded, engine=grammar_engine, chat_template=chat_template)
+        text = LlamaTextBackend(self.loaded, engine=grammar_engine, chat_template=chat_template,
+                                call_threshold=auto_call_threshold)
         super().__init__(text, style=style, grammar=grammar, max_tokens=max_tokens,
                          limits=limits, model=text.model)
         self.model_path = path
@@ -101,4 +113,8 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
     for key in ("n_ctx", "n_threads", "n_batch", "seed", "max_tokens"):
         if key in options and options[key] is not None:
             options[key] = int(options[key])
+    threshold = options.get("auto_call_threshold")
+    if isinstance(threshold, str) and threshold != "default":
+        options["auto_call_threshold"] = (
+            None if threshold.lower() in ("none", "off", "") else float(threshold))
     return LocalBackend(path, **options)
