@@ -23,7 +23,8 @@ def register(sub: Any) -> None:
         default="local",
         metavar="SPEC",
         help="backend spec: local, local:/path/model.gguf, scripted[:TEXT], "
-        "anthropic:MODEL, bedrock:MODEL_ID, openai:URL#MODEL (native tools), openai-prompt:URL#MODEL (prompt-based tools for models without) (default: local)",
+        "anthropic:MODEL, bedrock:MODEL_ID, openai:URL#MODEL (native tools), "
+        "openai-prompt:URL#MODEL (prompt-based tools for models without) (default: local)",
     )
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080)
