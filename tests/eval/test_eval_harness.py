@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -449,3 +450,16 @@ def test_backend_timings_give_decode_speed() -> None:
         summarize("simple_python", [run_case(answer(text="y"), case())]).decode_tokens_per_second
         is None
     )
+
+
+def test_json_results_are_ordinary_files(tmp_path: Path) -> None:
+    from tooluse.eval import write_json
+
+    path = tmp_path / "r.json"
+    old = os.umask(0o022)
+    try:
+        write_json(path, {"a": 1}, [], [])
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o644
+    assert json.loads(path.read_text()) == {"meta": {"a": 1}, "summary": [], "cases": []}
