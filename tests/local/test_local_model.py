@@ -194,3 +194,18 @@ def test_demo_command_shows_both_calls_with_inputs() -> None:
     assert "get_ticker_symbol -> GM" in out and "get_current_stock_price -> 38.50" in out
     assert "Final answer:" in out and "38.5" in out.split("Final answer:")[1]
     assert " s" in out.split("[model turn 1]")[1].splitlines()[0]  # timed
+
+
+def test_auto_call_threshold_decides_between_call_and_text(local: Any) -> None:
+    from tooluse.backends.local import DEFAULT_AUTO_CALL_THRESHOLD, from_spec
+
+    assert local.text_model.call_threshold == DEFAULT_AUTO_CALL_THRESHOLD
+    # A question the tool answers: the call block gets >= 1% and is started.
+    resp = _ask(local, "What's the weather like in Paris?", [WEATHER], ToolChoice(type="auto"))
+    assert resp.tool_uses and resp.stop_reason == "tool_use"
+    _valid(resp, [WEATHER])
+    # Argmax alone: this small model answers in text.
+    argmax = from_spec("", n_threads="2", auto_call_threshold="none")
+    assert argmax.text_model.call_threshold is None
+    plain = _ask(argmax, "What's the weather like in Paris?", [WEATHER], ToolChoice(type="auto"))
+    assert not plain.tool_uses and plain.text()
