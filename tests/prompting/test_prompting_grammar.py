@@ -141,9 +141,9 @@ def test_auto_allows_text_or_calls_but_text_never_holds_a_tag() -> None:
     g = tool_call_grammar([WEATHER], ToolChoice(type="auto"))
     m = Matcher(g.root)
     assert m.matches(b"It is sunny.")
-    assert m.matches("Let me check.<function_calls>\n<invoke>\n<tool_name>get_weather"
-                     "</tool_name>\n<parameters>\n<city>Oslo</city>\n</parameters>\n"
-                     "</invoke>\n</function_calls>".encode())
+    assert m.matches(b"Let me check.<function_calls>\n<invoke>\n<tool_name>get_weather"
+                     b"</tool_name>\n<parameters>\n<city>Oslo</city>\n</parameters>\n"
+                     b"</invoke>\n</function_calls>")
     assert not m.matches(b"It is <b>sunny</b>.")
     assert not m.matches(b"\nleading blank line")
 
