@@ -23,12 +23,26 @@ from .grammar_ir import Alt, Chars, Lit, Node, Rep, Rule, Seq
 __all__ = ["MatchState", "Matcher"]
 
 # A position: (node number, int). Lit: bytes matched so far; Seq: index of the next item;
-# Rep: items matched so far; Chars: 0. Nodes are numbered so that hashing a thread costs
+# Rep: items matched so far; Chars: continuation bytes still expected in a UTF-8 character. Nodes are numbered so that hashing a thread costs
 # a few integers (grammar nodes hash by value, i.e. by their whole subtree).
 Position = tuple[int, int]
 Thread = tuple[Position, ...]
 MatchState = frozenset[Thread]
 _ACCEPT: Thread = ()
+
+
+_CONTINUATION = frozenset(range(0x80, 0xC0))
+
+
+def _continuations(lead: int) -> int:
+    """How many continuation bytes follow a UTF-8 lead byte (0 for ASCII)."""
+    if lead < 0x80:
+        return 0
+    if lead < 0xE0:
+        return 1
+    if lead < 0xF0:
+        return 2
+    return 3
 
 
 class Matcher:
@@ -63,9 +77,13 @@ class Matcher:
         return data
 
     def _set(self, node: Chars) -> frozenset[int]:
+        """Bytes that can start a character of the class (a negated class matches whole
+        UTF-8 characters: a lead byte, then its continuation bytes)."""
         allowed = self._char_sets.get(id(node))
         if allowed is None:
             allowed = node.allowed_bytes()
+            if node.negated:
+                allowed = frozenset(b for b in allowed if b < 0x80 or 0xC2 <= b <= 0xF4)
             self._char_sets[id(node)] = allowed
         return allowed
 
@@ -147,8 +165,19 @@ class Matcher:
                     else:
                         out.add(rest + ((number, offset + 1),))
             elif isinstance(node, Chars):
-                if byte in self._set(node):
-                    self._complete(rest, out, seen)
+                # ``offset`` > 0: inside a multi-byte character, that many bytes to go.
+                if offset:
+                    if 0x80 <= byte <= 0xBF:
+                        if offset == 1:
+                            self._complete(rest, out, seen)
+                        else:
+                            out.add(rest + ((number, offset - 1),))
+                elif byte in self._set(node):
+                    more = _continuations(byte)
+                    if more:
+                        out.add(rest + ((number, more),))
+                    else:
+                        self._complete(rest, out, seen)
         result: MatchState = frozenset(out)
         if len(self._cache) >= self._cache_size:
             self._cache.clear()
@@ -178,7 +207,7 @@ class Matcher:
             if isinstance(node, Lit):
                 allowed.add(self._bytes(node)[offset])
             elif isinstance(node, Chars):
-                allowed |= self._set(node)
+                allowed |= _CONTINUATION if offset else self._set(node)
         return allowed
 
     def forced(self, state: MatchState, limit: int = 256) -> tuple[bytes, MatchState]:
