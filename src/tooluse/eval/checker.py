@@ -35,6 +35,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._jsonvalue import json_type
+
 __all__ = [
     "Call",
     "CheckResult",
@@ -84,22 +86,9 @@ def _short(value: Any, limit: int = 80) -> str:
 
 
 def _kind_of(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, Mapping):
-        return "dict"
-    return type(value).__name__
-
+    """BFCL's words for a value's type (``float``, ``dict``)."""
+    kind = json_type(value)
+    return {"number": "float", "object": "dict"}.get(kind, kind)
 
 def _schema_types(schema: Mapping[str, Any] | None) -> list[str]:
     if not schema:

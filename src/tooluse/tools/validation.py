@@ -22,6 +22,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 
+from .._jsonvalue import json_type
+
 __all__ = ["compile_validator", "describe_errors", "format_path", "input_problems"]
 
 _CACHE_SIZE = 1024
@@ -109,22 +111,7 @@ def _type_words(expected: Any) -> str:
 
 
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return type(value).__name__
-
+    return json_type(value)
 
 def _show(value: Any, limit: int = 60) -> str:
     """A short rendering of a value for a message (long values are cut, not dumped)."""

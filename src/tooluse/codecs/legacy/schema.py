@@ -17,6 +17,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..._jsonvalue import json_type
+
 __all__ = [
     "ConversionProblem",
     "ValueReader",
@@ -69,20 +71,7 @@ def resolve(schema: Any, root: Mapping[str, Any] | None, depth: int = 0) -> Any:
 
 
 def _json_type_of(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
+    return json_type(value)
 
 def schema_types(schema: Any, root: Mapping[str, Any] | None = None, _depth: int = 0) -> set[str]:
     """The JSON types a schema allows; the empty set means "anything" (no constraint found)."""
