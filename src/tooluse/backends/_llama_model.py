@@ -9,6 +9,7 @@ their tokens in one context.
 
 from __future__ import annotations
 
+import atexit
 import importlib.metadata
 import os
 import re
@@ -159,6 +160,15 @@ def unload_model(settings: ModelSettings) -> None:
     if loaded is not None:
         with loaded.lock:
             loaded.llm.close()
+
+
+@atexit.register
+def _unload_all() -> None:
+    """Free loaded models while the interpreter is still whole: left to ``Llama.__del__``
+    at shutdown, llama-cpp-python's free functions may already be gone and it prints a
+    ``TypeError`` traceback on exit."""
+    for settings in list(_LOADED):
+        unload_model(settings)
 
 
 def _load(settings: ModelSettings) -> Any:
