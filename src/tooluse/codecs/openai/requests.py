@@ -25,45 +25,31 @@ a tool call in an assistant turn moves before the calls (the format has one cont
 OpenAI parameters tooluse cannot carry to every backend (``seed``, ``response_format``,
 ``logprobs``...) are rejected unless they hold their no-op default (``n: 1``,
 ``presence_penalty: 0``...), so nothing a client asked for is silently ignored.
+
+This module holds the request side: decoding and validating a client's request body
+(:func:`decode_request`, :func:`stream_requested`) and encoding a neutral request for an
+OpenAI-compatible backend (:func:`encode_request`).
 """
 
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Iterable, Iterator
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field
-
-from ..errors import BackendError, BackendErrorKind, ConversionError, WireFormatError
-from ..messages import (
+from ...errors import WireFormatError
+from ...messages import (
     ContentBlock,
     ImageBlock,
     JsonBlock,
     Message,
     Request,
-    Response,
     TextBlock,
     ToolChoice,
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
-    Usage,
 )
-from ..stream import (
-    BlockStart,
-    BlockStop,
-    MessageDelta,
-    MessageStart,
-    MessageStop,
-    StreamEvent,
-    TextDelta,
-    ToolInputDelta,
-)
-from ._common import (
-    NAME_PATTERN,
-    LenientModel,
+from .._common import (
     PairingWords,
     Path,
     Turn,
@@ -79,22 +65,22 @@ from ._common import (
     unsupported,
     validate,
 )
-
-__all__ = [
-    "backend_error",
-    "decode_events",
-    "decode_request",
-    "decode_response",
-    "encode_events",
-    "encode_request",
-    "encode_response",
-    "error_body",
-    "error_param",
-    "stream_requested",
-]
-
-TARGET = "openai"
-MAX_STOP = 4
+from ._wire import (
+    _MESSAGES,
+    MAX_STOP,
+    TARGET,
+    _AssistantMessage,
+    _ImagePart,
+    _NamedChoice,
+    _RefusalPart,
+    _Request,
+    _SystemMessage,
+    _TextPart,
+    _Tool,
+    _ToolCall,
+    _ToolMessage,
+    _UserMessage,
+)
 
 # Parameters accepted only at their no-op value: a client library may send them by default.
 _DEFAULTS: dict[str, tuple[Any, ...]] = {
@@ -110,115 +96,6 @@ _DEFAULTS: dict[str, tuple[Any, ...]] = {
     "service_tier": ("auto", "default"),
 }
 
-# --- wire models ---------------------------------------------------------------------------
-
-
-class _StreamOptions(WireModel):
-    include_usage: bool | None = None
-
-
-class _Request(WireModel):
-    model: str = Field(min_length=1)
-    messages: list[Any] = Field(min_length=1)
-    tools: list[Any] | None = None
-    tool_choice: Any = None
-    parallel_tool_calls: bool | None = None
-    max_tokens: int | None = Field(default=None, ge=1)
-    max_completion_tokens: int | None = Field(default=None, ge=1)
-    stop: Any = None
-    temperature: float | None = Field(default=None, ge=0, le=2)
-    top_p: float | None = Field(default=None, ge=0, le=1)
-    stream: bool | None = None
-    stream_options: _StreamOptions | None = None
-    user: str | None = None
-
-
-class _SystemMessage(WireModel):
-    role: Literal["system", "developer"]
-    content: Any
-    name: str | None = None
-
-
-class _UserMessage(WireModel):
-    role: Literal["user"]
-    content: Any
-    name: str | None = None
-
-
-class _Function(WireModel):
-    name: str = Field(min_length=1)
-    arguments: str
-
-
-class _ToolCall(WireModel):
-    id: str = Field(min_length=1)
-    type: Literal["function"]
-    function: _Function
-
-
-class _AssistantMessage(WireModel):
-    role: Literal["assistant"]
-    content: Any = None
-    tool_calls: list[Any] | None = None
-    refusal: str | None = None
-    name: str | None = None
-
-
-class _ToolMessage(WireModel):
-    role: Literal["tool"]
-    tool_call_id: str = Field(min_length=1)
-    content: Any
-
-
-class _TextPart(WireModel):
-    type: Literal["text"]
-    text: str
-
-
-class _RefusalPart(WireModel):
-    type: Literal["refusal"]
-    refusal: str
-
-
-class _ImageUrl(WireModel):
-    url: str = Field(min_length=1)
-    detail: Literal["auto", "low", "high"] | None = None
-
-
-class _ImagePart(WireModel):
-    type: Literal["image_url"]
-    image_url: _ImageUrl
-
-
-class _FunctionDef(WireModel):
-    name: str = Field(pattern=NAME_PATTERN)
-    description: str | None = None
-    parameters: dict[str, Any] | None = None
-    strict: bool | None = None
-
-
-class _Tool(WireModel):
-    type: Literal["function"]
-    function: _FunctionDef
-
-
-class _NamedFunction(WireModel):
-    name: str
-
-
-class _NamedChoice(WireModel):
-    type: Literal["function"]
-    function: _NamedFunction
-
-
-_MESSAGES: dict[str, type[WireModel]] = {
-    "system": _SystemMessage,
-    "developer": _SystemMessage,
-    "user": _UserMessage,
-    "assistant": _AssistantMessage,
-    "tool": _ToolMessage,
-}
-
 _PAIRING = PairingWords(
     missing=lambda ids: (
         "An assistant message with 'tool_calls' must be followed by tool messages responding "
@@ -232,11 +109,6 @@ _PAIRING = PairingWords(
     duplicate_use=lambda i: f"Duplicate tool_call id {i}.",
     duplicate_result=lambda i: f"tool_call_id {i} is answered by more than one tool message.",
 )
-
-
-def error_param(path: Path) -> str:
-    """A field path in OpenAI's ``param`` spelling: ``messages.[1].content``."""
-    return ".".join(f"[{p}]" if isinstance(p, int) else p for p in path)
 
 
 def stream_requested(data: Any) -> bool:
@@ -580,305 +452,3 @@ def encode_request(
         if "user_id" in req.metadata:
             out["user"] = str(req.metadata["user_id"])
     return out
-
-
-# --- responses -----------------------------------------------------------------------------
-
-_FINISH_IN = {
-    "stop": "end_turn",
-    "length": "max_tokens",
-    "tool_calls": "tool_use",
-    "function_call": "tool_use",
-    "content_filter": "content_filtered",
-}
-_FINISH_OUT = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "max_tokens": "length",
-    "tool_use": "tool_calls",
-    "content_filtered": "content_filter",
-}
-
-
-class _UsageIn(LenientModel):
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-
-class _MessageIn(LenientModel):
-    role: Literal["assistant"] = "assistant"
-    content: str | None = None
-    refusal: str | None = None
-    tool_calls: list[Any] | None = None
-
-
-class _ChoiceIn(LenientModel):
-    index: int = 0
-    message: _MessageIn
-    finish_reason: str | None = None
-
-
-class _ResponseIn(LenientModel):
-    id: str = ""
-    model: str | None = None
-    choices: list[_ChoiceIn] = Field(min_length=1, max_length=1)
-    usage: _UsageIn | None = None
-
-
-class _CallIn(LenientModel):
-    id: str
-    type: Literal["function"] = "function"
-    function: _Function
-
-
-def _finish(value: Any, path: Path) -> Any:
-    if value is None:
-        return None
-    if value not in _FINISH_IN:
-        raise WireFormatError(f"unsupported finish_reason {value!r}", path)
-    return _FINISH_IN[value]
-
-
-def decode_response(data: Any) -> Response:
-    """A ``chat.completion`` -> :class:`Response` (one choice)."""
-    resp = validate(_ResponseIn, data, ())
-    choice = resp.choices[0]
-    path: Path = ("choices", 0, "message")
-    content: list[ContentBlock] = []
-    if choice.message.content:
-        content.append(TextBlock(text=choice.message.content))
-    if choice.message.refusal:
-        content.append(TextBlock(text=choice.message.refusal))
-    for k, raw in enumerate(choice.message.tool_calls or []):
-        call = validate(_CallIn, raw, (*path, "tool_calls", k))
-        content.append(ToolUseBlock(
-            id=call.id, name=call.function.name,
-            input=_arguments(call.function.arguments, (*path, "tool_calls", k, "function", "arguments")),
-        ))
-    usage = resp.usage or _UsageIn()
-    return Response(
-        id=resp.id,
-        model=resp.model,
-        content=content,
-        stop_reason=_finish(choice.finish_reason, ("choices", 0, "finish_reason")),
-        usage=Usage(input_tokens=usage.prompt_tokens, output_tokens=usage.completion_tokens),
-    )
-
-
-def _usage(usage: Usage) -> dict[str, int]:
-    return {
-        "prompt_tokens": usage.input_tokens,
-        "completion_tokens": usage.output_tokens,
-        "total_tokens": usage.input_tokens + usage.output_tokens,
-    }
-
-
-def encode_response(resp: Response, *, created: int | None = None) -> dict[str, Any]:
-    """:class:`Response` -> ``chat.completion``. Text blocks are joined (the format has one
-    content string); the matched stop sequence is not carried."""
-    texts: list[str] = []
-    calls: list[dict[str, Any]] = []
-    for k, b in enumerate(resp.content):
-        if isinstance(b, TextBlock):
-            texts.append(b.text)
-        elif isinstance(b, ToolUseBlock):
-            calls.append({"id": b.id, "type": "function",
-                          "function": {"name": b.name, "arguments": json.dumps(b.input, ensure_ascii=False)}})
-        else:
-            raise ConversionError(f"a response cannot hold a {b.type} block", ("content", k), target=TARGET)
-    message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None,
-                               "refusal": None}
-    if calls:
-        message["tool_calls"] = calls
-    return {
-        "id": resp.id,
-        "object": "chat.completion",
-        "created": int(time.time()) if created is None else created,
-        "model": resp.model,
-        "choices": [{
-            "index": 0,
-            "message": message,
-            "logprobs": None,
-            "finish_reason": _FINISH_OUT[resp.stop_reason] if resp.stop_reason else None,
-        }],
-        "usage": _usage(resp.usage),
-    }
-
-
-# --- errors --------------------------------------------------------------------------------
-
-ERROR_TYPES: dict[BackendErrorKind, tuple[int, str]] = {
-    "invalid_request": (400, "invalid_request_error"),
-    "authentication": (401, "authentication_error"),
-    "permission": (403, "permission_error"),
-    "not_found": (404, "not_found_error"),
-    "request_too_large": (413, "invalid_request_error"),
-    "timeout": (408, "timeout"),
-    "rate_limit": (429, "rate_limit_exceeded"),
-    "api": (500, "server_error"),
-    "overloaded": (503, "server_error"),
-    "unavailable": (503, "server_error"),
-}
-_KIND_OF_STATUS: dict[int, BackendErrorKind] = {
-    400: "invalid_request", 401: "authentication", 403: "permission", 404: "not_found",
-    408: "timeout", 413: "request_too_large", 422: "invalid_request", 429: "rate_limit",
-    500: "api", 502: "unavailable", 503: "unavailable", 504: "timeout", 529: "overloaded",
-}
-
-
-def error_body(kind: BackendErrorKind, message: str, param: str | None = None) -> tuple[int, dict[str, Any]]:
-    """HTTP status and body an OpenAI-compatible server answers for an error of ``kind``."""
-    status, type_ = ERROR_TYPES.get(kind, ERROR_TYPES["api"])
-    return status, {"error": {"message": message, "type": type_, "param": param, "code": None}}
-
-
-def backend_error(body: Any, status: int | None = None) -> BackendError:
-    """An OpenAI error body -> :class:`BackendError` (kind from the status)."""
-    error = body.get("error") if isinstance(body, dict) else None
-    message = error.get("message") if isinstance(error, dict) else None
-    kind: BackendErrorKind = _KIND_OF_STATUS.get(status or 0, "api")
-    if status is None and isinstance(error, dict) and error.get("code") == "rate_limit_exceeded":
-        kind = "rate_limit"
-    return BackendError(str(message or body), kind=kind, status=status)
-
-
-# --- stream --------------------------------------------------------------------------------
-
-
-def encode_events(
-    events: Iterable[StreamEvent], *, created: int | None = None, include_usage: bool = True
-) -> Iterator[dict[str, Any]]:
-    """Neutral events -> ``chat.completion.chunk`` dicts (the SSE ``data:`` payloads; the
-    closing ``[DONE]`` is the server's). With ``include_usage`` a final chunk with empty
-    ``choices`` carries the usage, as with ``stream_options.include_usage``."""
-    ident, model = "", None
-    stamp = int(time.time()) if created is None else created
-    calls: dict[int, int] = {}
-    input_tokens = 0
-
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {"id": ident, "object": "chat.completion.chunk", "created": stamp, "model": model,
-                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
-
-    for event in events:
-        if isinstance(event, MessageStart):
-            ident, model, input_tokens = event.id, event.model, event.usage.input_tokens
-            yield chunk({"role": "assistant", "content": ""})
-        elif isinstance(event, BlockStart):
-            block = event.block
-            if isinstance(block, ToolUseBlock):
-                calls[event.index] = len(calls)
-                yield chunk({"tool_calls": [{"index": calls[event.index], "id": block.id, "type": "function",
-                                             "function": {"name": block.name, "arguments": ""}}]})
-            elif block.text:
-                yield chunk({"content": block.text})
-        elif isinstance(event, TextDelta):
-            yield chunk({"content": event.text})
-        elif isinstance(event, ToolInputDelta):
-            yield chunk({"tool_calls": [{"index": calls[event.index],
-                                         "function": {"arguments": event.partial_json}}]})
-        elif isinstance(event, MessageDelta):
-            finish = _FINISH_OUT[event.stop_reason] if event.stop_reason else None
-            yield chunk({}, finish)
-            if include_usage:
-                usage = Usage(input_tokens=event.usage.input_tokens or input_tokens,
-                              output_tokens=event.usage.output_tokens)
-                yield {"id": ident, "object": "chat.completion.chunk", "created": stamp, "model": model,
-                       "choices": [], "usage": _usage(usage)}
-
-
-class _StreamDecoder:
-    """Turns chunks into neutral events: a block is closed when another one begins, since
-    Chat Completions streams have no block boundaries."""
-
-    def __init__(self) -> None:
-        self.started = False
-        self.open: int | None = None
-        self.open_is_text = False
-        self.next_index = 0
-        self.calls: dict[int, int] = {}
-        self.finish: str | None = None
-        self.usage = Usage()
-
-    def _close(self) -> Iterator[StreamEvent]:
-        if self.open is not None:
-            yield BlockStop(index=self.open)
-            self.open = None
-
-    def _open(self, block: TextBlock | ToolUseBlock) -> Iterator[StreamEvent]:
-        yield from self._close()
-        self.open, self.open_is_text = self.next_index, isinstance(block, TextBlock)
-        self.next_index += 1
-        yield BlockStart(index=self.open, block=block)
-
-    def feed(self, data: Any, path: Path) -> Iterator[StreamEvent]:
-        if not isinstance(data, dict):
-            raise WireFormatError("chunk must be an object", path)
-        if "error" in data and "choices" not in data:
-            raise backend_error(data)
-        if not self.started:
-            self.started = True
-            yield MessageStart(id=str(data.get("id") or ""), model=data.get("model"))
-        usage = data.get("usage")
-        if isinstance(usage, dict):
-            self.usage = Usage(input_tokens=int(usage.get("prompt_tokens") or 0),
-                               output_tokens=int(usage.get("completion_tokens") or 0))
-        choices = data.get("choices") or []
-        if not isinstance(choices, list):
-            raise WireFormatError("Input should be a valid list", (*path, "choices"))
-        for c, choice in enumerate(choices):
-            cpath = (*path, "choices", c)
-            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
-                raise WireFormatError("only one choice (index 0) is supported", cpath)
-            delta = choice.get("delta") or {}
-            text = (delta.get("content") or "") + (delta.get("refusal") or "")
-            if text:
-                if self.open is None or not self.open_is_text:
-                    yield from self._open(TextBlock(text=""))
-                assert self.open is not None
-                yield TextDelta(index=self.open, text=text)
-            for k, call in enumerate(delta.get("tool_calls") or []):
-                yield from self._call(call, (*cpath, "delta", "tool_calls", k))
-            if choice.get("finish_reason") is not None:
-                self.finish = _finish(choice["finish_reason"], (*cpath, "finish_reason"))
-
-    def _call(self, call: Any, path: Path) -> Iterator[StreamEvent]:
-        if not isinstance(call, dict):
-            raise WireFormatError("tool call delta must be an object", path)
-        position = call.get("index", len(self.calls))
-        function = call.get("function") or {}
-        if position not in self.calls:
-            if not isinstance(call.get("id"), str) or not isinstance(function.get("name"), str):
-                raise WireFormatError("a new tool call needs an id and function.name", path)
-            yield from self._open(ToolUseBlock(id=call["id"], name=function["name"]))
-            assert self.open is not None
-            self.calls[position] = self.open
-        index = self.calls[position]
-        args = function.get("arguments")
-        if args:
-            if index != self.open:
-                raise WireFormatError(
-                    f"arguments for tool call {position} arrived after another block began", path
-                )
-            yield ToolInputDelta(index=index, partial_json=args)
-
-    def finish_events(self) -> Iterator[StreamEvent]:
-        if not self.started:
-            return
-        yield from self._close()
-        yield MessageDelta(stop_reason=self.finish, usage=self.usage)  # type: ignore[arg-type]
-        yield MessageStop()
-
-
-def decode_events(chunks: Iterable[Any]) -> Iterator[StreamEvent]:
-    """``chat.completion.chunk`` dicts (or their JSON text; ``"[DONE]"`` ends the stream)
-    -> neutral events. The stop reason and usage are emitted when the stream ends."""
-    decoder = _StreamDecoder()
-    for n, raw in enumerate(chunks):
-        if isinstance(raw, (str, bytes)):
-            text = raw.decode() if isinstance(raw, bytes) else raw
-            if text.strip() == "[DONE]":
-                break
-            raw = json.loads(text)
-        yield from decoder.feed(raw, (n,))
-    yield from decoder.finish_events()

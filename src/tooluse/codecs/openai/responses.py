@@ -1,0 +1,106 @@
+"""Chat Completions responses (``chat.completion``) <-> neutral :class:`Response`.
+
+:func:`decode_response` reads a backend's answer; :func:`encode_response` writes the gateway's.
+The finish-reason tables and the usage shape are shared with :mod:`.stream`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from ...errors import ConversionError, WireFormatError
+from ...messages import ContentBlock, Response, TextBlock, ToolUseBlock, Usage
+from .._common import Path, validate
+from ._wire import TARGET, _CallIn, _ResponseIn, _UsageIn
+from .requests import _arguments
+
+_FINISH_IN = {
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "content_filter": "content_filtered",
+}
+_FINISH_OUT = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "tool_use": "tool_calls",
+    "content_filtered": "content_filter",
+}
+
+
+def _finish(value: Any, path: Path) -> Any:
+    if value is None:
+        return None
+    if value not in _FINISH_IN:
+        raise WireFormatError(f"unsupported finish_reason {value!r}", path)
+    return _FINISH_IN[value]
+
+
+def decode_response(data: Any) -> Response:
+    """A ``chat.completion`` -> :class:`Response` (one choice)."""
+    resp = validate(_ResponseIn, data, ())
+    choice = resp.choices[0]
+    path: Path = ("choices", 0, "message")
+    content: list[ContentBlock] = []
+    if choice.message.content:
+        content.append(TextBlock(text=choice.message.content))
+    if choice.message.refusal:
+        content.append(TextBlock(text=choice.message.refusal))
+    for k, raw in enumerate(choice.message.tool_calls or []):
+        call = validate(_CallIn, raw, (*path, "tool_calls", k))
+        content.append(ToolUseBlock(
+            id=call.id, name=call.function.name,
+            input=_arguments(call.function.arguments, (*path, "tool_calls", k, "function", "arguments")),
+        ))
+    usage = resp.usage or _UsageIn()
+    return Response(
+        id=resp.id,
+        model=resp.model,
+        content=content,
+        stop_reason=_finish(choice.finish_reason, ("choices", 0, "finish_reason")),
+        usage=Usage(input_tokens=usage.prompt_tokens, output_tokens=usage.completion_tokens),
+    )
+
+
+def _usage(usage: Usage) -> dict[str, int]:
+    return {
+        "prompt_tokens": usage.input_tokens,
+        "completion_tokens": usage.output_tokens,
+        "total_tokens": usage.input_tokens + usage.output_tokens,
+    }
+
+
+def encode_response(resp: Response, *, created: int | None = None) -> dict[str, Any]:
+    """:class:`Response` -> ``chat.completion``. Text blocks are joined (the format has one
+    content string); the matched stop sequence is not carried."""
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for k, b in enumerate(resp.content):
+        if isinstance(b, TextBlock):
+            texts.append(b.text)
+        elif isinstance(b, ToolUseBlock):
+            calls.append({"id": b.id, "type": "function",
+                          "function": {"name": b.name, "arguments": json.dumps(b.input, ensure_ascii=False)}})
+        else:
+            raise ConversionError(f"a response cannot hold a {b.type} block", ("content", k), target=TARGET)
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None,
+                               "refusal": None}
+    if calls:
+        message["tool_calls"] = calls
+    return {
+        "id": resp.id,
+        "object": "chat.completion",
+        "created": int(time.time()) if created is None else created,
+        "model": resp.model,
+        "choices": [{
+            "index": 0,
+            "message": message,
+            "logprobs": None,
+            "finish_reason": _FINISH_OUT[resp.stop_reason] if resp.stop_reason else None,
+        }],
+        "usage": _usage(resp.usage),
+    }

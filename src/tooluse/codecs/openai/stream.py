@@ -1,0 +1,167 @@
+"""Chat Completions streams (``chat.completion.chunk``) <-> neutral stream events.
+
+:func:`encode_events` writes the gateway's chunks; :func:`decode_events` reads a backend's,
+opening and closing neutral blocks itself since the chunks have no block boundaries.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ...errors import WireFormatError
+from ...messages import TextBlock, ToolUseBlock, Usage
+from ...stream import (
+    BlockStart,
+    BlockStop,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
+    StreamEvent,
+    TextDelta,
+    ToolInputDelta,
+)
+from .._common import Path
+from .errors import backend_error
+from .responses import _FINISH_OUT, _finish, _usage
+
+
+def encode_events(
+    events: Iterable[StreamEvent], *, created: int | None = None, include_usage: bool = True
+) -> Iterator[dict[str, Any]]:
+    """Neutral events -> ``chat.completion.chunk`` dicts (the SSE ``data:`` payloads; the
+    closing ``[DONE]`` is the server's). With ``include_usage`` a final chunk with empty
+    ``choices`` carries the usage, as with ``stream_options.include_usage``."""
+    ident, model = "", None
+    stamp = int(time.time()) if created is None else created
+    calls: dict[int, int] = {}
+    input_tokens = 0
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {"id": ident, "object": "chat.completion.chunk", "created": stamp, "model": model,
+                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+
+    for event in events:
+        if isinstance(event, MessageStart):
+            ident, model, input_tokens = event.id, event.model, event.usage.input_tokens
+            yield chunk({"role": "assistant", "content": ""})
+        elif isinstance(event, BlockStart):
+            block = event.block
+            if isinstance(block, ToolUseBlock):
+                calls[event.index] = len(calls)
+                yield chunk({"tool_calls": [{"index": calls[event.index], "id": block.id, "type": "function",
+                                             "function": {"name": block.name, "arguments": ""}}]})
+            elif block.text:
+                yield chunk({"content": block.text})
+        elif isinstance(event, TextDelta):
+            yield chunk({"content": event.text})
+        elif isinstance(event, ToolInputDelta):
+            yield chunk({"tool_calls": [{"index": calls[event.index],
+                                         "function": {"arguments": event.partial_json}}]})
+        elif isinstance(event, MessageDelta):
+            finish = _FINISH_OUT[event.stop_reason] if event.stop_reason else None
+            yield chunk({}, finish)
+            if include_usage:
+                usage = Usage(input_tokens=event.usage.input_tokens or input_tokens,
+                              output_tokens=event.usage.output_tokens)
+                yield {"id": ident, "object": "chat.completion.chunk", "created": stamp, "model": model,
+                       "choices": [], "usage": _usage(usage)}
+
+
+class _StreamDecoder:
+    """Turns chunks into neutral events: a block is closed when another one begins, since
+    Chat Completions streams have no block boundaries."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.open: int | None = None
+        self.open_is_text = False
+        self.next_index = 0
+        self.calls: dict[int, int] = {}
+        self.finish: str | None = None
+        self.usage = Usage()
+
+    def _close(self) -> Iterator[StreamEvent]:
+        if self.open is not None:
+            yield BlockStop(index=self.open)
+            self.open = None
+
+    def _open(self, block: TextBlock | ToolUseBlock) -> Iterator[StreamEvent]:
+        yield from self._close()
+        self.open, self.open_is_text = self.next_index, isinstance(block, TextBlock)
+        self.next_index += 1
+        yield BlockStart(index=self.open, block=block)
+
+    def feed(self, data: Any, path: Path) -> Iterator[StreamEvent]:
+        if not isinstance(data, dict):
+            raise WireFormatError("chunk must be an object", path)
+        if "error" in data and "choices" not in data:
+            raise backend_error(data)
+        if not self.started:
+            self.started = True
+            yield MessageStart(id=str(data.get("id") or ""), model=data.get("model"))
+        usage = data.get("usage")
+        if isinstance(usage, dict):
+            self.usage = Usage(input_tokens=int(usage.get("prompt_tokens") or 0),
+                               output_tokens=int(usage.get("completion_tokens") or 0))
+        choices = data.get("choices") or []
+        if not isinstance(choices, list):
+            raise WireFormatError("Input should be a valid list", (*path, "choices"))
+        for c, choice in enumerate(choices):
+            cpath = (*path, "choices", c)
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                raise WireFormatError("only one choice (index 0) is supported", cpath)
+            delta = choice.get("delta") or {}
+            text = (delta.get("content") or "") + (delta.get("refusal") or "")
+            if text:
+                if self.open is None or not self.open_is_text:
+                    yield from self._open(TextBlock(text=""))
+                assert self.open is not None
+                yield TextDelta(index=self.open, text=text)
+            for k, call in enumerate(delta.get("tool_calls") or []):
+                yield from self._call(call, (*cpath, "delta", "tool_calls", k))
+            if choice.get("finish_reason") is not None:
+                self.finish = _finish(choice["finish_reason"], (*cpath, "finish_reason"))
+
+    def _call(self, call: Any, path: Path) -> Iterator[StreamEvent]:
+        if not isinstance(call, dict):
+            raise WireFormatError("tool call delta must be an object", path)
+        position = call.get("index", len(self.calls))
+        function = call.get("function") or {}
+        if position not in self.calls:
+            if not isinstance(call.get("id"), str) or not isinstance(function.get("name"), str):
+                raise WireFormatError("a new tool call needs an id and function.name", path)
+            yield from self._open(ToolUseBlock(id=call["id"], name=function["name"]))
+            assert self.open is not None
+            self.calls[position] = self.open
+        index = self.calls[position]
+        args = function.get("arguments")
+        if args:
+            if index != self.open:
+                raise WireFormatError(
+                    f"arguments for tool call {position} arrived after another block began", path
+                )
+            yield ToolInputDelta(index=index, partial_json=args)
+
+    def finish_events(self) -> Iterator[StreamEvent]:
+        if not self.started:
+            return
+        yield from self._close()
+        yield MessageDelta(stop_reason=self.finish, usage=self.usage)  # type: ignore[arg-type]
+        yield MessageStop()
+
+
+def decode_events(chunks: Iterable[Any]) -> Iterator[StreamEvent]:
+    """``chat.completion.chunk`` dicts (or their JSON text; ``"[DONE]"`` ends the stream)
+    -> neutral events. The stop reason and usage are emitted when the stream ends."""
+    decoder = _StreamDecoder()
+    for n, raw in enumerate(chunks):
+        if isinstance(raw, (str, bytes)):
+            text = raw.decode() if isinstance(raw, bytes) else raw
+            if text.strip() == "[DONE]":
+                break
+            raw = json.loads(text)
+        yield from decoder.feed(raw, (n,))
+    yield from decoder.finish_events()
