@@ -1,0 +1,379 @@
+"""Messages API requests: decoding with the API's validation, and encoding.
+
+Decoding validates a request the way the Messages API does and reports the first problem
+with the API's field path (``messages.0.content.1.tool_use_id: Field required``), so the
+gateway can answer ``invalid_request_error`` exactly as the real API would. Rules beyond
+field shapes follow the real API:
+
+- consecutive turns of the same role are **merged** into one turn (the API documents that it
+  combines them), so the neutral conversation alternates;
+- the first turn must be ``user``; a turn's content may be empty only for a final assistant
+  turn (a prefill);
+- every ``tool_use`` must be answered by a ``tool_result`` in the next user turn, and every
+  ``tool_result`` must answer a ``tool_use`` of the turn before;
+- ``tool_choice`` needs ``tools`` and, for ``{"type": "tool"}``, one of their names.
+
+``cache_control`` hints are accepted and dropped (they change billing, not meaning).
+``stream`` is validated but is not part of :class:`~tooluse.messages.Request`: read it with
+:func:`stream_requested`.
+
+Encoding (:func:`encode_request`) is the reverse direction, used by the Anthropic backend and
+``tooluse convert``; both directions share the block rules, so they stay in one module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import WireFormatError
+from ...messages import (
+    ContentBlock,
+    ImageBlock,
+    JsonBlock,
+    Message,
+    Request,
+    TextBlock,
+    ToolChoice,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+)
+from .._common import (
+    PairingWords,
+    Path,
+    Turn,
+    check_input_schema,
+    check_tool_pairing,
+    dispatch,
+    image_placeholder,
+    json_text,
+    place_blocks,
+    unsupported,
+    validate,
+)
+from ._wire import (
+    _BLOCKS,
+    _CHOICES,
+    _RESULT_PARTS,
+    _SOURCES,
+    IMAGE_MEDIA_TYPES,
+    TARGET,
+    _Base64Source,
+    _Image,
+    _Message,
+    _Request,
+    _Text,
+    _Tool,
+    _ToolResult,
+    _ToolUse,
+    _UrlSource,
+)
+
+_ROLE_BLOCKS = {"user": ("text", "image", "tool_result"), "assistant": ("text", "tool_use")}
+
+_PAIRING = PairingWords(
+    missing=lambda ids: (
+        "`tool_use` ids were found without `tool_result` blocks immediately after: "
+        + ", ".join(ids)
+        + ". Each `tool_use` block must have a corresponding `tool_result` block in the next "
+        "message."
+    ),
+    unexpected=lambda i: (
+        f"unexpected `tool_use_id` found in `tool_result` blocks: {i}. Each `tool_result` "
+        "block must have a corresponding `tool_use` block in the previous message."
+    ),
+    duplicate_use=lambda i: f"`tool_use` ids must be unique; {i} appears more than once",
+    duplicate_result=lambda i: f"each `tool_use` must have a single result; {i} is answered twice",
+)
+
+
+# --- request decoding --------------------------------------------------------------------
+
+
+def stream_requested(data: Any) -> bool:
+    """Whether a Messages request asks for a stream (``"stream": true``); a non-boolean
+    ``stream`` is an error, as in the real API."""
+    if not isinstance(data, dict) or data.get("stream") is None:
+        return False
+    value = data["stream"]
+    if not isinstance(value, bool):
+        raise WireFormatError("Input should be a valid boolean", ("stream",))
+    return value
+
+
+def _image(block: _Image, path: Path) -> ImageBlock:
+    source = dispatch(block.source, (*path, "source"), _SOURCES)
+    if isinstance(source, _Base64Source):
+        return ImageBlock(media_type=source.media_type, data=source.data)
+    assert isinstance(source, _UrlSource)
+    return ImageBlock(url=source.url)
+
+
+def _text(text: str, path: Path) -> TextBlock:
+    if not text:
+        raise WireFormatError("text content blocks must be non-empty", (*path, "text"))
+    return TextBlock(text=text)
+
+
+def _result_content(content: Any, path: Path) -> list[TextBlock | ImageBlock]:
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [TextBlock(text=content)] if content else []
+    if not isinstance(content, list):
+        raise WireFormatError("Input should be a valid string or a valid list", path)
+    parts: list[TextBlock | ImageBlock] = []
+    for k, raw in enumerate(content):
+        part = dispatch(raw, (*path, k), _RESULT_PARTS)
+        if isinstance(part, _Text):
+            parts.append(_text(part.text, (*path, k)))
+        else:
+            assert isinstance(part, _Image)
+            parts.append(_image(part, (*path, k)))
+    return parts
+
+
+def _block(raw: Any, path: Path, role: str) -> ContentBlock:
+    block = dispatch(raw, path, _BLOCKS)
+    kind = raw["type"]
+    if kind not in _ROLE_BLOCKS[role]:
+        raise WireFormatError(f"`{kind}` blocks are not allowed in {role} messages", (*path, "type"))
+    if isinstance(block, _Text):
+        return _text(block.text, path)
+    if isinstance(block, _Image):
+        return _image(block, path)
+    if isinstance(block, _ToolUse):
+        return ToolUseBlock(id=block.id, name=block.name, input=block.input)
+    assert isinstance(block, _ToolResult)
+    return ToolResultBlock(
+        tool_use_id=block.tool_use_id,
+        content=list(_result_content(block.content, (*path, "content"))),
+        is_error=bool(block.is_error),
+    )
+
+
+def _turns(messages: list[Any]) -> list[Turn]:
+    if not messages:
+        raise WireFormatError("at least one message is required", ("messages",))
+    turns: list[Turn] = []
+    last = len(messages) - 1
+    for i, raw in enumerate(messages):
+        path: Path = ("messages", i)
+        msg = validate(_Message, raw, path)
+        if isinstance(msg.content, str):
+            blocks: list[tuple[Path, ContentBlock]] = (
+                [((*path, "content"), TextBlock(text=msg.content))] if msg.content else []
+            )
+        elif isinstance(msg.content, list):
+            blocks = [
+                ((*path, "content", j), _block(b, (*path, "content", j), msg.role))
+                for j, b in enumerate(msg.content)
+            ]
+        else:
+            raise WireFormatError(
+                "Input should be a valid string or a valid list", (*path, "content")
+            )
+        if not blocks and not (i == last and msg.role == "assistant"):
+            raise WireFormatError(
+                "all messages must have non-empty content except for the optional final "
+                "assistant message",
+                path,
+            )
+        if turns and turns[-1].role == msg.role:
+            turns[-1].blocks.extend(blocks)  # the API combines consecutive same-role turns
+        else:
+            turns.append(Turn(role=msg.role, path=path, blocks=blocks))
+    if turns[0].role != "user":
+        raise WireFormatError('first message must use the "user" role', ("messages",))
+    check_tool_pairing(turns, _PAIRING)
+    return turns
+
+
+def _system(system: Any) -> list[TextBlock]:
+    if system is None:
+        return []
+    if isinstance(system, str):
+        return [TextBlock(text=system)] if system else []
+    if not isinstance(system, list):
+        raise WireFormatError("Input should be a valid string or a valid list", ("system",))
+    out = []
+    for k, raw in enumerate(system):
+        block = dispatch(raw, ("system", k), {"text": _Text})
+        assert isinstance(block, _Text)
+        out.append(_text(block.text, ("system", k)))
+    return out
+
+
+def _tools(tools: list[Any] | None) -> list[ToolSpec]:
+    specs: list[ToolSpec] = []
+    names: set[str] = set()
+    for k, raw in enumerate(tools or []):
+        tool = validate(_Tool, raw, ("tools", k))
+        check_input_schema(tool.input_schema, ("tools", k, "input_schema"))
+        if tool.name in names:
+            raise WireFormatError("Tool names must be unique.", ("tools", k, "name"))
+        names.add(tool.name)
+        specs.append(
+            ToolSpec(name=tool.name, description=tool.description or "", input_schema=tool.input_schema)
+        )
+    return specs
+
+
+def _tool_choice(raw: Any, specs: list[ToolSpec]) -> ToolChoice | None:
+    if raw is None:
+        return None
+    choice = dispatch(raw, ("tool_choice",), _CHOICES)
+    if not specs:
+        raise WireFormatError(
+            "`tool_choice` may only be specified while providing tools.", ("tool_choice",)
+        )
+    name = getattr(choice, "name", None)
+    if name is not None and name not in {s.name for s in specs}:
+        raise WireFormatError(
+            f"tool {name!r} named by tool_choice is not among the provided tools",
+            ("tool_choice", "name"),
+        )
+    return ToolChoice(
+        type=raw["type"],
+        name=name,
+        disable_parallel_tool_use=bool(getattr(choice, "disable_parallel_tool_use", False)),
+    )
+
+
+def decode_request(data: Any) -> Request:
+    """A Messages API request body -> :class:`Request` (raises :class:`WireFormatError`)."""
+    req = validate(_Request, data, ())
+    turns = _turns(req.messages)
+    tools = _tools(req.tools)
+    return Request(
+        model=req.model,
+        system=_system(req.system),
+        messages=[Message(role=t.role, content=[b for _, b in t.blocks]) for t in turns],  # type: ignore[arg-type]
+        tools=tools,
+        tool_choice=_tool_choice(req.tool_choice, tools),
+        max_tokens=req.max_tokens,
+        temperature=req.temperature,
+        top_p=req.top_p,
+        top_k=req.top_k,
+        stop_sequences=list(req.stop_sequences or []),
+        metadata=(
+            {"user_id": req.metadata.user_id}
+            if req.metadata is not None and req.metadata.user_id is not None
+            else {}
+        ),
+    )
+
+
+# --- request encoding --------------------------------------------------------------------
+
+
+def _encode_image(image: ImageBlock, path: Path, strict: bool) -> dict[str, Any]:
+    if image.url is not None:
+        return {"type": "image", "source": {"type": "url", "url": image.url}}
+    if image.media_type not in IMAGE_MEDIA_TYPES:
+        unsupported(
+            f"image media type {image.media_type!r} is not one of {', '.join(IMAGE_MEDIA_TYPES)}",
+            (*path, "media_type"),
+            TARGET,
+            strict,
+        )
+        return {"type": "text", "text": image_placeholder(image).text}
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": image.media_type, "data": image.data},
+    }
+
+
+def _encode_result(block: ToolResultBlock, path: Path, strict: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.tool_use_id}
+    parts: list[dict[str, Any]] = []
+    for k, part in enumerate(block.content):
+        if isinstance(part, TextBlock):
+            parts.append({"type": "text", "text": part.text})
+        elif isinstance(part, JsonBlock):
+            # Documented conversion: Messages results carry no JSON parts, so the value
+            # travels as its JSON text.
+            parts.append({"type": "text", "text": json_text(part.value)})
+        else:
+            parts.append(_encode_image(part, (*path, "content", k), strict))
+    if len(parts) == 1 and parts[0]["type"] == "text":
+        out["content"] = parts[0]["text"]
+    elif parts:
+        out["content"] = parts
+    if block.is_error:
+        out["is_error"] = True
+    return out
+
+
+def _encode_block(block: ContentBlock, path: Path, strict: bool) -> dict[str, Any]:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ImageBlock):
+        return _encode_image(block, path, strict)
+    if isinstance(block, ToolUseBlock):
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    return _encode_result(block, path, strict)
+
+
+def encode_request(req: Request, *, strict: bool = True) -> dict[str, Any]:
+    """:class:`Request` -> Messages API body. Single-text turns and results use the string
+    shorthand, as the API's own examples do. Raises :class:`ConversionError` for what the
+    API cannot carry (strict) or applies the documented fallback (``strict=False``)."""
+    req = place_blocks(req, TARGET, strict)
+    out: dict[str, Any] = {"model": req.model}
+    if req.max_tokens is None:
+        unsupported("the Messages API requires max_tokens", ("max_tokens",), TARGET, strict)
+        out["max_tokens"] = 4096
+    else:
+        out["max_tokens"] = req.max_tokens
+    if req.model is None:
+        unsupported("the Messages API requires a model", ("model",), TARGET, strict)
+        out["model"] = ""
+    if req.system:
+        out["system"] = (
+            req.system[0].text
+            if len(req.system) == 1
+            else [{"type": "text", "text": b.text} for b in req.system]
+        )
+    messages = []
+    for i, msg in enumerate(req.messages):
+        blocks = [
+            _encode_block(b, ("messages", i, "content", j), strict) for j, b in enumerate(msg.content)
+        ]
+        content: Any = blocks
+        if len(blocks) == 1 and blocks[0]["type"] == "text":
+            content = blocks[0]["text"]
+        messages.append({"role": msg.role, "content": content})
+    out["messages"] = messages
+    if req.tools:
+        out["tools"] = [
+            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+            if t.description
+            else {"name": t.name, "input_schema": t.input_schema}
+            for t in req.tools
+        ]
+    if req.tool_choice is not None:
+        choice: dict[str, Any] = {"type": req.tool_choice.type}
+        if req.tool_choice.name is not None:
+            choice["name"] = req.tool_choice.name
+        if req.tool_choice.disable_parallel_tool_use:
+            choice["disable_parallel_tool_use"] = True
+        out["tool_choice"] = choice
+    if req.stop_sequences:
+        out["stop_sequences"] = list(req.stop_sequences)
+    for key in ("temperature", "top_p", "top_k"):
+        value = getattr(req, key)
+        if value is not None:
+            out[key] = value
+    if req.metadata:
+        extra = sorted(k for k in req.metadata if k != "user_id")
+        if extra:
+            unsupported(
+                f"Messages metadata carries only user_id, not {', '.join(extra)}",
+                ("metadata", extra[0]),
+                TARGET,
+                strict,
+            )
+        if "user_id" in req.metadata:
+            out["metadata"] = {"user_id": req.metadata["user_id"]}
+    return out

@@ -1,0 +1,86 @@
+"""Messages API response bodies <-> :class:`~tooluse.messages.Response`.
+
+Also holds the stop-reason tables and the single-block decoder, which the stream codec
+(:mod:`.stream`) reuses for ``message_delta`` and ``content_block_start`` events, so a
+streamed and a whole response decode by the same rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import ConversionError, WireFormatError
+from ...messages import ContentBlock, Response, TextBlock, ToolUseBlock, Usage
+from .._common import Path, dispatch, validate
+from ._wire import TARGET, _ResponseIn, _TextOut, _ToolUseOut, _UsageOut
+
+_STOP_IN = {
+    "end_turn": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "stop_sequence": "stop_sequence",
+    "refusal": "content_filtered",
+    "model_context_window_exceeded": "max_tokens",
+}
+_STOP_OUT = {
+    "end_turn": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "stop_sequence": "stop_sequence",
+    "content_filtered": "refusal",
+}
+
+
+def _stop_reason(value: str | None, path: Path) -> Any:
+    if value is None:
+        return None
+    if value not in _STOP_IN:
+        raise WireFormatError(f"unsupported stop_reason {value!r}", path)
+    return _STOP_IN[value]
+
+
+def _response_block(raw: Any, path: Path) -> TextBlock | ToolUseBlock:
+    block = dispatch(raw, path, {"text": _TextOut, "tool_use": _ToolUseOut})
+    if isinstance(block, _TextOut):
+        return TextBlock(text=block.text)
+    assert isinstance(block, _ToolUseOut)
+    return ToolUseBlock(id=block.id, name=block.name, input=block.input)
+
+
+def decode_response(data: Any) -> Response:
+    """A Messages API response body -> :class:`Response`."""
+    resp = validate(_ResponseIn, data, ())
+    usage = resp.usage or _UsageOut()
+    return Response(
+        id=resp.id,
+        model=resp.model,
+        content=[_response_block(b, ("content", k)) for k, b in enumerate(resp.content)],
+        stop_reason=_stop_reason(resp.stop_reason, ("stop_reason",)),
+        stop_sequence=resp.stop_sequence,
+        usage=Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens),
+    )
+
+
+def _response_block_out(block: ContentBlock, path: Path) -> dict[str, Any]:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ToolUseBlock):
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    raise ConversionError(f"a response cannot hold a {block.type} block", path, target=TARGET)
+
+
+def encode_response(resp: Response) -> dict[str, Any]:
+    """:class:`Response` -> Messages API response body."""
+    return {
+        "id": resp.id,
+        "type": "message",
+        "role": "assistant",
+        "model": resp.model,
+        "content": [_response_block_out(b, ("content", k)) for k, b in enumerate(resp.content)],
+        "stop_reason": _STOP_OUT[resp.stop_reason] if resp.stop_reason else None,
+        "stop_sequence": resp.stop_sequence,
+        "usage": {
+            "input_tokens": resp.usage.input_tokens,
+            "output_tokens": resp.usage.output_tokens,
+        },
+    }

@@ -1,0 +1,159 @@
+"""Messages API server-sent events <-> the neutral stream events of :mod:`tooluse.stream`.
+
+:func:`encode_events` gives the SSE payloads the gateway sends; :func:`decode_events` reads
+the ones the API sends (dicts or JSON text), reusing the response block and stop-reason rules
+of :mod:`.responses` and the error mapping of :mod:`.errors`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ...errors import WireFormatError
+from ...messages import TextBlock, ToolUseBlock, Usage
+from ...stream import (
+    BlockStart,
+    BlockStop,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
+    StreamEvent,
+    TextDelta,
+    ToolInputDelta,
+)
+from .._common import Path
+from .errors import backend_error
+from .responses import _STOP_OUT, _response_block, _stop_reason
+
+
+def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
+    """Neutral events -> Messages SSE event payloads (each has its ``type``; the SSE
+    ``event:`` name is that type). No ``ping``: the server adds those."""
+    input_tokens = 0
+    for event in events:
+        if isinstance(event, MessageStart):
+            input_tokens = event.usage.input_tokens
+            yield {
+                "type": "message_start",
+                "message": {
+                    "id": event.id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": event.model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": input_tokens, "output_tokens": event.usage.output_tokens},
+                },
+            }
+        elif isinstance(event, BlockStart):
+            block = event.block
+            start: dict[str, Any] = (
+                {"type": "text", "text": ""}
+                if isinstance(block, TextBlock)
+                else {"type": "tool_use", "id": block.id, "name": block.name, "input": {}}
+            )
+            yield {"type": "content_block_start", "index": event.index, "content_block": start}
+            if isinstance(block, TextBlock) and block.text:
+                yield _delta(event.index, {"type": "text_delta", "text": block.text})
+        elif isinstance(event, TextDelta):
+            yield _delta(event.index, {"type": "text_delta", "text": event.text})
+        elif isinstance(event, ToolInputDelta):
+            yield _delta(event.index, {"type": "input_json_delta", "partial_json": event.partial_json})
+        elif isinstance(event, BlockStop):
+            yield {"type": "content_block_stop", "index": event.index}
+        elif isinstance(event, MessageDelta):
+            usage: dict[str, Any] = {"output_tokens": event.usage.output_tokens}
+            if event.usage.input_tokens and event.usage.input_tokens != input_tokens:
+                usage["input_tokens"] = event.usage.input_tokens
+            yield {
+                "type": "message_delta",
+                "delta": {
+                    "stop_reason": _STOP_OUT[event.stop_reason] if event.stop_reason else None,
+                    "stop_sequence": event.stop_sequence,
+                },
+                "usage": usage,
+            }
+        elif isinstance(event, MessageStop):
+            yield {"type": "message_stop"}
+
+
+def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], path: Path) -> Any:
+    if key not in data:
+        raise WireFormatError("Field required", (*path, key))
+    value = data[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+        raise WireFormatError(f"unexpected value {value!r}", (*path, key))
+    return value
+
+
+def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
+    """Messages SSE event payloads (dicts, or JSON text) -> neutral events. ``ping`` is
+    skipped; an ``error`` event raises :class:`BackendError`."""
+    for n, raw in enumerate(events):
+        data = json.loads(raw) if isinstance(raw, (str, bytes)) else raw
+        path: Path = (n,)
+        if not isinstance(data, dict):
+            raise WireFormatError("stream event must be an object", path)
+        kind = data.get("type")
+        if kind == "ping":
+            continue
+        if kind == "error":
+            raise backend_error(data)
+        if kind == "message_start":
+            message = _get(data, "message", dict, path)
+            usage = message.get("usage") or {}
+            yield MessageStart(
+                id=message.get("id") or "",
+                model=message.get("model"),
+                usage=Usage(
+                    input_tokens=usage.get("input_tokens") or 0,
+                    output_tokens=usage.get("output_tokens") or 0,
+                ),
+            )
+        elif kind == "content_block_start":
+            index = _get(data, "index", int, path)
+            block = _response_block(_get(data, "content_block", dict, path), (*path, "content_block"))
+            if isinstance(block, ToolUseBlock):
+                yield BlockStart(index=index, block=ToolUseBlock(id=block.id, name=block.name))
+                if block.input:
+                    yield ToolInputDelta(index=index, partial_json=json.dumps(block.input))
+            else:
+                yield BlockStart(index=index, block=TextBlock(text=""))
+                if block.text:
+                    yield TextDelta(index=index, text=block.text)
+        elif kind == "content_block_delta":
+            index = _get(data, "index", int, path)
+            delta = _get(data, "delta", dict, path)
+            dtype = delta.get("type")
+            if dtype == "text_delta":
+                yield TextDelta(index=index, text=_get(delta, "text", str, (*path, "delta")))
+            elif dtype == "input_json_delta":
+                yield ToolInputDelta(
+                    index=index, partial_json=_get(delta, "partial_json", str, (*path, "delta"))
+                )
+            else:
+                raise WireFormatError(f"unsupported delta type {dtype!r}", (*path, "delta", "type"))
+        elif kind == "content_block_stop":
+            yield BlockStop(index=_get(data, "index", int, path))
+        elif kind == "message_delta":
+            delta = data.get("delta") or {}
+            usage = data.get("usage") or {}
+            yield MessageDelta(
+                stop_reason=_stop_reason(delta.get("stop_reason"), (*path, "delta", "stop_reason")),
+                stop_sequence=delta.get("stop_sequence"),
+                usage=Usage(
+                    input_tokens=usage.get("input_tokens") or 0,
+                    output_tokens=usage.get("output_tokens") or 0,
+                ),
+            )
+        elif kind == "message_stop":
+            yield MessageStop()
+        else:
+            raise WireFormatError(f"unsupported stream event type {kind!r}", (*path, "type"))
