@@ -113,3 +113,10 @@ TIME_TOOL = {
 @pytest.fixture()
 def tools() -> list[dict[str, Any]]:
     return [json.loads(json.dumps(WEATHER_TOOL)), json.loads(json.dumps(TIME_TOOL))]
+
+
+@pytest.fixture(scope="session")
+def scripted_model_fn() -> Any:
+    """:func:`scripted_model` for tests that build their own backend around it (importing
+    ``conftest`` by name is ambiguous: tests/legacy has one too)."""
+    return scripted_model

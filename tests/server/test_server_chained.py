@@ -24,12 +24,8 @@ from tooluse.server import ServerThread, create_app
 
 
 @pytest.fixture(scope="module")
-def inner() -> Iterator[ServerThread]:
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from conftest import scripted_model
+def inner(scripted_model_fn: Any) -> Iterator[ServerThread]:
+    scripted_model = scripted_model_fn
 
     def script(request: Any) -> Any:
         if "fail" in request.messages[-1].text():
