@@ -34,8 +34,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
-from ..errors import BackendError, BackendErrorKind, ConversionError, WireFormatError
-from ..messages import (
+from ...errors import BackendError, BackendErrorKind, ConversionError, WireFormatError
+from ...messages import (
     ContentBlock,
     ImageBlock,
     JsonBlock,
@@ -49,7 +49,7 @@ from ..messages import (
     ToolUseBlock,
     Usage,
 )
-from ..stream import (
+from ...stream import (
     BlockStart,
     BlockStop,
     MessageDelta,
@@ -59,7 +59,7 @@ from ..stream import (
     TextDelta,
     ToolInputDelta,
 )
-from ._common import (
+from .._common import (
     NAME_PATTERN,
     LenientModel,
     PairingWords,
