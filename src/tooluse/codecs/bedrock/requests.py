@@ -1,71 +1,33 @@
-"""AWS Bedrock Converse API <-> the neutral model.
+"""Converse requests <-> :class:`Request`: decoding with Converse's validation rules, and
+encoding with the fallbacks for what Converse cannot carry (see the package docstring).
 
-Requests are the JSON body of ``POST /model/{modelId}/converse`` (or the keyword arguments
-of boto3's ``converse``: a ``modelId`` key is accepted, and image ``bytes`` may be raw bytes
-as boto3 takes them or base64 text as the HTTP body carries them). Decoding enforces the
-rules Converse users trip on, with ValidationException-style messages that name the field:
-the conversation starts with a user turn and alternates (Converse does not merge turns),
-``toolConfig`` is present whenever the history holds ``toolUse``/``toolResult``, every
-``toolUse`` is answered in the next turn, names and ids match ``[a-zA-Z0-9_-]{1,64}``.
-
-What Converse cannot carry, and what encoding does about it (``strict=True`` raises
-:class:`ConversionError`; ``strict=False`` applies the fallback):
-
-- tool choice ``none``: no such choice. Fallback: without tool blocks in the history the
-  ``toolConfig`` is left out (the model then cannot call tools, which is what ``none``
-  means); with them, the tools stay and ``toolChoice`` is left out.
-- ``disable_parallel_tool_use``: no such setting. Fallback: dropped.
-- images by URL, or of a type other than png/jpeg/gif/webp. Fallback: a text placeholder.
-- tool blocks in the history but no tools: Converse requires ``toolConfig``. Fallback:
-  a minimal ``toolSpec`` per tool name used in the history.
-
-``top_k`` travels as ``additionalModelRequestFields: {"top_k": k}`` (how Anthropic models on
-Bedrock take it) and ``metadata`` as ``requestMetadata``. A response's ``stop_sequence``
-travels as ``additionalModelResponseFields: {"stop_sequence": s}`` (what Bedrock returns for
-Anthropic models); Converse responses have no id and no model, so those are not carried.
+``encode_request(..., binary=True)`` gives image bytes as ``bytes`` for boto3's ``converse``
+instead of the base64 text of the HTTP body. ``_text`` is shared with :mod:`.responses`.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterable, Iterator
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import Field, StringConstraints
-
-from ...errors import BackendError, BackendErrorKind, ConversionError, WireFormatError
+from ...errors import WireFormatError
 from ...messages import (
     ContentBlock,
     ImageBlock,
     JsonBlock,
     Message,
     Request,
-    Response,
     TextBlock,
     ToolChoice,
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
-    Usage,
-)
-from ...stream import (
-    BlockStart,
-    BlockStop,
-    MessageDelta,
-    MessageStart,
-    MessageStop,
-    StreamEvent,
-    TextDelta,
-    ToolInputDelta,
 )
 from .._common import (
-    NAME_PATTERN,
-    LenientModel,
     PairingWords,
     Path,
     Turn,
-    WireModel,
     check_input_schema,
     check_tool_pairing,
     image_placeholder,
@@ -74,93 +36,24 @@ from .._common import (
     unsupported,
     validate,
 )
+from ._wire import (
+    IMAGE_FORMATS,
+    TARGET,
+    _AdditionalFields,
+    _CachePoint,
+    _Empty,
+    _Image,
+    _Inference,
+    _Message,
+    _Request,
+    _ToolChoiceTool,
+    _ToolConfig,
+    _ToolResult,
+    _ToolSpec,
+    _ToolUse,
+)
 
-__all__ = [
-    "ERROR_TYPES",
-    "IMAGE_FORMATS",
-    "backend_error",
-    "decode_events",
-    "decode_request",
-    "decode_response",
-    "encode_events",
-    "encode_request",
-    "encode_response",
-    "error_body",
-]
-
-TARGET = "bedrock"
-IMAGE_FORMATS = ("png", "jpeg", "gif", "webp")
-
-Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
-# botocore's model of Converse allows '.' and ':' in tool-use ids (not in tool names).
-ToolUseId = Annotated[str, StringConstraints(pattern=r"^[a-zA-Z0-9_.:-]{1,64}$")]
-
-
-class _Inference(WireModel):
-    maxTokens: int | None = Field(default=None, ge=1)
-    temperature: float | None = Field(default=None, ge=0, le=1)
-    topP: float | None = Field(default=None, ge=0, le=1)
-    stopSequences: list[str] | None = Field(default=None, max_length=2500)
-
-
-class _ToolConfig(WireModel):
-    tools: list[Any] = Field(min_length=1)
-    toolChoice: Any = None
-
-
-class _ToolSpec(WireModel):
-    name: Name
-    description: str | None = Field(default=None, min_length=1)
-    inputSchema: Any
-
-
-class _ToolUse(WireModel):
-    toolUseId: ToolUseId
-    name: Name
-    input: Any
-
-
-class _ToolResult(WireModel):
-    toolUseId: ToolUseId
-    content: list[Any]
-    status: Literal["success", "error"] | None = None
-
-
-class _Image(WireModel):
-    format: Literal["png", "jpeg", "gif", "webp"]
-    source: Any
-
-
-class _CachePoint(WireModel):
-    type: Literal["default"]
-
-
-class _Message(WireModel):
-    role: Literal["user", "assistant"]
-    content: list[Any]
-
-
-class _ToolChoiceTool(WireModel):
-    name: Name
-
-
-class _Empty(WireModel):
-    pass
-
-
-class _AdditionalFields(WireModel):
-    top_k: int | None = Field(default=None, ge=0)
-
-
-class _Request(WireModel):
-    modelId: str | None = None
-    messages: list[Any]
-    system: list[Any] | None = None
-    inferenceConfig: _Inference | None = None
-    toolConfig: _ToolConfig | None = None
-    additionalModelRequestFields: _AdditionalFields | None = None
-    requestMetadata: dict[str, str] | None = None
-
+__all__ = ["decode_request", "encode_request"]
 
 _PAIRING = PairingWords(
     missing=lambda ids: (
@@ -490,292 +383,3 @@ def encode_request(req: Request, *, strict: bool = True, binary: bool = False) -
             meta[key] = item
         out["requestMetadata"] = meta
     return out
-
-
-# --- responses ---------------------------------------------------------------------------
-
-_STOP_IN = {
-    "end_turn": "end_turn",
-    "tool_use": "tool_use",
-    "max_tokens": "max_tokens",
-    "stop_sequence": "stop_sequence",
-    "guardrail_intervened": "content_filtered",
-    "content_filtered": "content_filtered",
-    "model_context_window_exceeded": "max_tokens",
-}
-
-
-class _UsageIn(LenientModel):
-    inputTokens: int = 0
-    outputTokens: int = 0
-
-
-class _OutputMessage(LenientModel):
-    role: Literal["assistant"] = "assistant"
-    content: list[Any]
-
-
-class _Output(LenientModel):
-    message: _OutputMessage
-
-
-class _ResponseIn(LenientModel):
-    output: _Output
-    stopReason: str | None = None
-    usage: _UsageIn | None = None
-    additionalModelResponseFields: dict[str, Any] | None = None
-    ResponseMetadata: dict[str, Any] | None = None
-
-
-def _stop_reason(value: Any, path: Path) -> Any:
-    if value is None:
-        return None
-    if value in ("malformed_model_output", "malformed_tool_use"):
-        raise BackendError(f"the model's output could not be parsed (stopReason {value})", kind="api")
-    if value not in _STOP_IN:
-        raise WireFormatError(f"unsupported stopReason {value!r}", path)
-    return _STOP_IN[value]
-
-
-def _response_block(data: Any, path: Path) -> TextBlock | ToolUseBlock:
-    key, value = one_key(data, path, ("text", "toolUse"), "ContentBlock")
-    if key == "text":
-        return _text(value, (*path, "text"), blank_ok=True)
-    use = validate(_ToolUse, value, (*path, key))
-    if not isinstance(use.input, dict):
-        raise WireFormatError("toolUse input must be a JSON object", (*path, key, "input"))
-    return ToolUseBlock(id=use.toolUseId, name=use.name, input=use.input)
-
-
-def decode_response(data: Any) -> Response:
-    """A Converse response -> :class:`Response` (id from boto3's ``ResponseMetadata`` when
-    present)."""
-    resp = validate(_ResponseIn, data, ())
-    usage = resp.usage or _UsageIn()
-    extra = resp.additionalModelResponseFields or {}
-    meta = resp.ResponseMetadata or {}
-    stop_sequence = extra.get("stop_sequence")
-    return Response(
-        id=str(meta.get("RequestId") or ""),
-        content=[
-            _response_block(b, ("output", "message", "content", k))
-            for k, b in enumerate(resp.output.message.content)
-        ],
-        stop_reason=_stop_reason(resp.stopReason, ("stopReason",)),
-        stop_sequence=stop_sequence if isinstance(stop_sequence, str) else None,
-        usage=Usage(input_tokens=usage.inputTokens, output_tokens=usage.outputTokens),
-    )
-
-
-def _response_block_out(block: ContentBlock, path: Path) -> dict[str, Any]:
-    if isinstance(block, TextBlock):
-        return {"text": block.text}
-    if isinstance(block, ToolUseBlock):
-        return {"toolUse": {"toolUseId": block.id, "name": block.name, "input": block.input}}
-    raise ConversionError(f"a response cannot hold a {block.type} block", path, target=TARGET)
-
-
-def _usage(usage: Usage) -> dict[str, int]:
-    return {
-        "inputTokens": usage.input_tokens,
-        "outputTokens": usage.output_tokens,
-        "totalTokens": usage.input_tokens + usage.output_tokens,
-    }
-
-
-def encode_response(resp: Response, *, latency_ms: int = 0) -> dict[str, Any]:
-    """:class:`Response` -> Converse response body."""
-    out: dict[str, Any] = {
-        "output": {
-            "message": {
-                "role": "assistant",
-                "content": [
-                    _response_block_out(b, ("content", k)) for k, b in enumerate(resp.content)
-                ],
-            }
-        },
-        "stopReason": resp.stop_reason or "end_turn",
-        "usage": _usage(resp.usage),
-        "metrics": {"latencyMs": latency_ms},
-    }
-    if resp.stop_sequence is not None:
-        out["additionalModelResponseFields"] = {"stop_sequence": resp.stop_sequence}
-    return out
-
-
-# --- errors ------------------------------------------------------------------------------
-
-ERROR_TYPES: dict[BackendErrorKind, tuple[int, str]] = {
-    "invalid_request": (400, "ValidationException"),
-    "authentication": (403, "UnrecognizedClientException"),
-    "permission": (403, "AccessDeniedException"),
-    "not_found": (404, "ResourceNotFoundException"),
-    "request_too_large": (400, "ValidationException"),
-    "timeout": (408, "ModelTimeoutException"),
-    "rate_limit": (429, "ThrottlingException"),
-    "api": (500, "InternalServerException"),
-    "overloaded": (503, "ServiceUnavailableException"),
-    "unavailable": (503, "ServiceUnavailableException"),
-}
-_KIND_OF_TYPE: dict[str, BackendErrorKind] = {
-    "ValidationException": "invalid_request",
-    "UnrecognizedClientException": "authentication",
-    "AccessDeniedException": "permission",
-    "ResourceNotFoundException": "not_found",
-    "ModelTimeoutException": "timeout",
-    "ThrottlingException": "rate_limit",
-    "InternalServerException": "api",
-    "ModelStreamErrorException": "api",
-    "ModelErrorException": "api",
-    "ModelNotReadyException": "unavailable",
-    "ServiceUnavailableException": "unavailable",
-    "ServiceQuotaExceededException": "rate_limit",
-}
-
-
-def error_body(kind: BackendErrorKind, message: str) -> tuple[int, str, dict[str, Any]]:
-    """HTTP status, ``x-amzn-ErrorType`` and body Bedrock answers for an error of ``kind``."""
-    status, type_ = ERROR_TYPES.get(kind, ERROR_TYPES["api"])
-    return status, type_, {"message": message}
-
-
-def backend_error(error_type: str, message: str, status: int | None = None) -> BackendError:
-    """A Bedrock error (``x-amzn-ErrorType`` or botocore's ``Error.Code``) -> BackendError."""
-    name = error_type.split(":")[0]
-    name = name[0].upper() + name[1:] if name else name
-    return BackendError(message, kind=_KIND_OF_TYPE.get(name, "api"), status=status)
-
-
-# --- stream events -----------------------------------------------------------------------
-
-
-def encode_events(events: Iterable[StreamEvent], *, latency_ms: int = 0) -> Iterator[dict[str, Any]]:
-    """Neutral events -> ConverseStream events as boto3 yields them. Text blocks get no
-    ``contentBlockStart`` (Bedrock sends none); usage arrives in the final ``metadata``."""
-    input_tokens = 0
-    usage = Usage()
-    tool_blocks: set[int] = set()
-    for event in events:
-        if isinstance(event, MessageStart):
-            input_tokens = event.usage.input_tokens
-            yield {"messageStart": {"role": "assistant"}}
-        elif isinstance(event, BlockStart):
-            if isinstance(event.block, ToolUseBlock):
-                tool_blocks.add(event.index)
-                yield {
-                    "contentBlockStart": {
-                        "contentBlockIndex": event.index,
-                        "start": {"toolUse": {"toolUseId": event.block.id, "name": event.block.name}},
-                    }
-                }
-            elif event.block.text:
-                yield _delta(event.index, {"text": event.block.text})
-        elif isinstance(event, TextDelta):
-            yield _delta(event.index, {"text": event.text})
-        elif isinstance(event, ToolInputDelta):
-            yield _delta(event.index, {"toolUse": {"input": event.partial_json}})
-        elif isinstance(event, BlockStop):
-            yield {"contentBlockStop": {"contentBlockIndex": event.index}}
-        elif isinstance(event, MessageDelta):
-            usage = Usage(
-                input_tokens=event.usage.input_tokens or input_tokens,
-                output_tokens=event.usage.output_tokens,
-            )
-            stop: dict[str, Any] = {"stopReason": event.stop_reason or "end_turn"}
-            if event.stop_sequence is not None:
-                stop["additionalModelResponseFields"] = {"stop_sequence": event.stop_sequence}
-            yield {"messageStop": stop}
-        elif isinstance(event, MessageStop):
-            yield {"metadata": {"usage": _usage(usage), "metrics": {"latencyMs": latency_ms}}}
-
-
-def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
-    return {"contentBlockDelta": {"contentBlockIndex": index, "delta": delta}}
-
-
-def _index(body: Any, path: Path) -> int:
-    value = body.get("contentBlockIndex") if isinstance(body, dict) else None
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise WireFormatError("Field required", (*path, "contentBlockIndex"))
-    return value
-
-
-_EXCEPTIONS = {
-    "internalServerException", "modelStreamErrorException", "validationException",
-    "throttlingException", "serviceUnavailableException", "modelTimeoutException",
-}
-
-
-def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
-    """ConverseStream events (boto3's dicts) -> neutral events. A text block's start is
-    synthesised at its first delta; the stop reason and usage (``messageStop`` then
-    ``metadata``) become one :class:`MessageDelta` followed by :class:`MessageStop`."""
-    started: set[int] = set()
-    stop: dict[str, Any] | None = None
-    finished = False
-    for n, data in enumerate(events):
-        path: Path = (n,)
-        if not isinstance(data, dict) or len(data) != 1:
-            raise WireFormatError("stream event must be an object with one member", path)
-        ((kind, body),) = data.items()
-        path = (n, kind)
-        if kind in _EXCEPTIONS:
-            message = body.get("message", "") if isinstance(body, dict) else str(body)
-            raise backend_error(kind, str(message))
-        if kind == "messageStart":
-            yield MessageStart()
-        elif kind == "contentBlockStart":
-            index = _index(body, path)
-            start = body.get("start") or {}
-            use = start.get("toolUse") if isinstance(start, dict) else None
-            if not isinstance(use, dict) or not isinstance(use.get("toolUseId"), str) or not isinstance(use.get("name"), str):
-                raise WireFormatError("contentBlockStart needs start.toolUse with toolUseId and name", (*path, "start"))
-            started.add(index)
-            yield BlockStart(index=index, block=ToolUseBlock(id=use["toolUseId"], name=use["name"]))
-        elif kind == "contentBlockDelta":
-            index = _index(body, path)
-            delta = body.get("delta")
-            if isinstance(delta, dict) and isinstance(delta.get("text"), str):
-                if index not in started:
-                    started.add(index)
-                    yield BlockStart(index=index, block=TextBlock(text=""))
-                yield TextDelta(index=index, text=delta["text"])
-            elif isinstance(delta, dict) and isinstance(delta.get("toolUse"), dict) and isinstance(
-                delta["toolUse"].get("input"), str
-            ):
-                yield ToolInputDelta(index=index, partial_json=delta["toolUse"]["input"])
-            else:
-                raise WireFormatError("unsupported contentBlockDelta", (*path, "delta"))
-        elif kind == "contentBlockStop":
-            index = _index(body, path)
-            if index not in started:  # an empty text block: Bedrock sent only its stop
-                started.add(index)
-                yield BlockStart(index=index, block=TextBlock(text=""))
-            yield BlockStop(index=index)
-        elif kind == "messageStop":
-            stop = body if isinstance(body, dict) else {}
-            _stop_reason(stop.get("stopReason"), (*path, "stopReason"))
-        elif kind == "metadata":
-            usage = (body.get("usage") if isinstance(body, dict) else None) or {}
-            yield _message_delta(stop, usage, path)
-            yield MessageStop()
-            finished = True
-        else:
-            raise WireFormatError(f"unsupported stream event {kind!r}", path)
-    if stop is not None and not finished:
-        yield _message_delta(stop, {}, ())
-        yield MessageStop()
-
-
-def _message_delta(stop: dict[str, Any] | None, usage: dict[str, Any], path: Path) -> MessageDelta:
-    stop = stop or {}
-    extra = stop.get("additionalModelResponseFields") or {}
-    seq = extra.get("stop_sequence") if isinstance(extra, dict) else None
-    return MessageDelta(
-        stop_reason=_stop_reason(stop.get("stopReason"), (*path, "stopReason")),
-        stop_sequence=seq if isinstance(seq, str) else None,
-        usage=Usage(
-            input_tokens=int(usage.get("inputTokens") or 0),
-            output_tokens=int(usage.get("outputTokens") or 0),
-        ),
-    )
