@@ -28,8 +28,7 @@ from typing import Literal
 
 from ..prompting.grammar import ToolGrammar
 from ..prompting.matcher import Matcher, MatchState
-from ..prompting.text_backend import TextEnd
-from ._llama_text import _StopScanner
+from ..prompting.text_backend import StopScanner, TextEnd
 
 __all__ = ["Candidate", "StepResult", "constrained_generate", "step_result_from_chat"]
 
@@ -90,7 +89,7 @@ def constrained_generate(
     state: MatchState = matcher.initial
     rng = random.Random(seed)
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
-    scanner = _StopScanner(stop)
+    scanner = StopScanner(stop)
     continuation = ""
     end = TextEnd(reason="end")
     requests = produced = forced_bytes = 0

@@ -29,7 +29,7 @@ from typing import Any, Literal
 from ..errors import BackendError
 from ..prompting.grammar import ToolGrammar
 from ..prompting.matcher import Matcher, MatchState
-from ..prompting.text_backend import TextEnd, TextMessage
+from ..prompting.text_backend import StopScanner, TextEnd, TextMessage
 from ._llama_model import LoadedModel
 
 __all__ = ["GrammarEngine", "LlamaTextBackend"]
@@ -62,40 +62,6 @@ def _prefer_longer(ok: list[int], logits: Any, pieces: list[bytes]) -> int:
         if len(piece) > len(head) and piece.startswith(head):
             return token
     return best
-
-
-class _StopScanner:
-    """Finds stop strings in streamed text, holding back only a possible stop prefix."""
-
-    def __init__(self, stops: Sequence[str]) -> None:
-        self.stops = [s for s in stops if s]
-        self.buffer = ""
-
-    def push(self, text: str) -> tuple[str, str | None]:
-        """Text safe to emit now, and the stop string found (then generation ends)."""
-        self.buffer += text
-        best: tuple[int, str] | None = None
-        for stop in self.stops:
-            at = self.buffer.find(stop)
-            if at >= 0 and (best is None or at < best[0]):
-                best = (at, stop)
-        if best is not None:
-            out = self.buffer[: best[0]]
-            self.buffer = ""
-            return out, best[1]
-        hold = 0
-        for stop in self.stops:
-            for n in range(min(len(stop) - 1, len(self.buffer)), 0, -1):
-                if self.buffer.endswith(stop[:n]):
-                    hold = max(hold, n)
-                    break
-        out = self.buffer[: len(self.buffer) - hold]
-        self.buffer = self.buffer[len(out):]
-        return out, None
-
-    def flush(self) -> str:
-        out, self.buffer = self.buffer, ""
-        return out
 
 
 class LlamaTextBackend:
@@ -187,7 +153,7 @@ class LlamaTextBackend:
         eog = self.loaded.eog_tokens()
         rng = np.random.default_rng(self.loaded.settings.seed)
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        scanner = _StopScanner(stop)
+        scanner = StopScanner(stop)
         produced = 0
         forced_tokens = 0
         try:

@@ -53,9 +53,8 @@ from ..errors import BackendError
 from ..prompting.backend import PromptToolsBackend
 from ..prompting.grammar import GrammarLimits, ToolGrammar
 from ..prompting.matcher import Matcher
-from ..prompting.text_backend import TextEnd, TextMessage
+from ..prompting.text_backend import StopScanner, TextEnd, TextMessage
 from ._client_grammar import constrained_generate, step_result_from_chat
-from ._llama_text import _StopScanner
 from ._retry import RetryPolicy, parse_retry_after
 from .openai import DEFAULT_BASE_URL
 from .openai import error_from_body as _openai_error
@@ -317,7 +316,7 @@ class OpenAIChatTextBackend:
         self.last_end = None
         response = self._send(body)
         first: float | None = None
-        scanner = _StopScanner(stop)
+        scanner = StopScanner(stop)
         cut = False  # a stop string was found in the text here
         try:
             for payload in self._payloads(response):

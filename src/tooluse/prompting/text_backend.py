@@ -17,7 +17,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from .grammar import ToolGrammar
 
-__all__ = ["TextBackend", "TextEnd", "TextMessage"]
+__all__ = ["StopScanner", "TextBackend", "TextEnd", "TextMessage"]
 
 #: ``{"role": "system" | "user" | "assistant", "content": "..."}``
 TextMessage = dict[str, str]
@@ -67,3 +67,40 @@ class TextBackend(Protocol):
         text.
         """
         ...
+
+
+class StopScanner:
+    """Finds stop strings in streamed text, holding back only a possible stop prefix.
+
+    Every text backend needs it (stop strings are not part of the text it yields), so it
+    lives beside the protocol rather than in one backend."""
+
+    def __init__(self, stops: Sequence[str]) -> None:
+        self.stops = [s for s in stops if s]
+        self.buffer = ""
+
+    def push(self, text: str) -> tuple[str, str | None]:
+        """Text safe to emit now, and the stop string found (then generation ends)."""
+        self.buffer += text
+        best: tuple[int, str] | None = None
+        for stop in self.stops:
+            at = self.buffer.find(stop)
+            if at >= 0 and (best is None or at < best[0]):
+                best = (at, stop)
+        if best is not None:
+            out = self.buffer[: best[0]]
+            self.buffer = ""
+            return out, best[1]
+        hold = 0
+        for stop in self.stops:
+            for n in range(min(len(stop) - 1, len(self.buffer)), 0, -1):
+                if self.buffer.endswith(stop[:n]):
+                    hold = max(hold, n)
+                    break
+        out = self.buffer[: len(self.buffer) - hold]
+        self.buffer = self.buffer[len(out):]
+        return out, None
+
+    def flush(self) -> str:
+        out, self.buffer = self.buffer, ""
+        return out
