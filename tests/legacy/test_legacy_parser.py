@@ -318,3 +318,26 @@ def test_no_text_is_ever_lost(text: str, cuts: list[int]) -> None:
         return "".join(s.replace("</function_calls>", "").split())
 
     assert norm(out) == norm(text)
+
+
+def test_call_failing_says_why_as_soon_as_a_call_cannot_parse() -> None:
+    parser = LegacyParser([TYPED])
+    assert parser.call_failing is None
+    parser.feed("<function_calls>\n<invoke>\n<tool_name>typed</tool_name>\n<parameters>\n")
+    assert parser.call_failing is None  # a good start
+    parser.feed("<count>1</count>\n<count>")
+    assert parser.call_failing == "parameter 'count' given more than once"
+    parser.feed("2</count>\n</parameters>\n</invoke>\n")
+    assert parser.call_failing is None  # that call is over (reported as a problem)
+    parser.feed("<invoke>\n<tool_name>typo</tool_name>")
+    assert parser.call_failing == "unknown tool 'typo'"
+    parser.feed("</invoke>\n<invoke>\n<tool_name>typed</tool_name>\n<parameters>\n</tool>")
+    assert parser.call_failing == "unexpected closing tag </tool>"
+
+
+def test_call_failing_without_tools_only_sees_syntax() -> None:
+    parser = LegacyParser()
+    parser.feed("<invoke>\n<tool_name>anything</tool_name>\n<parameters>\n<a>1</a>\n")
+    assert parser.call_failing is None
+    parser.feed("<a>2</a>")
+    assert parser.call_failing is not None

@@ -210,3 +210,42 @@ def test_unknown_forced_tool_is_an_invalid_request() -> None:
     with pytest.raises(BackendError) as info:
         PromptToolsBackend(FakeText("x")).complete(req)
     assert info.value.kind == "invalid_request"
+
+
+# A small model without a grammar copies the tool description format into its call: the
+# second <parameter> makes the call malformed ("given more than once"); what follows is junk.
+_COPIED = ("<function_calls>\n<invoke>\n<tool_name>get_current_stock_price</tool_name>\n"
+           "<parameters>\n<parameter>\n<name>symbol</name>\n</parameter>\n"
+           "<parameter>\n<name>days</name>\n</parameter>\n")
+_JUNK = "</parameters>\n</tool_description>\n" + "<function_calls>\n" * 40
+
+
+def test_a_call_that_can_no_longer_parse_ends_the_turn_early() -> None:
+    backend = PromptToolsBackend(FakeText(_COPIED + _JUNK), grammar=False)
+    resp = backend.complete(Request(messages=[QUESTION], tools=[PRICE]))
+    assert not resp.tool_uses and resp.stop_reason == "end_turn"
+    text = resp.text()
+    assert text.startswith(_COPIED.rstrip("\n")[:60])  # what was written is kept as text
+    # It stopped at the second <parameter> (known to be a duplicate when it opens).
+    assert "<name>symbol</name>" in text and text.count("<parameter>") == 2
+    assert "tool_description" not in text
+    assert backend.last_end is not None
+    assert backend.last_end.timings["stopped_at_malformed_call"] == 1.0
+
+
+def test_stopping_at_a_malformed_call_can_be_turned_off() -> None:
+    backend = PromptToolsBackend(FakeText(_COPIED + _JUNK), grammar=False,
+                                 stop_on_malformed_call=False)
+    resp = backend.complete(Request(messages=[QUESTION], tools=[PRICE]))
+    assert not resp.tool_uses and resp.text().count("<function_calls>") == 41
+    assert backend.last_end is not None
+    assert "stopped_at_malformed_call" not in backend.last_end.timings
+
+
+def test_a_good_call_before_a_malformed_one_is_kept() -> None:
+    bad = "<invoke>\n<tool_name>no_such_tool</tool_name>\n" + "blah " * 50
+    backend = PromptToolsBackend(FakeText("<function_calls>\n" + CALL_PRICE + bad),
+                                 grammar=False)
+    resp = backend.complete(Request(messages=[QUESTION], tools=[PRICE]))
+    assert [c.input["symbol"] for c in resp.tool_uses] == ["GM"]
+    assert "no_such_tool" in resp.text() and resp.text().count("blah") < 5

@@ -102,6 +102,8 @@ class PromptToolsBackend(Backend):
     ``style``: how tools are described (``"xml"``, the seed's form, or ``"json"``).
     ``grammar``: constrain decoding so calls always parse and validate (needs a text
     backend that supports grammars). ``max_tokens``: default when a request sets none.
+    ``stop_on_malformed_call``: end the turn as soon as a call the model is writing can no
+    longer parse (only possible without a grammar); the text written so far is returned.
     """
 
     name = "prompt"
@@ -115,6 +117,7 @@ class PromptToolsBackend(Backend):
         max_tokens: int = 1024,
         limits: GrammarLimits | None = None,
         model: str | None = None,
+        stop_on_malformed_call: bool = True,
     ) -> None:
         if style not in ("xml", "json"):
             raise ValueError(f"style must be 'xml' or 'json', not {style!r}")
@@ -124,6 +127,7 @@ class PromptToolsBackend(Backend):
         self.max_tokens = max_tokens
         self.limits = limits or GrammarLimits()
         self.model = model or getattr(text_backend, "model", None)
+        self.stop_on_malformed_call = stop_on_malformed_call
         #: Timings and token counts of the last request (for benchmarks and the demo).
         self.last_end: TextEnd | None = None
 
@@ -183,6 +187,7 @@ class PromptToolsBackend(Backend):
         chunks = self.text_backend.generate_text(messages, prefill=prefill, grammar=grammar,
                                                  **options)
         end: TextEnd | None = None
+        malformed = False
         try:
             for chunk in chunks:
                 if isinstance(chunk, TextEnd):
@@ -193,6 +198,14 @@ class PromptToolsBackend(Backend):
                     # A small model tends to repeat a call until the token limit; an
                     # identical call is never useful: end the turn there.
                     break
+                if self.stop_on_malformed_call and emitter.parser is not None \
+                        and emitter.parser.call_failing:
+                    # Without a grammar a model can go wrong inside a call (a small one
+                    # copies the tool descriptions); once the call can no longer parse, the
+                    # rest of the turn is paid for and thrown away. What was written is
+                    # kept: the malformed call comes back as text.
+                    malformed = True
+                    break
         finally:
             close = getattr(chunks, "close", None)
             if close is not None:
@@ -201,6 +214,8 @@ class PromptToolsBackend(Backend):
             last = getattr(self.text_backend, "last_end", None)
             end = last if isinstance(last, TextEnd) else TextEnd(reason="end")
             end.reason, end.stop_sequence = "end", None
+        if malformed:
+            end.timings["stopped_at_malformed_call"] = 1.0
         return end
 
 

@@ -223,6 +223,23 @@ class LegacyParser:
         """Is a ``<function_calls>`` block open (including inside an ``<invoke>``)?"""
         return self._state != _OUTSIDE
 
+    @property
+    def call_failing(self) -> str | None:
+        """Why the ``<invoke>`` being read can no longer become a call (None while it can).
+
+        Known as soon as the problem is written (a parameter given twice, a stray closing
+        tag, a tool name that is not among the tools), long before ``</invoke>``; a caller
+        streaming a model's output can stop generating there instead of paying for the rest.
+        """
+        inv = self._inv
+        if inv is None or self._state not in (_INVOKE, _NAME, _PARAMS, _VALUE):
+            return None
+        if inv.problems:
+            return inv.problems[0]
+        if self._tools is not None and inv.name and inv.name not in self._tools:
+            return f"unknown tool {_clip(inv.name)!r}"
+        return None
+
     def feed(self, chunk: str) -> list[Item]:
         """Parse the next piece of the completion; returns the items it completed."""
         data = self._pending + chunk if self._pending else chunk
@@ -465,6 +482,8 @@ class LegacyParser:
                     inv.problem(f"parameter {param!r} given more than once")
                 inv.params[param] = ""
                 return
+            if param in inv.params:  # known now, not only when its value ends
+                inv.problem(f"parameter {param!r} given more than once")
             inv.param = param
             inv.close = tag.name
             inv.parts = []
