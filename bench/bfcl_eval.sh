@@ -5,6 +5,7 @@
 #   LIMIT=30 bench/bfcl_eval.sh           # the first 30 cases of each category
 #   TOOL_CHOICE=auto bench/bfcl_eval.sh   # let the model decide in every category
 #   BACKEND=local:/path/m.gguf CATEGORIES="simple_python multiple" bench/bfcl_eval.sh
+#   OPTIONS="n_threads=1" MODES=no-grammar bench/bfcl_eval.sh   # backend options (KEY=VALUE ...)
 #   bench/bfcl_eval.sh summary            # markdown table of what $OUT holds
 #
 # tool_choice: by default the four call categories force a call (`any`: the assistant turn is
@@ -29,6 +30,8 @@ categories="${CATEGORIES:-simple_python multiple parallel parallel_multiple irre
 modes="${MODES:-grammar no-grammar}"
 data_dir="${DATA_DIR:-$(cd "$repo/.." && pwd)/shared/bench/bfcl}"
 max_tokens="${MAX_TOKENS:-256}"
+option_args=()
+for o in ${OPTIONS:-}; do option_args+=(--option "$o"); done
 limit_args=()
 [[ -n "${LIMIT:-}" ]] && limit_args=(--limit "$LIMIT")
 
@@ -66,7 +69,7 @@ export PYTHONPATH="$snapshot/src${PYTHONPATH:+:$PYTHONPATH}"
 
 mkdir -p "$out"
 {
-    echo "commit $commit (snapshot $snapshot), backend $backend, max_tokens $max_tokens"
+    echo "commit $commit (snapshot $snapshot), backend $backend ${OPTIONS:-}, max_tokens $max_tokens"
     echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -m), no GPU"
     echo "started $(date -u +%FT%TZ)"
 } | tee -a "$out/RUN_INFO"
@@ -82,7 +85,7 @@ for mode in $modes; do
         echo "== $name $(date -u +%T)" | tee -a "$out/RUN_INFO"
         python -m tooluse.cli eval bfcl --backend "$backend" --data-dir "$data_dir" \
             --category "$category" --tool-choice "$choice" --max-tokens "$max_tokens" \
-            "${limit_args[@]}" "${flags[@]}" --json "$out/$name.json" \
+            "${limit_args[@]}" "${option_args[@]}" "${flags[@]}" --json "$out/$name.json" \
             >"$out/$name.txt" 2>"$out/$name.log" \
             || echo "   $name exited with $? (see $out/$name.log)" | tee -a "$out/RUN_INFO"
         cat "$out/$name.txt"

@@ -370,12 +370,17 @@ def test_cli_no_grammar_reaches_the_backend(
                 "--no-grammar",
                 "--backend",
                 "evaltest",
+                "--option",
+                "n_threads=1",
+                "-o",
+                "style = json",
                 "--no-progress",
             ]
         )
         == 0
     )
-    assert evaltest_backend[0].options == {"grammar": False}
+    assert evaltest_backend[0].options == {"grammar": False, "n_threads": "1",
+                                           "style": "json"}
     assert "no grammar" in capsys.readouterr().out
 
 
@@ -395,6 +400,8 @@ def test_cli_errors_are_clear(data_dir: Path) -> None:
                 "--no-progress",
             ]
         )
+    with pytest.raises(SystemExit, match="--option must be KEY=VALUE, not 'threads'"):
+        main(["eval", "bfcl", "--data-dir", str(data_dir), "--option", "threads"])
     with pytest.raises(SystemExit, match="unknown backend 'nosuch'"):
         main(["eval", "bfcl", "--data-dir", str(data_dir), "--backend", "nosuch"])
     with pytest.raises(SystemExit, match="does not exist"):

@@ -49,6 +49,14 @@ def register(sub: Any) -> None:
     bfcl.add_argument("--limit", type=int, default=None, help="first N cases of each category")
     bfcl.add_argument("--backend", default="local", help="backend spec (default: local)")
     bfcl.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="backend option, repeatable (local: n_threads=1, n_ctx=8192, model=PATH...)",
+    )
+    bfcl.add_argument(
         "--no-grammar",
         action="store_true",
         help="ask the backend not to constrain generation with a grammar (prefill only)",
@@ -135,7 +143,14 @@ def _run_bfcl(args: argparse.Namespace) -> int:
 
     from ..backends.registry import load_backend
 
-    options: dict[str, Any] = {"grammar": False} if args.no_grammar else {}
+    options: dict[str, Any] = {}
+    for item in args.option:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise SystemExit(f"tooluse eval bfcl: --option must be KEY=VALUE, not {item!r}")
+        options[key.strip()] = value.strip()
+    if args.no_grammar:
+        options["grammar"] = False
     try:
         backend = load_backend(args.backend, **options)
     except TypeError as exc:
@@ -151,6 +166,7 @@ def _run_bfcl(args: argparse.Namespace) -> int:
     meta = {
         "benchmark": "bfcl",
         "backend": args.backend,
+        "options": {k: v for k, v in options.items() if k != "grammar"},
         "grammar": not args.no_grammar,
         "limit": args.limit,
         "max_tokens": args.max_tokens,
