@@ -209,3 +209,37 @@ def test_auto_call_threshold_decides_between_call_and_text(local: Any) -> None:
     assert argmax.text_model.call_threshold is None
     plain = _ask(argmax, "What's the weather like in Paris?", [WEATHER], ToolChoice(type="auto"))
     assert not plain.tool_uses and plain.text()
+
+
+def _point_tool(name: str, description: str) -> ToolSpec:
+    point = {"type": "array", "items": {"type": "integer"}}
+    return ToolSpec(name=name, description=description, input_schema={
+        "type": "object",
+        "properties": {"pointA": {**point, "description": "Coordinates for Point A."},
+                       "pointB": {**point, "description": "Coordinates for Point B."},
+                       "rounding": {"type": "integer", "description": "Optional: The number "
+                                    "of decimals to round off the result. Default 0"}},
+        "required": ["pointA", "pointB"]})
+
+
+def test_token_healing_lets_the_model_close_where_a_forced_split_made_it_go_on(
+        local: Any) -> None:
+    """BFCL multiple_3. When the grammar forced a lone "<" after a call, the model (which
+    writes "</" as one token) all but never closed: here it adds the optional parameter
+    with a made-up value (on BFCL it then also called the second tool). Holding back the
+    last forced token lets it write "</parameters>" itself."""
+    from tooluse.backends.local import from_spec
+
+    tools = [_point_tool("EuclideanDistance_calculate",
+                         "Calculate the Euclidean distance between two points."),
+             _point_tool("angleToXAxis_calculate",
+                         "Calculate the angle between two points with respect to x-axis.")]
+    question = "Compute the Euclidean distance between two points A(3,4) and B(1,2)."
+    assert local.text_model.heal_forced
+    healed = _ask(local, question, tools, ToolChoice(type="any"), temperature=0.0)
+    assert [(c.name, c.input) for c in healed.tool_uses] == [
+        ("EuclideanDistance_calculate", {"pointA": [3, 4], "pointB": [1, 2]})]
+    split = from_spec("", n_threads="2")
+    split.text_model.heal_forced = False
+    unhealed = _ask(split, question, tools, ToolChoice(type="any"), temperature=0.0)
+    assert "rounding" in unhealed.tool_uses[0].input

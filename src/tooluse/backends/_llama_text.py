@@ -38,6 +38,8 @@ GrammarEngine = Literal["fast", "llama"]
 
 _NEAR_TIE = 0.5
 _OPEN_TAG = ord("<")
+#: Forced tokens that token healing holds back: those at a tag boundary.
+_TAG_BYTES = frozenset(b"<>")
 
 #: How many of the model's best tokens are checked against the grammar before falling
 #: back to every token that can start with an allowed byte.
@@ -75,6 +77,7 @@ class LlamaTextBackend:
         chat_template: str | None = None,
         model: str | None = None,
         call_threshold: float | None = None,
+        heal_forced: bool = True,
     ) -> None:
         if engine not in ("fast", "llama"):
             raise ValueError(f"grammar engine must be 'fast' or 'llama', not {engine!r}")
@@ -83,6 +86,8 @@ class LlamaTextBackend:
         #: ``auto``: start a call when the model gives it at least this probability
         #: (None: plain argmax / sampling decides).
         self.call_threshold = call_threshold
+        #: Leave the last token of grammar-forced text to the model (token healing).
+        self.heal_forced = heal_forced
         self.model: str | None = model or Path(loaded.settings.path).stem
         self._formatter = _formatter(loaded, chat_template)
         self._matchers: dict[int, tuple[ToolGrammar, Matcher]] = {}
@@ -156,12 +161,26 @@ class LlamaTextBackend:
         scanner = StopScanner(stop)
         produced = 0
         forced_tokens = 0
+        healing = False
         try:
             while produced < max_tokens:
-                if matcher is not None and state is not None:
+                if matcher is not None and state is not None and not healing:
                     forced, after = matcher.forced(state)
-                    if forced:
-                        forced_ids = list(llm.tokenize(forced, add_bos=False, special=False))
+                    forced_ids = list(llm.tokenize(forced, add_bos=False, special=False)) \
+                        if forced else []
+                    if (forced_ids and self.heal_forced and not self._finished(matcher, after)
+                            and _TAG_BYTES.intersection(pieces[forced_ids[-1]])):
+                        # Token healing: the last forced token ("<" of "</parameters>" or
+                        # "<unit>", ">" before a value) would split a token the model
+                        # normally writes whole ("</", ">["), and after such a split it
+                        # judges the choice that follows badly (after a lone "<" it all
+                        # but never closes). Hold it back: the model writes it itself,
+                        # within the grammar, merged with what follows.
+                        forced_ids.pop()
+                        forced = b"".join(pieces[t] for t in forced_ids)
+                        after = matcher.advance(state, forced)
+                        healing = True
+                    if forced_ids:
                         if produced + len(forced_ids) > max_tokens:
                             forced_ids = forced_ids[: max_tokens - produced]
                             forced = b"".join(pieces[t] for t in forced_ids)
@@ -180,6 +199,7 @@ class LlamaTextBackend:
                             break
                         llm.eval(forced_ids)
                         continue
+                healing = False
                 token = None
                 if (produced == 0 and matcher is not None and state is not None
                         and self.call_threshold is not None):
