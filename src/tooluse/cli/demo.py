@@ -255,7 +255,8 @@ def _backend_label(backend: Any) -> str:
         threads = settings.n_threads or "auto"
         grammar = "grammar-constrained calls" if getattr(backend, "grammar", False) else \
             "no grammar"
-        return f"local llama.cpp, CPU, {threads} threads, {grammar}"
+        unit = "thread" if threads == 1 else "threads"
+        return f"local llama.cpp, CPU, {threads} {unit}, {grammar}"
     return f"backend {getattr(backend, 'name', type(backend).__name__)}"
 
 
