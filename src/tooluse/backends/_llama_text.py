@@ -90,7 +90,6 @@ class LlamaTextBackend:
         self.heal_forced = heal_forced
         self.model: str | None = model or Path(loaded.settings.path).stem
         self._formatter = _formatter(loaded, chat_template)
-        self._matchers: dict[int, tuple[ToolGrammar, Matcher]] = {}
         #: How the last generation ended (kept even when its consumer stopped early).
         self.last_end: TextEnd | None = None
 
@@ -102,15 +101,6 @@ class LlamaTextBackend:
 
     def tokenize(self, text: str) -> list[int]:
         return list(self.loaded.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
-
-    def _matcher(self, grammar: ToolGrammar) -> Matcher:
-        known = self._matchers.get(id(grammar))
-        if known is None or known[0] is not grammar:
-            if len(self._matchers) > 32:
-                self._matchers.clear()
-            known = (grammar, Matcher(grammar.root))
-            self._matchers[id(grammar)] = known
-        return known[1]
 
     # -- generation ---------------------------------------------------------------------------
     def generate_text(
@@ -150,7 +140,7 @@ class LlamaTextBackend:
         prompt_done = time.perf_counter()
         end = TextEnd(reason="length", input_tokens=len(tokens), cached_tokens=cached)
 
-        matcher = self._matcher(grammar) if grammar is not None and self.engine == "fast" else None
+        matcher = grammar.matcher if grammar is not None and self.engine == "fast" else None
         state: MatchState | None = matcher.initial if matcher is not None else None
         sampler = self._llama_sampler(grammar, temperature) if (
             grammar is not None and self.engine == "llama") else None

@@ -52,7 +52,6 @@ import httpx2
 from ..errors import BackendError
 from ..prompting.backend import PromptToolsBackend
 from ..prompting.grammar import GrammarLimits, ToolGrammar
-from ..prompting.matcher import Matcher
 from ..prompting.text_backend import StopScanner, TextEnd, TextMessage
 from ._client_grammar import constrained_generate, step_result_from_chat
 from ._openai_chat_stream import (
@@ -197,7 +196,6 @@ class OpenAIChatTextBackend:
         self.client_grammar = client_grammar
         self.candidates = int(candidates)
         self.lookahead = max(1, int(lookahead))
-        self._matchers: dict[int, tuple[ToolGrammar, Matcher]] = {}
         self.stream_usage = stream_usage
         self.extra_body = dict(extra_body or {})
         self.timeout = timeout
@@ -411,7 +409,7 @@ class OpenAIChatTextBackend:
         end: TextEnd | None = None
         self.last_end = None
         try:
-            for item in constrained_generate(step, grammar, matcher=self._matcher(grammar),
+            for item in constrained_generate(step, grammar, matcher=grammar.matcher,
                                              stop=stop, max_tokens=max_tokens,
                                              temperature=temperature,
                                              lookahead=self.lookahead):
@@ -427,15 +425,6 @@ class OpenAIChatTextBackend:
                 self.last_end = end
         if end is not None:
             yield end
-
-    def _matcher(self, grammar: ToolGrammar) -> Matcher:
-        known = self._matchers.get(id(grammar))
-        if known is None or known[0] is not grammar:
-            if len(self._matchers) > 32:
-                self._matchers.clear()
-            known = (grammar, Matcher(grammar.root))
-            self._matchers[id(grammar)] = known
-        return known[1]
 
     def _payloads(self, response: httpx2.Response) -> Iterator[dict[str, Any]]:
         content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()

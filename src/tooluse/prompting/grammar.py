@@ -35,6 +35,7 @@ from ..codecs.legacy.render import parameter_tag
 from ..codecs.legacy.schema import resolve, schema_types
 from ..messages import ToolChoice, ToolSpec
 from .grammar_ir import Chars, Node, Rep, Rule, alt, opt, seq, to_gbnf
+from .matcher import Matcher
 
 __all__ = ["GrammarLimits", "ToolGrammar", "tool_call_grammar", "value_grammar"]
 
@@ -70,6 +71,12 @@ class ToolGrammar:
     @cached_property
     def gbnf(self) -> str:
         return to_gbnf(self.root)
+
+    @cached_property
+    def matcher(self) -> Matcher:
+        """The compiled matcher of :attr:`root`, built once per grammar (grammars are cached
+        per tool set, so a tool loop reuses it and its memoised states)."""
+        return Matcher(self.root)
 
 
 # -- shared terminal rules -----------------------------------------------------------------------
