@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..backends.base import Backend
 from ..backends.registry import load_backend
@@ -283,7 +283,10 @@ class Runner:
         self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools, map_names=map_names)
         self.parallel = parallel
         self.tool_timeout = tool_timeout
-        steps = list(tool_choice) if isinstance(tool_choice, (list, tuple)) else [tool_choice]
+        steps: list[ToolChoiceLike] = (
+            list(tool_choice) if isinstance(tool_choice, (list, tuple))
+            else [cast(ToolChoiceLike, tool_choice)]  # one choice (a str is not a plan)
+        )
         if not steps:
             raise ValueError("tool_choice: an empty list plans no turn (give None for auto)")
         plan = [make_tool_choice(step, self.tools,
