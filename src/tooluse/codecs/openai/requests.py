@@ -373,6 +373,14 @@ def _user_messages(msg: Message, path: Path, strict: bool) -> list[dict[str, Any
     return out
 
 
+def _encode_call(block: ToolUseBlock) -> dict[str, Any]:
+    """A ``tool_use`` block as one entry of ``tool_calls`` (arguments as a JSON string); the
+    same in a request's assistant message and in a ``chat.completion``."""
+    return {"id": block.id, "type": "function",
+            "function": {"name": block.name,
+                         "arguments": json.dumps(block.input, ensure_ascii=False)}}
+
+
 def _assistant_message(msg: Message, path: Path, strict: bool) -> dict[str, Any]:
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
@@ -380,8 +388,7 @@ def _assistant_message(msg: Message, path: Path, strict: bool) -> dict[str, Any]
         if isinstance(b, TextBlock):
             texts.append(b.text)
         elif isinstance(b, ToolUseBlock):
-            calls.append({"id": b.id, "type": "function",
-                          "function": {"name": b.name, "arguments": json.dumps(b.input, ensure_ascii=False)}})
+            calls.append(_encode_call(b))
         else:
             unsupported(
                 f"an assistant message cannot carry a {b.type} block", (*path, j), TARGET, strict

@@ -6,7 +6,6 @@ The finish-reason tables and the usage shape are shared with :mod:`.stream`.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -14,7 +13,7 @@ from ...errors import ConversionError, WireFormatError
 from ...messages import ContentBlock, Response, TextBlock, ToolUseBlock, Usage
 from .._common import Path, validate
 from ._wire import TARGET, _CallIn, _ResponseIn, _UsageIn
-from .requests import _arguments
+from .requests import _arguments, _encode_call
 
 _FINISH_IN = {
     "stop": "end_turn",
@@ -83,8 +82,7 @@ def encode_response(resp: Response, *, created: int | None = None) -> dict[str, 
         if isinstance(b, TextBlock):
             texts.append(b.text)
         elif isinstance(b, ToolUseBlock):
-            calls.append({"id": b.id, "type": "function",
-                          "function": {"name": b.name, "arguments": json.dumps(b.input, ensure_ascii=False)}})
+            calls.append(_encode_call(b))
         else:
             raise ConversionError(f"a response cannot hold a {b.type} block", ("content", k), target=TARGET)
     message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None,
