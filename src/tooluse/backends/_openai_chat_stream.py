@@ -23,6 +23,18 @@ from .openai import error_from_body as _openai_error
 __all__ = ["error_from_body"]
 
 
+def _json_body(response: httpx2.Response) -> Any:
+    """The whole body of ``response`` as JSON, or an ``api`` error quoting its start."""
+    response.read()
+    try:
+        return response.json()
+    except ValueError:
+        raise BackendError(
+            f"openai-prompt: the server sent malformed JSON: {response.text[:200]!r}",
+            kind="api",
+        ) from None
+
+
 def _as_chunk(data: Any) -> dict[str, Any]:
     """A non-streamed ``chat.completion`` document as one stream chunk."""
     if not isinstance(data, dict):

@@ -60,6 +60,7 @@ from ._openai_chat_stream import (
     _as_chunk,
     _content_of,
     _failure,
+    _json_body,
     _read_chunk,
     _transport_error,
     error_from_body,
@@ -388,13 +389,7 @@ class OpenAIChatTextBackend:
                 request.pop("add_generation_prompt", None)
             response = self._send(request)
             try:
-                response.read()
-                data = response.json()
-            except ValueError:
-                raise BackendError(
-                    f"openai-prompt: the server sent malformed JSON: {response.text[:200]!r}",
-                    kind="api",
-                ) from None
+                data = _json_body(response)
             finally:
                 response.close()
             if isinstance(data, dict) and "error" in data and "choices" not in data:
@@ -430,15 +425,7 @@ class OpenAIChatTextBackend:
         content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
         if content_type == "application/json":
             # A server that ignores "stream": one document; read it as one chunk.
-            response.read()
-            try:
-                data = response.json()
-            except ValueError:
-                raise BackendError(
-                    f"openai-prompt: the server sent malformed JSON: {response.text[:200]!r}",
-                    kind="api",
-                ) from None
-            yield _as_chunk(data)
+            yield _as_chunk(_json_body(response))
             return
         for sse in httpx2.EventSource(response):
             data = sse.data.strip()
