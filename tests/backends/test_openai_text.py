@@ -257,6 +257,14 @@ def test_json_answer_to_a_stream_request() -> None:
     assert text == "whole" and end.reason == "length" and end.input_tokens == 5
 
 
+def test_malformed_json_answer_is_a_clear_api_error() -> None:
+    server = Server(httpx2.Response(200, headers={"content-type": "application/json"},
+                                    content=b"{not json at all"))
+    with pytest.raises(BackendError, match="malformed JSON: '{not json at all'") as info:
+        run(server.text())
+    assert info.value.kind == "api"
+
+
 def test_reasoning_text_is_not_part_of_the_continuation() -> None:
     server = Server(sse({"choices": [{"index": 0, "delta": {"reasoning_content": "hmm"}}]},
                         chunk("answer"), chunk(None, "stop")))
