@@ -22,8 +22,9 @@ from .events import (
     ToolResultEvent,
 )
 from .extract import aextract, extract, extract_result, output_tool
-from .loop import Prompt, Runner, RunResult, make_tool_choice
+from .loop import Prompt, Runner, make_tool_choice
 from .results import ToolError, result_content
+from .run_result import RunResult
 
 __all__ = [
     "ExtractionError",

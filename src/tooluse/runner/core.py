@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import ToolInputError
 from ..messages import (
@@ -36,9 +36,7 @@ from .errors import (
     ToolRetriesExhausted,
 )
 from .results import error_result
-
-if TYPE_CHECKING:
-    from .loop import RunResult
+from .run_result import RunResult
 
 __all__ = [
     "CallModel",
@@ -200,7 +198,6 @@ def conversation(
     output: Output | None = None,
 ) -> Generator[Action, Any, RunResult]:
     """Run the loop over ``messages`` (extended in place); returns the :class:`RunResult`."""
-    from .loop import RunResult
 
     budget = _Budget(settings.max_validation_retries)
     usage = Usage()

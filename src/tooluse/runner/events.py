@@ -10,12 +10,10 @@ result. They are plain dataclasses: cheap to make, one per backend delta.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any, Union
 
 from ..messages import Response, ToolResultBlock, ToolUseBlock
-
-if TYPE_CHECKING:
-    from .loop import RunResult
+from .run_result import RunResult
 
 __all__ = [
     "FinalEvent",

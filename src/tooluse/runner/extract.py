@@ -21,7 +21,8 @@ from ..backends.registry import load_backend
 from ..messages import Message, ToolChoice
 from ..tools import Tool, ToolSet
 from .core import Output, Settings, conversation
-from .loop import Prompt, Runner, RunResult, _start
+from .loop import Prompt, Runner, _start
+from .run_result import RunResult
 
 __all__ = ["aextract", "extract", "extract_result", "output_tool"]
 

@@ -1,4 +1,5 @@
-"""The tool-running loop: :class:`Runner` and what a run returns, :class:`RunResult`.
+"""The tool-running loop: :class:`Runner` (what a run returns, :class:`RunResult`, is in
+:mod:`tooluse.runner.run_result`).
 
 A run sends the conversation and the tools to the model, runs the calls it asks for (see
 :mod:`tooluse.runner.execute`), sends the results back, and repeats until the model answers
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any, cast
 
 from ..backends.base import Backend
@@ -24,9 +24,7 @@ from ..messages import (
     Response,
     TextBlock,
     ToolChoice,
-    ToolResultBlock,
     ToolUseBlock,
-    Usage,
 )
 from ..partial_json import IncrementalJSONParser, PartialJSONError
 from ..stream import (
@@ -60,71 +58,16 @@ from .events import (
     ToolResultEvent,
 )
 from .execute import arun_invocations, run_invocations
+from .run_result import RunResult
 
-__all__ = ["Prompt", "RunResult", "Runner", "make_tool_choice"]
+__all__ = ["Prompt", "Runner", "make_tool_choice"]
 
 #: What a user turn can be given as.
 Prompt = str | Message | Sequence[ContentBlock]
 #: One turn's tool choice as the runner accepts it.
 ToolChoiceLike = ToolChoice | str | Mapping[str, Any] | None
 
-_Run = Generator[Action, Any, "RunResult"]
-
-
-@dataclass
-class RunResult:
-    """The outcome of a run.
-
-    ``messages`` is the whole conversation (the prompt, every assistant turn, every results
-    turn); save it (``[m.model_dump() for m in result.messages]``, or in a wire format with
-    :meth:`to_wire`) and continue it later with ``runner.run("...", messages=saved)``.
-    ``response`` is the final assistant turn; ``output`` is the parsed value of
-    :func:`~tooluse.runner.extract`.
-    """
-
-    messages: list[Message]
-    response: Response
-    iterations: int
-    usage: Usage = field(default_factory=Usage)
-    output: Any = None
-    tools: ToolSet | None = None
-    system: str | None = None
-    model: str | None = None
-    max_tokens: int = 1024
-
-    @property
-    def text(self) -> str:
-        """The final answer's text."""
-        return self.response.text()
-
-    @property
-    def stop_reason(self) -> str | None:
-        return self.response.stop_reason
-
-    @property
-    def tool_calls(self) -> list[tuple[ToolUseBlock, ToolResultBlock | None]]:
-        """Every call of the run with its result, in order."""
-        results = {r.tool_use_id: r for m in self.messages for r in m.tool_results}
-        return [(c, results.get(c.id)) for m in self.messages for c in m.tool_uses]
-
-    def to_request(self, *, max_tokens: int | None = None) -> Request:
-        """The conversation as a request (system, tools, messages, the run's max_tokens) —
-        what the next model call would see."""
-        return Request(
-            model=self.model or self.response.model,
-            system=[TextBlock(text=self.system)] if self.system else [],
-            messages=list(self.messages),
-            tools=self.tools.specs if self.tools is not None else [],
-            max_tokens=max_tokens if max_tokens is not None else self.max_tokens,
-        )
-
-    def to_wire(self, format: str = "anthropic", **options: Any) -> Any:
-        """The conversation as a request body of ``format`` (``anthropic``, ``bedrock``,
-        ``openai``, ``legacy``), through that format's codec. ``options`` go to its
-        ``encode_request`` (e.g. ``strict=False`` for OpenAI's ``is_error`` fallback)."""
-        from ..codecs import get_codec
-
-        return get_codec(format).encode_request(self.to_request(), **options)
+_Run = Generator[Action, Any, RunResult]
 
 
 def make_tool_choice(
