@@ -22,7 +22,8 @@ from starlette.routing import Route
 from ..backends.base import Backend
 from ..backends.registry import load_backend
 from .body import DEFAULT_MAX_BODY_BYTES
-from .errors import Dialect, ErrorKind, GatewayError, error_response
+from .endpoint import WireApi
+from .errors import ErrorKind, GatewayError
 from .state import GatewayState
 
 __all__ = ["create_app"]
@@ -34,12 +35,17 @@ _KIND_OF_STATUS: dict[int, ErrorKind] = {
 }
 
 
-def _dialect_of(path: str) -> Dialect:
+def _api_of(path: str) -> WireApi:
+    """The API whose error shape answers for ``path`` (also for paths no route matched)."""
+    from .chat_api import CHAT
+    from .converse_api import CONVERSE
+    from .messages_api import MESSAGES
+
     if path.startswith("/model/"):
-        return "bedrock"
+        return CONVERSE
     if path.startswith(("/v1/chat", "/v1/models")):
-        return "openai"
-    return "anthropic"
+        return CHAT
+    return MESSAGES
 
 
 async def _http_exception(request: HttpRequest, exc: Exception) -> Response:
@@ -52,7 +58,7 @@ async def _http_exception(request: HttpRequest, exc: Exception) -> Response:
         message = f"method {request.method} is not allowed on {request.url.path}"
     else:
         message = str(exc.detail)
-    response = error_response(GatewayError(message, kind), _dialect_of(request.url.path))
+    response = _api_of(request.url.path).error_response(GatewayError(message, kind))
     response.status_code = exc.status_code
     return response
 
@@ -61,7 +67,7 @@ async def _unexpected(request: HttpRequest, exc: Exception) -> Response:
     """Last resort: a bug outside the endpoints' own handling; no traceback leaks."""
     from .common import output_error
 
-    return error_response(output_error(exc), _dialect_of(request.url.path))
+    return _api_of(request.url.path).error_response(output_error(exc))
 
 
 async def _health(request: HttpRequest) -> Response:

@@ -1,28 +1,29 @@
 """``POST /v1/chat/completions``: OpenAI Chat Completions with tools, over any backend.
 
-The wire translation is :mod:`tooluse.codecs.openai`'s. This module does the HTTP side:
-Bearer keys, the body cap, ``data: <chunk>`` SSE ending with ``data: [DONE]``, and errors
-in the ``{"error": {"message", "type", "param", "code"}}`` shape (as an HTTP error before
-the stream starts, as a ``data: {"error": ...}`` line after, which the OpenAI SDK raises).
+The wire translation is :mod:`tooluse.codecs.openai`'s. This module states the HTTP facts
+of the API as a :class:`~.endpoint.WireApi`: Bearer keys, ``data: <chunk>`` SSE ending with
+``data: [DONE]``, and errors in the ``{"error": {"message", "type", "param", "code"}}``
+shape (as an HTTP error before the stream starts, as a ``data: {"error": ...}`` line after,
+which the OpenAI SDK raises).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from starlette.requests import Request as HttpRequest
-from starlette.responses import JSONResponse, Response
 
 from ..codecs import openai as codec
+from ..messages import Request
+from ..messages import Response as NeutralResponse
 from .auth import check_api_key
-from .body import parse_json_object, read_body
-from .common import input_error, output_error
-from .errors import GatewayError, error_response, openai_error_body
+from .endpoint import WireApi, api_endpoint
+from .errors import GatewayError
 from .sse import DONE, data_only
 from .state import GatewayState, new_id
 
-__all__ = ["chat_completions_endpoint"]
+__all__ = ["CHAT", "chat_completions_endpoint"]
 
 
 def _include_usage(data: dict[str, Any]) -> bool:
@@ -32,46 +33,50 @@ def _include_usage(data: dict[str, Any]) -> bool:
     return bool(isinstance(options, dict) and options.get("include_usage"))
 
 
-def _sse_encoder(include_usage: bool) -> Callable[[Iterator[Any]], Iterator[bytes]]:
-    def encode(events: Iterator[Any]) -> Iterator[bytes]:
-        for chunk in codec.encode_events(events, include_usage=include_usage):
-            yield data_only(chunk)
-        yield DONE
+def _encode_sse(events: Iterator[Any], data: dict[str, Any]) -> Iterator[bytes]:
+    for chunk in codec.encode_events(events, include_usage=_include_usage(data)):
+        yield data_only(chunk)
+    yield DONE
 
-    return encode
+
+def error_body(error: GatewayError) -> dict[str, Any]:
+    param = codec.error_param(error.path) if error.path else None
+    return codec.error_body(error.kind, error.message, param)[1]
+
+
+def _error_status(error: GatewayError) -> int:
+    return codec.error_body(error.kind, error.message)[0]
 
 
 def _error_chunk(error: GatewayError) -> bytes:
-    return data_only(openai_error_body(error))
+    return data_only(error_body(error))
 
 
-async def chat_completions_endpoint(request: HttpRequest) -> Response:
-    state: GatewayState = request.app.state.gateway
-    request_id = new_id("req_")
+def _check_key(request: HttpRequest, state: GatewayState) -> None:
+    check_api_key(request.headers, state.api_keys)
 
-    def fail(error: GatewayError) -> Response:
-        return error_response(error, "openai", request_id=request_id)
 
-    try:
-        check_api_key(request.headers, state.api_keys)
-        data = parse_json_object(await read_body(request, state.max_body_bytes))
-        stream = codec.stream_requested(data)
-        neutral = codec.decode_request(data)
-    except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
-        return fail(input_error(exc))
+def _decode(data: dict[str, Any], request: HttpRequest) -> Request:
+    return codec.decode_request(data)
 
-    if stream:
-        return state.streaming_response(  # type: ignore[return-value]
-            neutral,
-            _sse_encoder(_include_usage(data)),
-            media_type="text/event-stream; charset=utf-8",
-            headers={"x-request-id": request_id},
-            error_response=fail,
-            error_chunk=_error_chunk,
-        )
-    try:
-        response = await state.complete(neutral)
-        body = codec.encode_response(response)
-    except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
-        return fail(output_error(exc))
-    return JSONResponse(body, headers={"x-request-id": request_id})
+
+def _encode_response(response: NeutralResponse, latency_ms: int) -> dict[str, Any]:
+    return codec.encode_response(response)
+
+
+CHAT = WireApi(
+    name="chat_completions",
+    stream_requested=lambda data, request: codec.stream_requested(data),
+    decode=_decode,
+    encode_response=_encode_response,
+    encode_stream=_encode_sse,
+    error_status=_error_status,
+    error_body=error_body,
+    error_chunk=_error_chunk,
+    request_id_header="x-request-id",
+    new_request_id=lambda: new_id("req_"),
+    stream_media_type="text/event-stream; charset=utf-8",
+    check_headers=_check_key,
+)
+
+chat_completions_endpoint = api_endpoint(CHAT)

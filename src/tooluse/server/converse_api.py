@@ -1,35 +1,37 @@
 """``POST /model/{modelId}/converse`` and ``/converse-stream``: the Bedrock Converse API.
 
-The wire translation is :mod:`tooluse.codecs.bedrock`'s. This module does what only the
-HTTP side of Bedrock has: SigV4 verification (when credentials are configured), errors as
-the ``x-amzn-ErrorType`` header plus ``{"message"}``, and the stream as AWS binary
-event-stream frames — ``event`` frames named after each ConverseStreamOutput member, and an
-``exception`` frame for a failure after the stream started. The model id arrives
-URL-encoded (boto3 sends ``...-v1%3A0``); Starlette hands it over decoded.
+The wire translation is :mod:`tooluse.codecs.bedrock`'s. This module states, as two
+:class:`~.endpoint.WireApi` objects, what only the HTTP side of Bedrock has: SigV4
+verification (when credentials are configured), errors as the ``x-amzn-ErrorType`` header
+plus ``{"message"}``, and the stream as AWS binary event-stream frames — ``event`` frames
+named after each ConverseStreamOutput member, and an ``exception`` frame for a failure after
+the stream started. The model id arrives URL-encoded (boto3 sends ``...-v1%3A0``); Starlette
+hands it over decoded. Whether to stream is the path's choice, not the body's.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from starlette.requests import Request as HttpRequest
-from starlette.responses import JSONResponse, Response
 
 from ..codecs import bedrock as codec
+from ..messages import Request
+from ..messages import Response as NeutralResponse
 from .auth import check_api_key, verify_sigv4
-from .body import parse_json_object, read_body
-from .common import input_error, output_error
-from .errors import GatewayError, bedrock_stream_exception_type, error_response
+from .endpoint import WireApi, api_endpoint
+from .errors import ErrorKind, GatewayError
 from .eventstream import encode_event, encode_exception
 from .state import GatewayState
 
-__all__ = ["converse_endpoint", "converse_stream_endpoint"]
+__all__ = ["CONVERSE", "CONVERSE_STREAM", "converse_endpoint", "converse_stream_endpoint"]
 
 
-def _encode_frames(events: Iterator[Any]) -> Iterator[bytes]:
+def _encode_frames(events: Iterator[Any], data: dict[str, Any]) -> Iterator[bytes]:
     started = time.monotonic()
     for payload in codec.encode_events(events):
         ((event_type, body),) = payload.items()
@@ -38,16 +40,51 @@ def _encode_frames(events: Iterator[Any]) -> Iterator[bytes]:
         yield encode_event(event_type, body)
 
 
+def exception_name(error: GatewayError) -> str:
+    """The ``x-amzn-ErrorType`` botocore reads as the error code."""
+    return error.aws_code or codec.error_body(error.kind, error.message)[1]
+
+
+def _error_status(error: GatewayError) -> int:
+    if error.kind == "request_too_large":
+        return 413  # Bedrock names it a ValidationException; the status says what happened
+    return codec.error_body(error.kind, error.message)[0]
+
+
+def _error_body(error: GatewayError) -> dict[str, Any]:
+    return {"message": error.message}
+
+
+def _error_headers(error: GatewayError) -> dict[str, str]:
+    return {"x-amzn-ErrorType": exception_name(error)}
+
+
+# The exception members ConverseStream's event stream can carry (botocore's service model):
+# anything else inside a stream is reported as the closest of these.
+_STREAM_EXCEPTIONS: Final[dict[ErrorKind, str]] = {
+    "invalid_request": "validationException",
+    "request_too_large": "validationException",
+    "rate_limit": "throttlingException",
+    "overloaded": "serviceUnavailableException",
+    "unavailable": "serviceUnavailableException",
+}
+
+
+def stream_exception_type(error: GatewayError) -> str:
+    """The ``:exception-type`` of an exception frame (a member of ConverseStreamOutput)."""
+    return _STREAM_EXCEPTIONS.get(error.kind, "internalServerException")
+
+
 def _error_frame(error: GatewayError) -> bytes:
-    return encode_exception(bedrock_stream_exception_type(error), error.message)
+    return encode_exception(stream_exception_type(error), error.message)
 
 
-async def _decode(request: HttpRequest, state: GatewayState, request_id: str) -> Any:
-    body = await read_body(request, state.max_body_bytes)
-    _authorize(request, state, body)
-    data = parse_json_object(body)
-    model_id = request.path_params["model_id"]
-    return codec.decode_request(data, model_id=model_id)
+def _decode(data: dict[str, Any], request: HttpRequest) -> Request:
+    return codec.decode_request(data, model_id=request.path_params["model_id"])
+
+
+def _encode_response(response: NeutralResponse, latency_ms: int) -> dict[str, Any]:
+    return codec.encode_response(response, latency_ms=latency_ms)
 
 
 def _authorize(request: HttpRequest, state: GatewayState, body: bytes) -> None:
@@ -89,39 +126,24 @@ def _request_id() -> str:
     return str(uuid.uuid4())  # Bedrock's request ids are plain UUIDs
 
 
-async def converse_endpoint(request: HttpRequest) -> Response:
-    state: GatewayState = request.app.state.gateway
-    request_id = _request_id()
-    try:
-        neutral = await _decode(request, state, request_id)
-    except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
-        return error_response(input_error(exc), "bedrock", request_id=request_id)
-    try:
-        started = time.monotonic()
-        response = await state.complete(neutral)
-        latency_ms = int((time.monotonic() - started) * 1000)
-        body = codec.encode_response(response, latency_ms=latency_ms)
-    except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
-        return error_response(output_error(exc), "bedrock", request_id=request_id)
-    return JSONResponse(body, headers={"x-amzn-RequestId": request_id})
+CONVERSE = WireApi(
+    name="converse",
+    stream_requested=lambda data, request: False,
+    decode=_decode,
+    encode_response=_encode_response,
+    encode_stream=_encode_frames,
+    error_status=_error_status,
+    error_body=_error_body,
+    error_chunk=_error_frame,
+    request_id_header="x-amzn-RequestId",
+    new_request_id=_request_id,
+    stream_media_type="application/vnd.amazon.eventstream",
+    error_headers=_error_headers,
+    check_body=_authorize,
+)
+CONVERSE_STREAM = dataclasses.replace(
+    CONVERSE, name="converse_stream", stream_requested=lambda data, request: True
+)
 
-
-async def converse_stream_endpoint(request: HttpRequest) -> Response:
-    state: GatewayState = request.app.state.gateway
-    request_id = _request_id()
-
-    def fail(error: GatewayError) -> Response:
-        return error_response(error, "bedrock", request_id=request_id)
-
-    try:
-        neutral = await _decode(request, state, request_id)
-    except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
-        return fail(input_error(exc))
-    return state.streaming_response(  # type: ignore[return-value]
-        neutral,
-        _encode_frames,
-        media_type="application/vnd.amazon.eventstream",
-        headers={"x-amzn-RequestId": request_id},
-        error_response=fail,
-        error_chunk=_error_frame,
-    )
+converse_endpoint = api_endpoint(CONVERSE)
+converse_stream_endpoint = api_endpoint(CONVERSE_STREAM)

@@ -1,0 +1,136 @@
+"""One endpoint function for every API, parameterised by a small per-API object.
+
+The three front ends differ only in facts of their wire format, which each gathers in one
+:class:`WireApi` (``MESSAGES`` in :mod:`.messages_api`, ``CHAT`` in :mod:`.chat_api`,
+``CONVERSE``/``CONVERSE_STREAM`` in :mod:`.converse_api`):
+
+- the codec (is a stream asked for, decode the request, encode the response and the stream);
+- the error shape (status, body, extra headers, and the in-stream error chunk);
+- the request-id header and how ids look;
+- the stream framing (media type, heartbeat);
+- who may call (a header check before the body is read, a body check after: SigV4).
+
+:func:`api_endpoint` is the single request flow on top of it: check, read, decode, run the
+backend (whole or streamed), encode, and every failure rendered in the API's own shape. So
+there is no ``if dialect == ...`` anywhere in the server: a new API is a new ``WireApi``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request as HttpRequest
+from starlette.responses import JSONResponse, Response
+
+from ..messages import Request
+from ..messages import Response as NeutralResponse
+from .body import parse_json_object, read_body
+from .common import input_error, output_error
+from .errors import GatewayError
+from .state import GatewayState
+
+__all__ = ["WireApi", "api_endpoint"]
+
+Data = dict[str, Any]
+
+
+def _no_header_check(request: HttpRequest, state: GatewayState) -> None:
+    return None
+
+
+def _no_body_check(request: HttpRequest, state: GatewayState, body: bytes) -> None:
+    return None
+
+
+def _no_headers(error: GatewayError) -> dict[str, str]:
+    return {}
+
+
+@dataclass(frozen=True)
+class WireApi:
+    """What the gateway must know of one wire API to serve it (all plain functions)."""
+
+    name: str
+    # -- the codec
+    stream_requested: Callable[[Data, HttpRequest], bool]
+    decode: Callable[[Data, HttpRequest], Request]
+    #: The response body; gets the backend's latency in ms (Converse reports it).
+    encode_response: Callable[[NeutralResponse, int], Data]
+    #: The stream's bytes; gets the request body (Chat reads ``stream_options``).
+    encode_stream: Callable[[Iterator[Any], Data], Iterator[bytes]]
+    # -- the error shape
+    error_status: Callable[[GatewayError], int]
+    error_body: Callable[[GatewayError], Data]
+    error_chunk: Callable[[GatewayError], bytes]
+    # -- HTTP side
+    request_id_header: str
+    new_request_id: Callable[[], str]
+    stream_media_type: str
+    heartbeat: bytes | None = None
+    error_headers: Callable[[GatewayError], dict[str, str]] = _no_headers
+    #: Before the body is read (API keys); raises a :class:`GatewayError`.
+    check_headers: Callable[[HttpRequest, GatewayState], None] = _no_header_check
+    #: After the body is read (a SigV4 signature covers it); raises a :class:`GatewayError`.
+    check_body: Callable[[HttpRequest, GatewayState, bytes], None] = _no_body_check
+
+    def error_response(self, error: GatewayError, request_id: str | None = None) -> Response:
+        """The complete HTTP error response for ``error`` in this API's shape."""
+        headers = dict(error.headers)
+        headers.update(self.error_headers(error))
+        if error.retry_after is not None:
+            headers["retry-after"] = str(max(0, round(error.retry_after)))
+        if request_id:
+            headers[self.request_id_header] = request_id
+        return Response(
+            json.dumps(self.error_body(error), ensure_ascii=False),
+            status_code=self.error_status(error),
+            headers=headers,
+            media_type="application/json",
+        )
+
+
+def api_endpoint(api: WireApi) -> Callable[[HttpRequest], Awaitable[Response]]:
+    """The Starlette endpoint serving ``api``: the same flow for every API."""
+
+    async def endpoint(request: HttpRequest) -> Response:
+        state: GatewayState = request.app.state.gateway
+        request_id = api.new_request_id()
+
+        def fail(error: GatewayError) -> Response:
+            return api.error_response(error, request_id)
+
+        try:
+            api.check_headers(request, state)
+            body = await read_body(request, state.max_body_bytes)
+            api.check_body(request, state, body)
+            data = parse_json_object(body)
+            stream = api.stream_requested(data, request)
+            neutral = api.decode(data, request)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
+            return fail(input_error(exc))
+
+        if stream:
+            return state.streaming_response(  # type: ignore[return-value]
+                neutral,
+                lambda events: api.encode_stream(events, data),
+                media_type=api.stream_media_type,
+                headers={api.request_id_header: request_id},
+                error_response=fail,
+                error_chunk=api.error_chunk,
+                heartbeat=api.heartbeat,
+            )
+        try:
+            started = time.monotonic()
+            response = await state.complete(neutral)
+            latency_ms = int((time.monotonic() - started) * 1000)
+            out = api.encode_response(response, latency_ms)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
+            return fail(output_error(exc))
+        return JSONResponse(out, headers={api.request_id_header: request_id})
+
+    endpoint.__name__ = f"{api.name}_endpoint"
+    return endpoint
