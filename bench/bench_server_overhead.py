@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx2
 
-from tooluse.backends.base import Backend
+from tooluse.backend import Backend
 from tooluse.messages import Request, Response, TextBlock, ToolUseBlock, Usage
 from tooluse.server import ServerThread, create_app
 from tooluse.stream import events_from_response

@@ -51,7 +51,7 @@ def build_backend() -> Any:
     """
     from collections.abc import AsyncIterator, Iterator
 
-    from tooluse.backends.base import Backend
+    from tooluse.backend import Backend
     from tooluse.messages import Request, Response
     from tooluse.stream import events_from_response
 

@@ -15,8 +15,8 @@ import openai
 import pytest
 from botocore.config import Config
 
+from tooluse.backend import Backend
 from tooluse.backends.anthropic import AnthropicBackend
-from tooluse.backends.base import Backend
 from tooluse.backends.bedrock import BedrockBackend
 from tooluse.backends.openai import OpenAIBackend
 from tooluse.backends.scripted import ScriptedBackend

@@ -121,7 +121,7 @@ def test_errors_in_openai_shape(tools: list[dict[str, Any]]) -> None:
 
 
 def test_error_after_stream_started_reaches_the_sdk() -> None:
-    from tooluse.backends.base import Backend
+    from tooluse.backend import Backend
     from tooluse.messages import TextBlock
     from tooluse.stream import BlockStart, MessageStart, TextDelta
 

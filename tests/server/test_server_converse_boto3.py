@@ -11,7 +11,7 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError, EventStreamError
 
-from tooluse.backends.base import Backend
+from tooluse.backend import Backend
 from tooluse.backends.scripted import ScriptedBackend
 from tooluse.errors import BackendError
 from tooluse.messages import TextBlock

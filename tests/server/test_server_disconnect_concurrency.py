@@ -12,7 +12,7 @@ import anthropic
 import httpx2
 import pytest
 
-from tooluse.backends.base import Backend
+from tooluse.backend import Backend
 from tooluse.messages import Request, TextBlock, Usage
 from tooluse.server import ServerThread, create_app
 from tooluse.stream import BlockStart, BlockStop, MessageDelta, MessageStart, MessageStop, TextDelta

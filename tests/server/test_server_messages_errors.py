@@ -156,7 +156,7 @@ def test_backend_failures_map_to_native_errors(exc: BaseException, status: int, 
 
 
 def test_error_after_stream_started_is_an_sse_error_event() -> None:
-    from tooluse.backends.base import Backend
+    from tooluse.backend import Backend
     from tooluse.messages import TextBlock
     from tooluse.stream import BlockStart, MessageStart, TextDelta
 

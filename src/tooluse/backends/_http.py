@@ -26,11 +26,11 @@ import anyio.from_thread
 import anyio.to_thread
 import httpx2
 
+from ..backend import Backend
 from ..errors import BackendError, BackendErrorKind, WireFormatError
 from ..messages import Request, Response
 from ..stream import events_from_response
 from ._retry import RetryPolicy, parse_retry_after
-from .base import Backend
 
 __all__ = ["END_OF_STREAM", "HTTPBackend", "kind_for_status"]
 

@@ -21,10 +21,10 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl
 
+from ..backend import Backend
 from ..codecs import bedrock as codec
 from ..errors import BackendError, BackendErrorKind, WireFormatError
 from ..messages import Request, Response
-from .base import Backend
 
 __all__ = ["BedrockBackend", "error_from_botocore", "from_spec"]
 

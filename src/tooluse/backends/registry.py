@@ -15,7 +15,7 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
 
-from .base import Backend
+from ..backend import Backend
 
 __all__ = ["BackendFactory", "available_backends", "load_backend", "register_backend"]
 

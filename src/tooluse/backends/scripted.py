@@ -12,9 +12,9 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from ..backend import Backend
 from ..messages import Request, Response, TextBlock
 from ..stream import events_from_response
-from .base import Backend
 
 __all__ = ["ScriptExhausted", "ScriptedBackend", "from_spec"]
 

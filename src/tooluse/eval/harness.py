@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..backends.base import Backend
+from ..backend import Backend
 from ..errors import ToolInputError
 from ..tools import ToolSet
 from .bfcl import BfclCase, build_request, build_toolset

@@ -1,6 +1,6 @@
 """Tool use for any text-only model: the serving side of the prompt-based format.
 
-:class:`PromptToolsBackend` implements the neutral :class:`~tooluse.backends.base.Backend`
+:class:`PromptToolsBackend` implements the neutral :class:`~tooluse.backend.Backend`
 on top of a :class:`~tooluse.prompting.text_backend.TextBackend`, doing what the seeds say
 the Messages API does for its models:
 
@@ -24,7 +24,7 @@ import time
 from collections.abc import Generator, Iterator
 from typing import Any, Literal
 
-from ..backends.base import Backend
+from ..backend import Backend
 from ..codecs.legacy import (
     FUNCTION_CALLS_STOP,
     CallItem,

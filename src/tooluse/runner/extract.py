@@ -16,7 +16,7 @@ from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel
 
-from ..backends.base import Backend
+from ..backend import Backend
 from ..backends.registry import load_backend
 from ..messages import Message, ToolChoice
 from ..tools import Tool, ToolSet

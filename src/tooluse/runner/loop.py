@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Generator, Iterable, Iterator, Mappin
 from contextlib import contextmanager
 from typing import Any, cast
 
-from ..backends.base import Backend
+from ..backend import Backend
 from ..backends.registry import load_backend
 from ..errors import BackendError
 from ..messages import (

@@ -19,7 +19,7 @@ from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..backends.base import Backend
+from ..backend import Backend
 from ..backends.registry import load_backend
 from .body import DEFAULT_MAX_BODY_BYTES
 from .endpoint import WireApi

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 from starlette.responses import Response as HttpResponse
 
-from ..backends.base import Backend
+from ..backend import Backend
 from ..messages import Request, Response
 from ..stream import MessageStart
 from .errors import GatewayError

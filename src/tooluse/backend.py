@@ -18,8 +18,8 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from ..messages import Request, Response
-from ..stream import aaccumulate, accumulate, events_from_response
+from .messages import Request, Response
+from .stream import aaccumulate, accumulate, events_from_response
 
 __all__ = ["Backend"]
 
