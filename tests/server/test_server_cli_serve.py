@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ssl
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import anthropic
 import httpx2
@@ -15,20 +17,20 @@ import pytest
 from tooluse.server.runner import free_port
 
 
-@pytest.fixture()
-def served() -> Iterator[str]:
+def _serve(*extra: str, scheme: str = "http", verify: ssl.SSLContext | bool = True) -> Iterator[str]:
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "tooluse.cli", "serve", "--backend", "scripted:hello from serve",
-         "--port", str(port), "--api-key", "k1", "--max-body-bytes", "5000", "--log-level", "warning"],
+         "--port", str(port), "--api-key", "k1", "--max-body-bytes", "5000", "--log-level", "warning",
+         *extra],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
-    url = f"http://127.0.0.1:{port}"
+    url = f"{scheme}://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
         while True:
             try:
-                if httpx2.get(url + "/health", timeout=1).status_code == 200:
+                if httpx2.get(url + "/health", timeout=1, verify=verify).status_code == 200:
                     break
             except httpx2.TransportError:
                 pass
@@ -40,6 +42,11 @@ def served() -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.fixture()
+def served() -> Iterator[str]:
+    yield from _serve()
 
 
 def test_serve_subprocess(served: str) -> None:
@@ -58,6 +65,45 @@ def test_serve_subprocess(served: str) -> None:
         anthropic.Anthropic(base_url=served, api_key="k1", max_retries=0).messages.create(
             model="m", max_tokens=5, messages=[{"role": "user", "content": "x" * 6000}])
     assert info.value.status_code == 413
+
+
+def test_serve_over_tls(tmp_path: Path) -> None:
+    """``--ssl-certfile/--ssl-keyfile``: the gateway speaks HTTPS with the given certificate;
+    a client that trusts the CA gets through, one that does not is refused by TLS itself."""
+    trustme = pytest.importorskip("trustme")
+    ca = trustme.CA()
+    cert = ca.issue_cert("127.0.0.1")
+    ca.cert_pem.write_to_path(str(tmp_path / "ca.pem"))
+    cert.cert_chain_pems[0].write_to_path(str(tmp_path / "cert.pem"))
+    cert.private_key_pem.write_to_path(str(tmp_path / "key.pem"))
+    trusted = ssl.create_default_context(cafile=str(tmp_path / "ca.pem"))
+    served_tls = _serve("--ssl-certfile", str(tmp_path / "cert.pem"),
+                        "--ssl-keyfile", str(tmp_path / "key.pem"), scheme="https", verify=trusted)
+    url = next(served_tls)
+    try:
+        with httpx2.Client(verify=trusted) as http:
+            client = anthropic.Anthropic(base_url=url, api_key="k1", max_retries=0, http_client=http)
+            msg = client.messages.create(
+                model="m", max_tokens=5, messages=[{"role": "user", "content": "x"}])
+            assert msg.content[0].text == "hello from serve"  # type: ignore[union-attr]
+        with pytest.raises(httpx2.ConnectError):
+            httpx2.get(url + "/health", timeout=5)  # the system store does not know this CA
+    finally:
+        served_tls.close()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--ssl-certfile", "/nonexistent/cert.pem"], "--ssl-certfile: no such file"),
+        (["--ssl-keyfile", "/nonexistent/key.pem"], "--ssl-keyfile needs --ssl-certfile"),
+    ],
+)
+def test_serve_rejects_bad_tls_options(args: list[str], message: str) -> None:
+    out = subprocess.run([sys.executable, "-m", "tooluse.cli", "serve", "--backend", "scripted:x", *args],
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert out.returncode == 2
+    assert message in out.stderr
 
 
 def test_serve_rejects_unknown_backend() -> None:

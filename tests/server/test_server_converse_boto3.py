@@ -21,11 +21,14 @@ from tooluse.stream import BlockStart, MessageStart, TextDelta
 MODEL = "anthropic.claude-3-haiku-20240307-v1:0"
 
 
-def bedrock(url: str, key: str = "AKIDEXAMPLE", secret: str = "dummy-secret") -> Any:
+def bedrock(
+    url: str, key: str = "AKIDEXAMPLE", secret: str = "dummy-secret", verify: str | None = None
+) -> Any:
     return boto3.client(
         "bedrock-runtime",
         region_name="us-east-1",
         endpoint_url=url,
+        verify=verify,
         aws_access_key_id=key,
         aws_secret_access_key=secret,
         config=Config(retries={"total_max_attempts": 1, "mode": "standard"}, read_timeout=20),
@@ -214,23 +217,51 @@ def test_sigv4_verified_with_real_boto3(signed_server: ServerThread) -> None:
     assert info.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
 
 
-def test_api_keys_protect_converse_too(backend: ScriptedBackend, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(scope="module")
+def tls_cert(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, str]:
+    """A throwaway CA and a certificate for 127.0.0.1 signed by it: (ca.pem, cert.pem, key.pem)."""
+    trustme = pytest.importorskip("trustme")
+    ca = trustme.CA()
+    cert = ca.issue_cert("127.0.0.1", "localhost")
+    folder = tmp_path_factory.mktemp("tls")
+    ca_path, cert_path, key_path = (str(folder / n) for n in ("ca.pem", "cert.pem", "key.pem"))
+    ca.cert_pem.write_to_path(ca_path)
+    cert.cert_chain_pems[0].write_to_path(cert_path)
+    cert.private_key_pem.write_to_path(key_path)
+    return ca_path, cert_path, key_path
+
+
+def test_api_keys_protect_converse_too(
+    backend: ScriptedBackend, monkeypatch: pytest.MonkeyPatch, tls_cert: tuple[str, str, str]
+) -> None:
     """With API keys configured (and no AWS credentials), Converse takes a Bedrock API key
-    as boto3 sends it (AWS_BEARER_TOKEN_BEDROCK) and refuses an unverifiable SigV4."""
+    as boto3 sends it (AWS_BEARER_TOKEN_BEDROCK) and refuses an unverifiable SigV4.
+
+    Current botocore sends a bearer token only over TLS, so the gateway serves HTTPS with a
+    certificate from a throwaway CA, and boto3 trusts that CA through ``verify=``."""
+    ca, cert, key = tls_cert
     msgs = [{"role": "user", "content": [{"text": "keyed"}]}]
-    with ServerThread(create_app(backend, api_keys=["brk-key"])) as srv:
+    app = create_app(backend, api_keys=["brk-key"])
+    with ServerThread(app, ssl_certfile=cert, ssl_keyfile=key) as srv:
+        assert srv.url.startswith("https://")
         with pytest.raises(ClientError) as info:
-            bedrock(srv.url).converse(modelId=MODEL, messages=msgs)  # SigV4 only
+            bedrock(srv.url, verify=ca).converse(modelId=MODEL, messages=msgs)  # SigV4 only
         assert info.value.response["Error"]["Code"] == "AccessDeniedException"
         assert info.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
 
         monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "brk-key")
+        ok = bedrock(srv.url, verify=ca).converse(modelId=MODEL, messages=msgs)
+        assert ok["output"]["message"]["content"][0]["text"] == "echo: keyed"
+        events = list(bedrock(srv.url, verify=ca).converse_stream(modelId=MODEL, messages=msgs)["stream"])
+        assert next(iter(events[0])) == "messageStart"
+
+        # AWS_CA_BUNDLE: the documented way to trust the gateway's CA without code changes
+        monkeypatch.setenv("AWS_CA_BUNDLE", ca)
         ok = bedrock(srv.url).converse(modelId=MODEL, messages=msgs)
         assert ok["output"]["message"]["content"][0]["text"] == "echo: keyed"
-        events = list(bedrock(srv.url).converse_stream(modelId=MODEL, messages=msgs)["stream"])
-        assert next(iter(events[0])) == "messageStart"
 
         monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "wrong")
         with pytest.raises(ClientError) as info:
-            bedrock(srv.url).converse(modelId=MODEL, messages=msgs)
+            bedrock(srv.url, verify=ca).converse(modelId=MODEL, messages=msgs)
         assert info.value.response["Error"]["Code"] == "UnrecognizedClientException"
+

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import ssl
 import sys
 from typing import Any
 
@@ -49,6 +50,17 @@ def register(sub: Any) -> None:
         default=None,
         help="requests run on the backend at once; others queue",
     )
+    p.add_argument(
+        "--ssl-certfile",
+        metavar="PEM",
+        help="serve HTTPS with this certificate (PEM; may also hold the key). Needed for "
+        "Bedrock API keys: botocore sends a bearer token only over TLS. See docs/server.md",
+    )
+    p.add_argument(
+        "--ssl-keyfile",
+        metavar="PEM",
+        help="the certificate's private key (PEM), if --ssl-certfile does not hold it",
+    )
     p.add_argument("--log-level", default="info")
     p.set_defaults(func=_run)
 
@@ -76,6 +88,14 @@ def _run(args: argparse.Namespace) -> int:
         if value is not None and value < 1:
             print(f"--{name.replace('_', '-')} must be a positive integer, not {value}", file=sys.stderr)
             return 2
+    if args.ssl_keyfile and not args.ssl_certfile:
+        print("--ssl-keyfile needs --ssl-certfile", file=sys.stderr)
+        return 2
+    for name in ("ssl_certfile", "ssl_keyfile"):
+        path = getattr(args, name)
+        if path and not os.path.isfile(path):
+            print(f"--{name.replace('_', '-')}: no such file: {path}", file=sys.stderr)
+            return 2
     try:
         app = create_app(
             args.backend,
@@ -87,7 +107,19 @@ def _run(args: argparse.Namespace) -> int:
     except (ValueError, ImportError, OSError) as exc:
         print(f"tooluse serve: cannot start with backend {args.backend!r}: {exc}", file=sys.stderr)
         return 2
-    print(f"tooluse gateway on http://{args.host}:{args.port} (backend: {args.backend})",
+    scheme = "https" if args.ssl_certfile else "http"
+    print(f"tooluse gateway on {scheme}://{args.host}:{args.port} (backend: {args.backend})",
           file=sys.stderr, flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    try:
+        uvicorn.run(
+            app,
+            host=args.host,
+            port=args.port,
+            log_level=args.log_level,
+            ssl_certfile=args.ssl_certfile,
+            ssl_keyfile=args.ssl_keyfile,
+        )
+    except ssl.SSLError as exc:
+        print(f"tooluse serve: cannot use the certificate: {exc}", file=sys.stderr)
+        return 2
     return 0

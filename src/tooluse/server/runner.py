@@ -25,22 +25,40 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 class ServerThread:
-    """``with ServerThread(app) as server: server.url`` — uvicorn in a daemon thread."""
+    """``with ServerThread(app) as server: server.url`` — uvicorn in a daemon thread.
+
+    With ``ssl_certfile`` (and ``ssl_keyfile``) it serves HTTPS and :attr:`url` says so.
+    """
 
     def __init__(
-        self, app: Any, *, host: str = "127.0.0.1", port: int | None = None, log_level: str = "warning"
+        self,
+        app: Any,
+        *,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        log_level: str = "warning",
+        ssl_certfile: str | None = None,
+        ssl_keyfile: str | None = None,
     ) -> None:
         self.host = host
         self.port = port or free_port(host)
+        self.scheme = "https" if ssl_certfile else "http"
         config = uvicorn.Config(
-            app, host=host, port=self.port, log_level=log_level, lifespan="on", access_log=False
+            app,
+            host=host,
+            port=self.port,
+            log_level=log_level,
+            lifespan="on",
+            access_log=False,
+            ssl_certfile=ssl_certfile,
+            ssl_keyfile=ssl_keyfile,
         )
         self.server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self.server.run, name="tooluse-gateway", daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"{self.scheme}://{self.host}:{self.port}"
 
     def start(self, timeout: float = 20.0) -> Self:
         self._thread.start()
