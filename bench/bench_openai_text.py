@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tests" / "backends"))
 from test_openai_text_server_slow import CONTINUE_TEMPLATE
 
 from tooluse.backends.local import default_model_path
-from tooluse.backends.openai_text import OpenAIPromptBackend
+from tooluse.backends.openai_prompt import OpenAIPromptBackend
 from tooluse.messages import Message, Request, ToolChoice, ToolSpec, ToolUseBlock
 from tooluse.stream import accumulate
 

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tooluse.backends._retry import RetryPolicy
-from tooluse.backends.openai_text import (
+from tooluse.backends.openai_prompt import (
     OpenAIChatTextBackend,
     OpenAIPromptBackend,
     from_spec,
@@ -505,7 +505,7 @@ def test_spec_string_once_the_entry_point_is_registered() -> None:
     from tooluse.backends.registry import available_backends, load_backend
 
     if "openai-prompt" not in available_backends():
-        pytest.skip("entry point openai-prompt = tooluse.backends.openai_text:from_spec "
+        pytest.skip("entry point openai-prompt = tooluse.backends.openai_prompt:from_spec "
                     "not in pyproject.toml yet")
     backend = load_backend("openai-prompt:http://127.0.0.1:8000/v1#m", grammar_field="grammar")
     assert isinstance(backend, OpenAIPromptBackend) and backend.grammar is True

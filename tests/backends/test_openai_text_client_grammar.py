@@ -16,7 +16,7 @@ from tooluse.backends._client_grammar import (
     constrained_generate,
     step_result_from_chat,
 )
-from tooluse.backends.openai_text import OpenAIChatTextBackend, OpenAIPromptBackend
+from tooluse.backends.openai_prompt import OpenAIChatTextBackend, OpenAIPromptBackend
 from tooluse.errors import BackendError
 from tooluse.messages import Message, Request, ToolChoice, ToolSpec, ToolUseBlock
 from tooluse.prompting import TextEnd, tool_call_grammar

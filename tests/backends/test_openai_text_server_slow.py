@@ -27,7 +27,7 @@ import httpx2
 import jsonschema
 import pytest
 
-from tooluse.backends.openai_text import OpenAIPromptBackend
+from tooluse.backends.openai_prompt import OpenAIPromptBackend
 from tooluse.errors import BackendError
 from tooluse.messages import Message, Request, TextBlock, ToolChoice, ToolSpec, ToolUseBlock
 from tooluse.prompting import build_text_prompt
