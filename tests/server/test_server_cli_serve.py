@@ -14,7 +14,7 @@ import httpx2
 import openai
 import pytest
 
-from tooluse.server.runner import free_port
+from tooluse.server.thread import free_port
 
 
 def _serve(*extra: str, scheme: str = "http", verify: ssl.SSLContext | bool = True) -> Iterator[str]:

@@ -5,7 +5,7 @@ from .app import create_app
 from .body import DEFAULT_MAX_BODY_BYTES
 from .errors import GatewayError
 from .eventstream import encode_event, encode_exception, encode_frame
-from .runner import ServerThread
+from .thread import ServerThread
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",

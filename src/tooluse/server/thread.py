@@ -1,4 +1,4 @@
-"""Running the gateway under uvicorn: in the foreground (``tooluse serve``) or in a thread.
+"""Running the gateway under uvicorn in a background thread (:class:`ServerThread`).
 
 :class:`ServerThread` starts uvicorn on a free port of 127.0.0.1 in a background thread and
 waits until it accepts connections, which is what tests and in-process benchmarks need to
