@@ -32,7 +32,8 @@ from jsonschema import Draft202012Validator
 from pydantic import BaseModel, Field
 
 from tooluse.errors import ToolInputError
-from tooluse.tools import Tool, bfcl_toolset, ground_truth_input
+from tooluse.eval import ground_truth_input
+from tooluse.tools import Tool, bfcl_toolset
 
 
 def per_call_us(fn: Callable[[], Any], calls: int, repeat: int) -> float:

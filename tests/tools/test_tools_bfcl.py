@@ -1,7 +1,7 @@
 """Every BFCL function becomes a valid tool, and every BFCL ground-truth call validates.
 
 Reads ``../shared/bench/bfcl`` in place (``bfcl_dir`` fixture; skipped when absent).
-Where BFCL's data cannot be read literally, :func:`tooluse.tools.ground_truth_input` applies
+Where BFCL's data cannot be read literally, :func:`tooluse.eval.ground_truth_input` applies
 a documented rule and reports it; the rules' uses are pinned below so that a change in the
 reading (or a normalisation bug hidden by a rule) shows up as a failing test.
 """
@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from tooluse.eval import ground_truth_input
 from tooluse.tools import (
     Tool,
     ToolSet,
     bfcl_toolset,
     compile_validator,
-    ground_truth_input,
     input_problems,
 )
 

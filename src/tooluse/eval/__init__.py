@@ -16,6 +16,7 @@ from .bfcl import (
     load_category,
 )
 from .checker import Call, CheckResult, check_call, check_calls, normalize_string, values_match
+from .ground_truth import GroundTruth, ground_truth_input
 from .harness import CaseResult, CategorySummary, run_case, run_cases, summarize
 from .report import format_table, write_json
 
@@ -24,6 +25,7 @@ __all__ = [
     "BfclCase",
     "BfclDataError",
     "Call",
+    "GroundTruth",
     "CaseResult",
     "CategorySummary",
     "CheckResult",
@@ -33,6 +35,7 @@ __all__ = [
     "check_calls",
     "default_data_dir",
     "format_table",
+    "ground_truth_input",
     "load_category",
     "normalize_string",
     "run_case",

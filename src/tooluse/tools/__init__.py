@@ -4,7 +4,7 @@ messages a model can act on; sync and async calling."""
 
 from __future__ import annotations
 
-from .bfcl import GroundTruth, bfcl_tool, bfcl_toolset, ground_truth_input
+from .bfcl import bfcl_tool, bfcl_toolset
 from .names import NAME_PATTERN, check_name, is_valid_name, map_name, map_names
 from .schema import BFCL_TYPE_ALIASES, check_schema, normalize_schema, tidy_schema
 from .signature import read_docstring, read_function
@@ -15,7 +15,6 @@ from .validation import compile_validator, format_path, input_problems
 __all__ = [
     "BFCL_TYPE_ALIASES",
     "NAME_PATTERN",
-    "GroundTruth",
     "Tool",
     "ToolSet",
     "as_tool",
@@ -25,7 +24,6 @@ __all__ = [
     "check_schema",
     "compile_validator",
     "format_path",
-    "ground_truth_input",
     "input_problems",
     "is_valid_name",
     "map_name",
