@@ -32,8 +32,8 @@ from ..codecs.legacy import (
     ParseProblem,
     TextItem,
     encode_request,
+    new_message_id,
 )
-from ..codecs.legacy._text import new_message_id
 from ..errors import BackendError, ConversionError
 from ..messages import Request, TextBlock, ToolChoice, ToolUseBlock, Usage
 from ..stream import (

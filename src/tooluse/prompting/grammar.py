@@ -30,9 +30,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
 
-from ..codecs.legacy._text import escape
-from ..codecs.legacy.render import parameter_tag
-from ..codecs.legacy.schema import resolve, schema_types
+from ..codecs.legacy import escape, parameter_tag, resolve, schema_types
 from ..messages import ToolChoice, ToolSpec
 from .grammar_ir import Chars, Node, Rep, Rule, alt, opt, seq, to_gbnf
 from .matcher import Matcher
