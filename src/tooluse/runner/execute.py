@@ -33,6 +33,10 @@ __all__ = ["arun_invocations", "run_invocations"]
 
 
 def _success(invocation: Invocation, value: object) -> Outcome:
+    if isinstance(value, ToolResultBlock):
+        # A whole result (an MCP tool's, or a function failing with rich content): its
+        # is_error stands; only the id is the runner's to set.
+        return Outcome(value.model_copy(update={"tool_use_id": invocation.call.id}))
     try:
         content = result_content(value)
     except TypeError as exc:

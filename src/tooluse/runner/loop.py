@@ -34,7 +34,7 @@ from ..stream import (
     TextDelta,
     ToolInputDelta,
 )
-from ..tools import ToolSet
+from ..tools import ToolSet, ToolSource
 from ..tools.toolset import ToolLike
 from .core import (
     Action,
@@ -221,8 +221,8 @@ class Runner:
         if unknown:
             raise TypeError(f"Runner got unknown options: {', '.join(sorted(unknown))}")
         self.backend = load_backend(backend) if isinstance(backend, str) else backend
-        if callable(tools) and not isinstance(tools, ToolSet):
-            tools = [tools]  # a single function or Tool given without a list
+        if (callable(tools) or isinstance(tools, ToolSource)) and not isinstance(tools, ToolSet):
+            tools = [tools]  # a single function, Tool or MCP server given without a list
         self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools, map_names=map_names)
         self.parallel = parallel
         self.tool_timeout = tool_timeout

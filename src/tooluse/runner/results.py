@@ -6,8 +6,9 @@ those. The rules are the ones a user guesses without reading them: ``str`` is te
 :class:`~tooluse.messages.JsonBlock`, so Converse gets a real ``{"json": ...}`` part and the
 Messages codec writes it as JSON text — the codecs decide); numbers and booleans are their
 JSON text; image bytes (PNG, JPEG, GIF, WebP) are an image; ``None`` is an empty result
-(success with no output). Anything else is refused with a clear error rather than turned
-into an unhelpful ``repr``.
+(success with no output); a whole :class:`~tooluse.messages.ToolResultBlock` is taken as
+it is, ``is_error`` included (how an MCP tool's result arrives). Anything else is refused
+with a clear error rather than turned into an unhelpful ``repr``.
 
 Failures are worded for the model, not for a developer: ``ExceptionType: message``, never a
 traceback (which would waste tokens and leak internals such as file paths).

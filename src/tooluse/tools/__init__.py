@@ -8,6 +8,7 @@ from .bfcl import bfcl_tool, bfcl_toolset
 from .names import NAME_PATTERN, check_name, is_valid_name, map_name, map_names
 from .schema import BFCL_TYPE_ALIASES, check_schema, normalize_schema, tidy_schema
 from .signature import read_docstring, read_function
+from .source import ToolSource, expand_sources
 from .tool import Tool, tool
 from .toolset import ToolSet, as_tool
 from .validation import compile_validator, format_path, input_problems
@@ -17,12 +18,14 @@ __all__ = [
     "NAME_PATTERN",
     "Tool",
     "ToolSet",
+    "ToolSource",
     "as_tool",
     "bfcl_tool",
     "bfcl_toolset",
     "check_name",
     "check_schema",
     "compile_validator",
+    "expand_sources",
     "format_path",
     "input_problems",
     "is_valid_name",

@@ -197,10 +197,13 @@ class Tool:
         """A tool from a :class:`~tooluse.messages.ToolSpec` (e.g. one read off the wire)."""
         return cls(spec.name, spec.description, spec.input_schema, function)
 
-    def with_name(self, wire_name: str) -> Tool:
-        """This tool under another (valid) wire name, keeping ``original_name``."""
+    def with_name(self, wire_name: str, *, original_name: str | None = None) -> Tool:
+        """This tool under another (valid) wire name, keeping ``original_name`` unless a
+        new one is given (a tool qualified with its source's name)."""
         clone = copy.copy(self)
         clone._name = check_name(wire_name)
+        if original_name is not None:
+            clone._original_name = original_name
         clone._spec = None
         return clone
 

@@ -15,11 +15,14 @@ from pydantic import BaseModel
 from ..errors import ToolDefinitionError
 from ..messages import ToolSpec
 from .names import map_names as _map_names
+from .source import ToolSource, expand_sources
 from .tool import Tool
 
 __all__ = ["ToolSet", "as_tool"]
 
-ToolLike = Tool | Callable[..., Any] | type[BaseModel] | Mapping[str, Any] | ToolSpec
+ToolLike = (
+    Tool | Callable[..., Any] | type[BaseModel] | Mapping[str, Any] | ToolSpec | ToolSource
+)
 
 
 def as_tool(item: ToolLike, *, map_name: bool = False) -> Tool:
@@ -58,6 +61,10 @@ def as_tool(item: ToolLike, *, map_name: bool = False) -> Tool:
 class ToolSet:
     """Tools with unique, valid wire names.
 
+    Items may also be tool sources (:class:`~tooluse.tools.ToolSource`, e.g. an MCP
+    server): their tools join the set, qualified with the source's name where two would
+    share a name (see :func:`~tooluse.tools.expand_sources`).
+
     Without ``map_names`` every name must already obey ``^[a-zA-Z0-9_-]{1,64}$`` and be
     unique; otherwise :class:`ToolDefinitionError` names the offenders. With
     ``map_names=True`` invalid names are mapped deterministically (``math.factorial`` ->
@@ -66,7 +73,7 @@ class ToolSet:
     """
 
     def __init__(self, tools: Iterable[ToolLike] = (), *, map_names: bool = False) -> None:
-        built = [as_tool(t, map_name=map_names) for t in tools]
+        built = [as_tool(t, map_name=map_names) for t in expand_sources(tools)]
         originals = [t.original_name for t in built]
         if map_names:
             wire = _map_names(originals)
