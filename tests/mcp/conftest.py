@@ -3,21 +3,15 @@ in this folder, all over stdio with this interpreter."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from mcp_commands import MISC_COMMAND, TIME_COMMAND
 
 pytest.importorskip("mcp", reason="the MCP tests need the mcp extra: pip install 'tooluse[mcp]'")
 pytest.importorskip("mcp_server_time", reason="the MCP tests need mcp-server-time (the [test] extra)")
 
 from tooluse.mcp import MCPServer
-
-HERE = Path(__file__).parent
-TIME_COMMAND = [sys.executable, "-m", "mcp_server_time", "--local-timezone", "Etc/UTC"]
-MISC_COMMAND = [sys.executable, str(HERE / "misc_server.py")]
-GARBAGE_COMMAND = [sys.executable, str(HERE / "garbage_server.py")]
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import GARBAGE_COMMAND, MISC_COMMAND, TIME_COMMAND
+from mcp_commands import GARBAGE_COMMAND, MISC_COMMAND, TIME_COMMAND
 
 from tooluse.backends.scripted import ScriptedBackend
 from tooluse.mcp import MCPConnectionError, MCPServer
