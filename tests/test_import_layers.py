@@ -118,10 +118,10 @@ def _cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
     stack: list[str] = []
     found: list[list[str]] = []
     counter = 0
-    for start in graph:
+    for start, edges in graph.items():
         if start in index:
             continue
-        work: list[tuple[str, Iterator[str]]] = [(start, iter(graph[start]))]
+        work: list[tuple[str, Iterator[str]]] = [(start, iter(edges))]
         index[start] = low[start] = counter
         counter += 1
         stack.append(start)
