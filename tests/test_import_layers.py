@@ -22,8 +22,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 ROOT = SRC / "tooluse"
 
 #: Lowest first. A module may import modules of its own layer and of lower ones only.
-#: Matched by the longest dotted prefix; ``tooluse`` itself (the package's public face,
-#: re-exporting from every layer) is the top.
+#: Matched by the longest dotted prefix; ``tooluse`` itself (the package's ``__init__``, its
+#: public face re-exporting from every layer) is the top, and matches only itself.
 LAYERS: list[tuple[str, ...]] = [
     # the neutral model: errors, JSON values, messages, stream events, the backend protocol
     (
@@ -35,6 +35,8 @@ LAYERS: list[tuple[str, ...]] = [
         "tooluse.backend",
     ),
     ("tooluse.tools",),
+    # tool sources over the tools layer: MCP servers' tools as Tool objects
+    ("tooluse.mcp",),
     ("tooluse.codecs",),
     ("tooluse.prompting",),
     ("tooluse.backends",),
@@ -105,7 +107,8 @@ def _layer(module: str) -> int:
     best, best_len = len(LAYERS), -1
     for index, prefixes in enumerate(LAYERS):
         for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_len:
+            inside = module == prefix or (prefix != "tooluse" and module.startswith(prefix + "."))
+            if inside and len(prefix) > best_len:
                 best, best_len = index, len(prefix)
     return best
 
@@ -209,3 +212,4 @@ def test_the_checks_catch_a_circle_and_an_upward_import() -> None:
     assert _layer("tooluse.messages") < _layer("tooluse.codecs.openai.stream")
     assert _layer("tooluse.runner.loop") > _layer("tooluse.backends.openai")
     assert _layer("tooluse.backend") < _layer("tooluse.backends")
+    assert _layer("tooluse.somewhere_new") == len(LAYERS)  # no layer: reported, not top
