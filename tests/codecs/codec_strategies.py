@@ -79,11 +79,21 @@ json_values = st.recursive(
 inputs = st.dictionaries(st.text(max_size=6), json_values, max_size=3)
 
 
+MAGIC = {
+    "image/png": b"\x89PNG\r\n\x1a\n",
+    "image/jpeg": b"\xff\xd8\xff\xe0",
+    "image/gif": b"GIF89a",
+    "image/webp": b"RIFF\x00\x00\x00\x00WEBP",
+}
+
+
 def images(caps: Caps) -> st.SearchStrategy[ImageBlock]:
+    # the bytes start with their type's signature: the codecs refuse data that is not an
+    # image of the declared type, as the APIs do
     inline = st.builds(
-        lambda mt, raw: ImageBlock(media_type=mt, data=base64.b64encode(raw).decode()),
-        st.sampled_from(["image/png", "image/jpeg", "image/gif", "image/webp"]),
-        st.binary(min_size=1, max_size=12),
+        lambda mt, raw: ImageBlock(media_type=mt, data=base64.b64encode(MAGIC[mt] + raw).decode()),
+        st.sampled_from(sorted(MAGIC)),
+        st.binary(min_size=0, max_size=12),
     )
     if not caps.url_images:
         return inline

@@ -30,6 +30,10 @@ from tooluse.stream import accumulate, events_from_response
 SEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "seeds"
 
 
+#: The seed's image, abbreviated there as "/9j/4AAQSkZJRg...", as a complete tiny JPEG.
+TINY_JPEG = "/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxD/2Q=="
+
+
 def load(name: str) -> Any:
     return json.loads((SEEDS / name).read_text(encoding="utf-8"))
 
@@ -62,7 +66,7 @@ def test_seed_tool_result_variants_decode_to_the_neutral_blocks() -> None:
 
     assert result("anthropic_request_tool_result.json").content == [TextBlock(text="15 grados")]
     img = result("anthropic_request_tool_result_image.json")
-    assert img.content[1] == ImageBlock(media_type="image/jpeg", data="/9j/4AAQSkZJRg...")
+    assert img.content[1] == ImageBlock(media_type="image/jpeg", data=TINY_JPEG)
     err = result("anthropic_request_tool_result_error.json")
     assert err.is_error and "HTTP 500" in err.text()
     assert result("anthropic_request_tool_result_empty.json").content == []

@@ -80,7 +80,7 @@ def test_seed_contents() -> None:
 
 
 def test_model_id_and_boto3_style_bytes() -> None:
-    raw = b"\x89PNG\r\n"
+    raw = b"\x89PNG\r\n\x1a\n"
     data = {"modelId": "m2", "messages": [{"role": "user", "content": [
         {"image": {"format": "png", "source": {"bytes": raw}}}, {"text": "describe"}]}]}
     req = codec.decode_request(data)

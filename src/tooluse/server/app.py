@@ -143,5 +143,8 @@ def create_app(
     ]
     handlers: dict[Any, Any] = {HTTPException: _http_exception, Exception: _unexpected}
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    # ``/v1/messages/`` is not an endpoint of the real APIs: a native 404, not a bare 307
+    # to a URL the client then has to POST its body to again.
+    app.router.redirect_slashes = False
     app.state.gateway = state
     return app

@@ -17,19 +17,19 @@ there is no ``if dialect == ...`` anywhere in the server: a new API is a new ``W
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request as HttpRequest
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from ..messages import Request
 from ..messages import Response as NeutralResponse
 from .body import parse_json_object, read_body
 from .common import input_error, output_error
+from .encoding import JsonResponse, json_bytes
 from .errors import GatewayError
 from .state import GatewayState
 
@@ -86,7 +86,7 @@ class WireApi:
         if request_id:
             headers[self.request_id_header] = request_id
         return Response(
-            json.dumps(self.error_body(error), ensure_ascii=False),
+            json_bytes(self.error_body(error)),
             status_code=self.error_status(error),
             headers=headers,
             media_type="application/json",
@@ -130,7 +130,7 @@ def api_endpoint(api: WireApi) -> Callable[[HttpRequest], Awaitable[Response]]:
             out = api.encode_response(response, latency_ms)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
             return fail(output_error(exc))
-        return JSONResponse(out, headers={api.request_id_header: request_id})
+        return JsonResponse(out, headers={api.request_id_header: request_id})
 
     endpoint.__name__ = f"{api.name}_endpoint"
     return endpoint

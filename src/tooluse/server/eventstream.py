@@ -14,11 +14,12 @@ to botocore's decoder and to a real boto3 client.
 
 from __future__ import annotations
 
-import json
 import struct
 import zlib
 from collections.abc import Mapping
 from typing import Any, Final
+
+from .encoding import json_bytes
 
 __all__ = ["MAX_HEADERS_LENGTH", "MAX_PAYLOAD_LENGTH", "encode_event", "encode_exception", "encode_frame"]
 
@@ -59,7 +60,7 @@ def encode_frame(headers: Mapping[str, str], payload: bytes) -> bytes:
 
 
 def _json(payload: Any) -> bytes:
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return json_bytes(payload, separators=(",", ":"))
 
 
 def encode_event(event_type: str, payload: Any) -> bytes:

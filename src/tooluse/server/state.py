@@ -19,7 +19,7 @@ from starlette.responses import Response as HttpResponse
 
 from ..backend import Backend
 from ..messages import Request, Response
-from ..stream import MessageStart
+from ..stream import MessageStart, MessageStop
 from .errors import GatewayError
 from .policy import limit_response_calls, limit_stream_calls, max_tool_calls
 from .streaming import DEFAULT_STREAM_THREADS, GatewayStreamingResponse
@@ -95,13 +95,37 @@ class GatewayState:
         def produce() -> Iterator[bytes]:
             events = self.backend.stream(request)
             try:
-                yield from encode(_fill_start(limit_stream_calls(events, limit), default_model))
+                checked = _complete_only(events)
+                yield from encode(_fill_start(limit_stream_calls(checked, limit), default_model))
             finally:
                 close = getattr(events, "close", None)
                 if close is not None:
                     close()
 
         return produce
+
+
+def _complete_only(events: Iterator[Any]) -> Iterator[Any]:
+    """The backend's events, failing when the stream says nothing or stops short.
+
+    An empty stream fails before anything is written, so every API answers it with its
+    native HTTP error instead of a 200 (Chat Completions used to send a bare ``[DONE]``); a
+    stream that ends without ``message_stop`` fails where it ended, so the client gets the
+    API's in-stream error rather than a cut answer that looks complete.
+    """
+    produced = stopped = False
+    for event in events:
+        produced = True
+        stopped = isinstance(event, MessageStop)
+        yield event
+    if not produced:
+        raise GatewayError("the backend produced no output", "api")
+    if not stopped:
+        raise GatewayError(
+            "the backend's stream ended before the answer did (no message_stop): the answer "
+            "is incomplete",
+            "api",
+        )
 
 
 def _fill_start(events: Iterator[Any], model: str | None) -> Iterator[Any]:

@@ -51,6 +51,7 @@ from .._common import (
     unsupported,
     validate,
 )
+from .._images import decode_base64, sniff_media_type
 from ._wire import (
     _BLOCKS,
     _CHOICES,
@@ -104,9 +105,25 @@ def stream_requested(data: Any) -> bool:
 def _image(block: _Image, path: Path) -> ImageBlock:
     source = dispatch(block.source, (*path, "source"), _SOURCES)
     if isinstance(source, _Base64Source):
+        _check_image(source, (*path, "source", "data"))
         return ImageBlock(media_type=source.media_type, data=source.data)
     assert isinstance(source, _UrlSource)
     return ImageBlock(url=source.url)
+
+
+def _check_image(source: _Base64Source, path: Path) -> None:
+    """Refuse what the Messages API refuses: data that is not base64, bytes that are not an
+    image, an image whose bytes are not of the declared ``media_type``."""
+    raw = decode_base64(source.data)
+    if raw is None:
+        raise WireFormatError("The image data is not valid base64.", path)
+    actual = sniff_media_type(raw)
+    if actual is None:
+        raise WireFormatError("Could not process image", path)
+    if actual != source.media_type:
+        raise WireFormatError(
+            f"Image does not match the provided media type {source.media_type}", path
+        )
 
 
 def _text(text: str, path: Path) -> TextBlock:

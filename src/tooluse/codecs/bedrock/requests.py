@@ -36,6 +36,7 @@ from .._common import (
     unsupported,
     validate,
 )
+from .._images import decode_base64, sniff_media_type
 from ._wire import (
     IMAGE_FORMATS,
     TARGET,
@@ -76,8 +77,25 @@ def _image(data: Any, path: Path) -> ImageBlock:
     key, value = one_key(image.source, (*path, "source"), ("bytes",), "ImageSource")
     if isinstance(value, (bytes, bytearray)):
         value = base64.b64encode(value).decode("ascii")
+    where: Path = (*path, "source", key)
     if not isinstance(value, str) or not value:
-        raise WireFormatError("image bytes must be non-empty base64 text", (*path, "source", key))
+        raise WireFormatError("image bytes must be non-empty base64 text", where)
+    raw = decode_base64(value)
+    if raw is None:
+        raise WireFormatError(
+            f"The image bytes at {'.'.join(map(str, where))} are not valid base64. Encode the "
+            "image bytes as base64, and try again.",
+            where,
+        )
+    actual = sniff_media_type(raw)
+    if actual is None:
+        raise WireFormatError("Unable to process the provided image. Check the image, and try again.", where)
+    if actual != f"image/{image.format}":
+        raise WireFormatError(
+            f"The provided image does not match the specified image format ({image.format}): "
+            f"its bytes are {actual}. Set the format to the image's own, and try again.",
+            where,
+        )
     return ImageBlock(media_type=f"image/{image.format}", data=value)
 
 
@@ -131,6 +149,12 @@ def _block(data: Any, path: Path, role: str) -> ContentBlock | None:
 
 
 def _turns(messages: list[Any], has_tool_config: bool) -> list[Turn]:
+    if not messages:
+        raise WireFormatError(
+            "A conversation must start with a user message. Try again with a conversation "
+            "that starts with a user message.",
+            ("messages",),
+        )
     turns: list[Turn] = []
     for i, raw in enumerate(messages):
         path: Path = ("messages", i)
@@ -212,6 +236,12 @@ def _tools(config: _ToolConfig | None) -> tuple[list[ToolSpec], ToolChoice | Non
 def decode_request(data: Any, model_id: str | None = None) -> Request:
     """A Converse request body (or boto3 ``converse`` keyword arguments) -> :class:`Request`.
     ``model_id`` (from the URL path) wins over a ``modelId`` key in ``data``."""
+    if model_id is not None and not model_id:
+        raise WireFormatError(
+            "1 validation error detected: Value '' at 'modelId' failed to satisfy constraint: "
+            "Member must have length greater than or equal to 1",
+            ("modelId",),
+        )
     req = validate(_Request, data, ())
     system: list[TextBlock] = []
     for k, raw in enumerate(req.system or []):

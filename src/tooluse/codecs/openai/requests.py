@@ -65,6 +65,7 @@ from .._common import (
     unsupported,
     validate,
 )
+from .._images import decode_base64, sniff_media_type
 from ._wire import (
     _MESSAGES,
     MAX_STOP,
@@ -81,6 +82,7 @@ from ._wire import (
     _ToolMessage,
     _UserMessage,
 )
+from .errors import error_param
 
 # Parameters accepted only at their no-op value: a client library may send them by default.
 _DEFAULTS: dict[str, tuple[Any, ...]] = {
@@ -138,11 +140,35 @@ def _text_parts(content: Any, path: Path, *, allow_refusal: bool = False) -> lis
     return out
 
 
-def _image(url: str) -> ImageBlock:
+def _image(url: str, path: Path) -> ImageBlock:
+    """An ``image_url`` part; a ``data:`` URL must hold base64 of a PNG, JPEG, GIF or WebP
+    image (the API reads the type from the bytes, so the neutral block gets that type)."""
     inline = parse_data_url(url)
-    if inline is not None:
-        return ImageBlock(media_type=inline[0], data=inline[1])
-    return ImageBlock(url=url)
+    if inline is None:
+        if url.startswith("data:"):
+            raise _bad_data_url(path, "but got a data URL that is not base64")
+        return ImageBlock(url=url)
+    raw = decode_base64(inline[1])
+    if raw is None or not inline[0].startswith("image/"):
+        raise _bad_data_url(path, "but got an invalid base64 encoding" if inline[0].startswith("image/")
+                            else f"but got the MIME type {inline[0]!r}")
+    actual = sniff_media_type(raw)
+    if actual is None:
+        raise WireFormatError(
+            "You uploaded an unsupported image. Please make sure your image has of one the "
+            "following formats: ['png', 'jpeg', 'gif', 'webp'].",
+            path,
+        )
+    return ImageBlock(media_type=actual, data=inline[1])
+
+
+def _bad_data_url(path: Path, got: str) -> WireFormatError:
+    where = error_param(path)
+    return WireFormatError(
+        f"Invalid '{where}'. Expected a base64-encoded data URL with an image MIME type (e.g. "
+        f"'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), {got}.",
+        path,
+    )
 
 
 def _user_parts(content: Any, path: Path) -> list[TextBlock | ImageBlock]:
@@ -157,7 +183,7 @@ def _user_parts(content: Any, path: Path) -> list[TextBlock | ImageBlock]:
             out.append(TextBlock(text=part.text))
         else:
             assert isinstance(part, _ImagePart)
-            out.append(_image(part.image_url.url))
+            out.append(_image(part.image_url.url, (*path, k, "image_url", "url")))
     return out
 
 
