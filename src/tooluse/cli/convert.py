@@ -13,11 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
-from ..codecs import JSON_CODECS, get_codec
+from ..codecs import JSON_CODECS, Codec, bedrock, get_codec
 from ..errors import ToolUseError
-from ..messages import Request, Response
+from ..messages import Request
 
 __all__ = ["convert_document", "register"]
 
@@ -73,23 +73,31 @@ def convert_document(
     strict: bool = True,
 ) -> Any:
     """Convert one decoded JSON document; returns JSON-ready data (or text for legacy)."""
-    src = get_codec(source)
-    dst = get_codec(target)
+    src = _json_codec(source)
     if stream:
         if target == "legacy":
             raise ValueError("--stream cannot be converted to legacy (it has no event stream)")
-        return list(dst.encode_events(src.decode_events(data)))
+        return list(_json_codec(target).encode_events(src.decode_events(data)))
     if response:
-        resp: Response = src.decode_response(data)
-        return dst.encode_response(resp)  # legacy: the completion text
+        resp = src.decode_response(data)
+        if target == "legacy":
+            return get_codec("legacy").encode_response(resp)  # the completion text
+        return _json_codec(target).encode_response(resp)
     req: Request = (
-        src.decode_request(data, model_id=model_id) if source == "bedrock" else src.decode_request(data)
+        bedrock.decode_request(data, model_id=model_id) if source == "bedrock"
+        else src.decode_request(data)
     )
     if model_id is not None and source != "bedrock":
         req = req.model_copy(update={"model": model_id})
     if target == "legacy":
-        return dst.encode_request(req, strict=strict).render()
-    return dst.encode_request(req, strict=strict)
+        return get_codec("legacy").encode_request(req, strict=strict).render()
+    return _json_codec(target).encode_request(req, strict=strict)
+
+
+def _json_codec(name: str) -> Codec:
+    if name not in JSON_CODECS:
+        raise ValueError(f"unknown JSON format {name!r}; expected one of {', '.join(JSON_CODECS)}")
+    return cast(Codec, get_codec(name))
 
 
 def _run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
