@@ -125,6 +125,7 @@ class MCPServer:
         self._tools: list[Tool] | None = None
         self._gone: str | None = None  # why calls can no longer reach the server
         self._noise: str | None = None  # the last thing it sent that was not JSON-RPC
+        self._http_status: str | None = None  # the last HTTP error status
         #: Listed tools that could not be used, with the reason (also warned about).
         self.skipped: list[tuple[str, str]] = []
         self.server_name: str | None = None
@@ -275,10 +276,17 @@ class MCPServer:
         if isinstance(message, Exception):
             self._noise = _describe(message)
 
+    async def _on_response(self, response: httpx2.Response) -> None:
+        """The SDK reports a refused HTTP request without its status: keep the last one."""
+        if response.status_code >= 400:
+            phrase = httpx2.codes.get_reason_phrase(response.status_code)
+            self._http_status = f"HTTP {response.status_code} {phrase}".strip()
+
     def _transport(self, stack: AsyncExitStack) -> Any:
         if self.url is not None:
             http = httpx2.AsyncClient(headers=self.headers,
-                                      timeout=httpx2.Timeout(30.0, read=300.0))
+                                      timeout=httpx2.Timeout(30.0, read=300.0),
+                                      event_hooks={"response": [self._on_response]})
             stack.push_async_callback(http.aclose)
             return streamable_http_client(self.url, http_client=http)
         from mcp.client.stdio import stdio_client
@@ -349,6 +357,7 @@ class MCPServer:
         if client is None or self._gone:
             return _error(self._unavailable(tool_name))
         what = f"MCP server {self.label}: tool {tool_name!r}"
+        self._http_status = None
         try:
             with anyio.fail_after(self.timeout):
                 result = await client.call_tool(tool_name, arguments)
@@ -361,8 +370,9 @@ class MCPServer:
                 self._gone = f"the connection closed{self._stderr_note()}"
                 return _error(f"{what} failed: the server closed the connection during the "
                               f"call (did it exit?){self._stderr_note()}")
+            status = f" ({self._http_status})" if self._http_status else ""
             return _error(f"{what} failed: the server answered with error {exc.error.code}: "
-                          f"{exc.error.message}")
+                          f"{exc.error.message}{status}")
         except ValidationError as exc:
             return _error(f"{what} failed: the server's answer is not a valid tools/call "
                           f"result ({_first_error(exc)})")
@@ -408,7 +418,8 @@ class MCPServer:
             return f"{where}: command not found: {self.command[0]}"
         detail = _describe(exc)
         if self.url is not None:
-            return f"{where}: cannot connect: {detail}"
+            status = f" ({self._http_status})" if self._http_status else ""
+            return f"{where}: cannot connect: {detail}{status}"
         return f"{where} failed to start: {detail}{self._stderr_note()}"
 
 
