@@ -19,7 +19,7 @@ import anyio
 import anyio.to_thread
 
 from .messages import Request, Response
-from .stream import aaccumulate, accumulate, events_from_response
+from .stream import StreamEvent, aaccumulate, accumulate, events_from_response
 
 __all__ = ["Backend"]
 
@@ -48,7 +48,7 @@ class Backend:
             return accumulate(self.stream(request))
         return anyio.run(self.acomplete, request)
 
-    def stream(self, request: Request) -> Iterator[Any]:
+    def stream(self, request: Request) -> Iterator[StreamEvent]:
         """Yield the response as :mod:`tooluse.stream` events."""
         if type(self).complete is not Backend.complete:
             yield from events_from_response(self.complete(request))
@@ -61,7 +61,7 @@ class Backend:
             return await aaccumulate(self.astream(request))
         return await anyio.to_thread.run_sync(self.complete, request)
 
-    async def astream(self, request: Request) -> AsyncIterator[Any]:
+    async def astream(self, request: Request) -> AsyncIterator[StreamEvent]:
         if type(self).acomplete is not Backend.acomplete and type(self).stream is Backend.stream:
             for event in events_from_response(await self.acomplete(request)):
                 yield event
@@ -116,7 +116,7 @@ class Backend:
         """Release resources (HTTP connections, loaded models)."""
 
 
-def _iterate_async(agen: AsyncIterator[Any]) -> Iterator[Any]:
+def _iterate_async(agen: AsyncIterator[StreamEvent]) -> Iterator[StreamEvent]:
     """Drive an async iterator from sync code on a private event loop."""
     import asyncio
 

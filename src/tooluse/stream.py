@@ -13,8 +13,8 @@ backends produce them; the gateway and the runner consume them.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Annotated, Any, Literal, Union
+from collections.abc import AsyncIterable, Iterable, Iterator
+from typing import Annotated, Literal, Union
 
 import jiter
 from pydantic import BaseModel, ConfigDict, Field
@@ -118,7 +118,7 @@ class Accumulator:
         assert isinstance(block, (TextBlock, ToolUseBlock))
         return block
 
-    def add(self, event: Any) -> None:
+    def add(self, event: StreamEvent) -> None:
         r = self.response
         if isinstance(event, MessageStart):
             r.id, r.model = event.id, event.model
@@ -181,21 +181,21 @@ class Accumulator:
         return self.response
 
 
-def accumulate(events: Iterable[Any]) -> Response:
+def accumulate(events: Iterable[StreamEvent]) -> Response:
     acc = Accumulator()
     for event in events:
         acc.add(event)
     return acc.finish()
 
 
-async def aaccumulate(events: AsyncIterable[Any]) -> Response:
+async def aaccumulate(events: AsyncIterable[StreamEvent]) -> Response:
     acc = Accumulator()
     async for event in events:
         acc.add(event)
     return acc.finish()
 
 
-def events_from_response(response: Response, *, chunk_size: int = 0) -> Iterator[Any]:
+def events_from_response(response: Response, *, chunk_size: int = 0) -> Iterator[StreamEvent]:
     """Replay a response as a stream. ``chunk_size`` > 0 cuts text and tool-input JSON into
     pieces of that many characters (to exercise partial-JSON consumers)."""
 
@@ -228,7 +228,3 @@ def events_from_response(response: Response, *, chunk_size: int = 0) -> Iterator
     )
     yield MessageStop()
 
-
-async def aiter_events(events: Iterable[Any]) -> AsyncIterator[Any]:
-    for event in events:
-        yield event

@@ -23,6 +23,7 @@ import httpx2
 from ..codecs import anthropic as codec
 from ..errors import BackendError
 from ..messages import Request, Response
+from ..stream import StreamEvent
 from ._http import HTTPBackend, kind_for_status
 from ._retry import RetryPolicy
 
@@ -136,7 +137,7 @@ class AnthropicBackend(HTTPBackend):
     def _decode(self, data: Any) -> Response:
         return codec.decode_response(data)
 
-    def _decode_events(self, payloads: Iterable[Any]) -> Iterator[Any]:
+    def _decode_events(self, payloads: Iterable[Any]) -> Iterator[StreamEvent]:
         return codec.decode_events(payloads)
 
     def _payload(self, sse: httpx2.ServerSentEvent) -> Any:

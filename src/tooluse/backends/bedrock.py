@@ -25,6 +25,7 @@ from ..backend import Backend
 from ..codecs import bedrock as codec
 from ..errors import BackendError, BackendErrorKind, WireFormatError
 from ..messages import Request, Response
+from ..stream import StreamEvent
 
 __all__ = ["BedrockBackend", "error_from_botocore", "from_spec"]
 
@@ -170,7 +171,7 @@ class BedrockBackend(Backend):
             response.model = params["modelId"]
         return response
 
-    def stream(self, request: Request) -> Iterator[Any]:
+    def stream(self, request: Request) -> Iterator[StreamEvent]:
         params = self._params(request)
         try:
             answer = self.client.converse_stream(**params)

@@ -26,6 +26,7 @@ import httpx2
 from ..codecs import openai as codec
 from ..errors import BackendError
 from ..messages import Request, Response
+from ..stream import StreamEvent
 from ._http import END_OF_STREAM, HTTPBackend, kind_for_status
 from ._retry import RetryPolicy
 
@@ -119,7 +120,7 @@ class OpenAIBackend(HTTPBackend):
             raise error_from_body(data, None)
         return codec.decode_response(data)
 
-    def _decode_events(self, payloads: Iterable[Any]) -> Iterator[Any]:
+    def _decode_events(self, payloads: Iterable[Any]) -> Iterator[StreamEvent]:
         return codec.decode_events(payloads)
 
     def _payload(self, sse: httpx2.ServerSentEvent) -> Any:

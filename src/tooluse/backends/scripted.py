@@ -14,7 +14,7 @@ from typing import Any
 
 from ..backend import Backend
 from ..messages import Request, Response, TextBlock
-from ..stream import events_from_response
+from ..stream import StreamEvent, events_from_response
 
 __all__ = ["ScriptExhausted", "ScriptedBackend", "from_spec"]
 
@@ -83,7 +83,7 @@ class ScriptedBackend(Backend):
     def complete(self, request: Request) -> Response:
         return self._next(request)
 
-    def stream(self, request: Request) -> Iterator[Any]:
+    def stream(self, request: Request) -> Iterator[StreamEvent]:
         yield from events_from_response(self._next(request), chunk_size=self.chunk_size)
 
 

@@ -28,6 +28,7 @@ from ..backend import Backend
 from ..codecs.legacy import (
     FUNCTION_CALLS_STOP,
     CallItem,
+    Item,
     LegacyParser,
     ParseProblem,
     TextItem,
@@ -42,6 +43,7 @@ from ..stream import (
     MessageDelta,
     MessageStart,
     MessageStop,
+    StreamEvent,
     TextDelta,
     ToolInputDelta,
 )
@@ -131,7 +133,7 @@ class PromptToolsBackend(Backend):
         #: Timings and token counts of the last request (for benchmarks and the demo).
         self.last_end: TextEnd | None = None
 
-    def stream(self, request: Request) -> Iterator[Any]:
+    def stream(self, request: Request) -> Iterator[StreamEvent]:
         try:
             messages, prefill, stops, grammar = build_text_prompt(
                 request, style=self.style, grammar=self.grammar, limits=self.limits
@@ -248,7 +250,7 @@ class _Emitter:
         #: "turn": a call repeated one of this turn; "history": one already made earlier.
         self.repeated: Literal["turn", "history"] | None = None
 
-    def feed(self, chunk: str, *, emit_text: bool = True) -> Iterator[Any]:
+    def feed(self, chunk: str, *, emit_text: bool = True) -> Iterator[StreamEvent]:
         """Parse ``chunk``; ``emit_text=False`` for the prefill, which is the start of the
         answer the caller already has (it only moves the parser into the call block)."""
         if self.parser is None:
@@ -259,7 +261,7 @@ class _Emitter:
         if emit_text:
             yield from self._items(items)
 
-    def close(self) -> Iterator[Any]:
+    def close(self) -> Iterator[StreamEvent]:
         if self.parser is not None:
             items = self.parser.close()
             self.cut_in_call = any(
@@ -273,7 +275,7 @@ class _Emitter:
             yield BlockStop(index=self.index)
             self.text_open = False
 
-    def _items(self, items: list[Any]) -> Iterator[Any]:
+    def _items(self, items: list[Item]) -> Iterator[StreamEvent]:
         for item in items:
             if isinstance(item, TextItem):
                 yield from self._text(item.text)
@@ -283,7 +285,7 @@ class _Emitter:
             elif isinstance(item, CallItem):
                 yield from self._call(item.block)
 
-    def _text(self, text: str) -> Iterator[Any]:
+    def _text(self, text: str) -> Iterator[StreamEvent]:
         if not text:
             return
         text = self.held + text
@@ -297,7 +299,7 @@ class _Emitter:
             yield BlockStart(index=self.index, block=TextBlock(text=""))
         yield TextDelta(index=self.index, text=body)
 
-    def _call(self, block: ToolUseBlock) -> Iterator[Any]:
+    def _call(self, block: ToolUseBlock) -> Iterator[StreamEvent]:
         key = _call_key(block)
         if key in self.seen_calls or key in self.history:
             self.repeated = "turn" if key in self.seen_calls else "history"

@@ -31,6 +31,7 @@ from ..stream import (
     Accumulator,
     BlockStart,
     BlockStop,
+    StreamEvent,
     TextDelta,
     ToolInputDelta,
 )
@@ -132,7 +133,7 @@ class _Turn:
         self.calls: dict[int, tuple[str, str]] = {}
         self.parsers: dict[int, IncrementalJSONParser | None] = {}
 
-    def add(self, event: Any) -> list[RunEvent]:
+    def add(self, event: StreamEvent) -> list[RunEvent]:
         self.acc.add(event)
         if isinstance(event, TextDelta):
             return [TextDeltaEvent(event.index, event.text)]
