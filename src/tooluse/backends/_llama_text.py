@@ -66,6 +66,11 @@ def _prefer_longer(ok: list[int], logits: Any, pieces: list[bytes]) -> int:
     return best
 
 
+def _utf8_length(lead: int) -> int:
+    """The length of the UTF-8 character a lead byte starts."""
+    return 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+
+
 class LlamaTextBackend:
     """A :class:`~tooluse.prompting.text_backend.TextBackend` over a loaded GGUF model."""
 
@@ -156,8 +161,7 @@ class LlamaTextBackend:
             while produced < max_tokens:
                 if matcher is not None and state is not None and not healing:
                     forced, after = matcher.forced(state)
-                    forced_ids = list(llm.tokenize(forced, add_bos=False, special=False)) \
-                        if forced else []
+                    forced_ids = self._forced_tokens(forced, pieces) if forced else []
                     if (forced_ids and self.heal_forced and not self._finished(matcher, after)
                             and _TAG_BYTES.intersection(pieces[forced_ids[-1]])):
                         # Token healing: the last forced token ("<" of "</parameters>" or
@@ -233,6 +237,50 @@ class LlamaTextBackend:
             }
             self.last_end = end
         yield end
+
+    def _forced_tokens(self, forced: bytes, pieces: list[bytes]) -> list[int]:
+        """Tokens whose bytes are exactly ``forced`` ([] if none are found: the model then
+        writes those bytes itself, under the grammar).
+
+        Forced text may start or end inside a UTF-8 character (the model wrote the lead
+        byte of "울", the grammar fixes the rest): llama.cpp's tokenizer turns such partial
+        characters into U+FFFD, so they go through single-byte tokens instead. Output is
+        bytes throughout; it is decoded to text once, by one incremental decoder."""
+        ids = list(self.loaded.llm.tokenize(forced, add_bos=False, special=False))
+        if b"".join(pieces[t] for t in ids) == forced:
+            return ids
+        start = 0
+        while start < len(forced) and 0x80 <= forced[start] < 0xC0:
+            start += 1
+        end = len(forced)
+        for back in range(1, min(4, len(forced) - start) + 1):
+            lead = forced[end - back]
+            if lead >= 0xC0:  # a lead byte: is its character complete?
+                if back <= _utf8_length(lead) - 1:
+                    end -= back
+                break
+            if lead < 0x80:
+                break
+        middle = list(self.loaded.llm.tokenize(forced[start:end], add_bos=False,
+                                               special=False)) if end > start else []
+        single = self._byte_tokens(pieces)
+        try:
+            ids = ([single[b] for b in forced[:start]] + middle
+                   + [single[b] for b in forced[end:]])
+        except KeyError:
+            return []
+        return ids if b"".join(pieces[t] for t in ids) == forced else []
+
+    def _byte_tokens(self, pieces: list[bytes]) -> dict[int, int]:
+        """The token of each single byte (byte-level vocabularies have all 256)."""
+        found = getattr(self, "_single_bytes", None)
+        if found is None:
+            found = {}
+            for token, piece in enumerate(pieces):
+                if len(piece) == 1 and piece[0] not in found:
+                    found[piece[0]] = token
+            self._single_bytes: dict[int, int] = found
+        return found
 
     @staticmethod
     def _finished(matcher: Matcher, state: MatchState) -> bool:

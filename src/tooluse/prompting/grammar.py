@@ -168,11 +168,18 @@ def _json_literal(value: Any) -> str:
 
 
 def value_grammar(schema: Any, rules: _Rules, root: Mapping[str, Any] | None, *,
-                  xml: bool, depth: int = 0) -> Node:
+                  xml: bool, depth: int = 0, _active: tuple[int, ...] = ()) -> Node:
     """The grammar of one value. ``xml=True``: a parameter's text (strings bare, everything
-    else JSON); ``xml=False``: a JSON value inside an array or object."""
+    else JSON); ``xml=False``: a JSON value inside an array or object.
+
+    Terminates on any schema: nesting (arrays, objects, union branches) is bounded by
+    ``max_depth``, and ``_active`` (the unions being expanded) cuts ``$ref`` cycles."""
     schema = resolve(schema, root)
     if not isinstance(schema, Mapping):
+        return rules.xml_string if xml else rules.any_json()
+    if depth > rules.limits.max_depth + _UNION_SLACK:
+        # Checked before anything recurses (union branches included): a last bound, should
+        # a schema chain unions beyond what the cycle cut below catches.
         return rules.xml_string if xml else rules.any_json()
     choices: list[Any] | None = None
     if isinstance(schema.get("enum"), list) and schema["enum"]:
@@ -196,10 +203,16 @@ def value_grammar(schema: Any, rules: _Rules, root: Mapping[str, Any] | None, *,
     for key in ("anyOf", "oneOf"):
         branches = schema.get(key)
         if isinstance(branches, list) and branches and "type" not in schema:
-            nodes = [value_grammar(b, rules, root, xml=xml, depth=depth + 1) for b in branches]
-            return alt(*dict.fromkeys(nodes))
+            # A branch that leads back to a union being expanded adds no sentence of its
+            # own (``a = x | a`` is ``x``): left out, so a self-referencing union ends.
+            active = (*_active, id(schema))
+            kept = [b for b in branches if id(resolve(b, root)) not in active]
+            if kept:
+                nodes = [value_grammar(b, rules, root, xml=xml, depth=depth + 1,
+                                       _active=active) for b in kept]
+                return alt(*dict.fromkeys(nodes))
     types = schema_types(schema, root)
-    if not types or depth > rules.limits.max_depth:
+    if not types:
         return rules.xml_string if xml else rules.any_json()
     options = []
     for t in ("null", "boolean", "integer", "number", "array", "object", "string"):
@@ -220,6 +233,11 @@ def value_grammar(schema: Any, rules: _Rules, root: Mapping[str, Any] | None, *,
         elif t == "object":
             options.append(_object(schema, rules, root, depth))
     return alt(*options)
+
+
+#: Union branches may nest this much beyond ``max_depth`` (where arrays and objects are
+#: already cut to ``[]``/``{}``), so a union's scalar branches stay exact there.
+_UNION_SLACK = 8
 
 
 def _nonnegative(schema: Mapping[str, Any]) -> bool:
@@ -268,9 +286,11 @@ def _array(schema: Mapping[str, Any], rules: _Rules, root: Mapping[str, Any] | N
         for i, part in enumerate(parts):
             body.extend([", " if i else "", part])
         return seq("[", *body, "]")
+    lo, hi = _bounded(schema, "minItems", "maxItems", rules.limits.max_items)
+    if depth > rules.limits.max_depth and lo == 0:
+        return seq("[]")  # nesting bound reached (a recursive schema): the empty array
     item = value_grammar(items if isinstance(items, Mapping) else {}, rules, root, xml=False,
                          depth=depth + 1)
-    lo, hi = _bounded(schema, "minItems", "maxItems", rules.limits.max_items)
     sep = seq(",", opt(" "))
     if hi == 0:
         return seq("[]")
@@ -290,6 +310,8 @@ def _object(schema: Mapping[str, Any], rules: _Rules, root: Mapping[str, Any] | 
     if not props:
         return rules.free_object() if depth < rules.limits.max_depth else seq("{}")
     required = [k for k in schema.get("required") or [] if k in props]
+    if depth > rules.limits.max_depth and not required:
+        return seq("{}")  # nesting bound reached (a recursive schema): the empty object
     optional = [k for k in props if k not in required]
     members = {
         k: seq(_json_literal(str(k)), ":", opt(" "),

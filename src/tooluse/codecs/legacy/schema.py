@@ -17,6 +17,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import jsonschema
+
 from ..._jsonvalue import json_type
 
 __all__ = [
@@ -218,10 +220,13 @@ class ValueReader:
     - ``"default": null`` on a typed schema also reads ``null`` as ``None``.
     """
 
-    __slots__ = ("allowed", "order", "types")
+    __slots__ = ("_root", "_schema", "_validator", "allowed", "order", "types")
 
     def __init__(self, schema: Any, root: Mapping[str, Any] | None = None) -> None:
         schema = resolve(schema, root)
+        self._schema = schema
+        self._root = root
+        self._validator: Any = None
         self.allowed: list[tuple[str, Any]] = []
         if isinstance(schema, Mapping):
             values: list[Any] = []
@@ -248,7 +253,11 @@ class ValueReader:
             self.order.insert(0, "null")
 
     def read(self, text: str) -> Any:
-        """The value; raises :class:`ConversionProblem` saying what was expected."""
+        """The value; raises :class:`ConversionProblem` saying what was expected.
+
+        When the text has several readings (``0`` under ``anyOf: [string, enum: [1, "0"]]``
+        is the integer 0 or the string "0"), the first one the schema accepts wins, so a
+        value the grammar allowed is never read back as one the schema refuses."""
         stripped = text.strip()
         for rendered, candidate in self.allowed:
             if rendered == text:
@@ -258,22 +267,50 @@ class ValueReader:
         for rendered, candidate in self.allowed:
             if rendered == stripped:
                 return candidate
+        readings: list[Any] = []
         if not self.types:
             try:
-                return _parse_json(stripped)
+                readings.append(_parse_json(stripped))
             except ValueError:
-                return text
-        for t in self.order:
-            ok, value = _try_type(t, stripped)
-            if ok:
-                return value
-        if "string" in self.types:
-            return text
+                pass
+            readings.append(text)
+        else:
+            for t in self.order:
+                ok, value = _try_type(t, stripped)
+                if ok:
+                    readings.append(value)
+            if "string" in self.types:
+                readings.append(text)
+        if len(readings) > 1:
+            return self._accepted(readings)
+        if readings:
+            return readings[0]
         expected = " or ".join(t for t in _JSON_TYPES if t in self.types)
         shown = stripped if len(stripped) <= 80 else stripped[:77] + "..."
         hint = " (lists and objects are written as JSON)" if self.types & {"array", "object"} \
             else ""
         raise ConversionProblem(f"expected {expected}{hint}, got {shown!r}")
+
+
+    def _accepted(self, readings: list[Any]) -> Any:
+        """The first reading the schema accepts (the first one if none is, or if the schema
+        cannot be checked: validation then reports it with its own words)."""
+        if self._validator is None:
+            try:
+                base = jsonschema.Draft202012Validator(
+                    dict(self._root) if isinstance(self._root, Mapping) else {})
+                self._validator = base.evolve(schema=self._schema)
+            except Exception:  # noqa: BLE001 - an unusable schema: keep the first reading
+                self._validator = False
+        if self._validator is False:
+            return readings[0]
+        for value in readings:
+            try:
+                if self._validator.is_valid(value):
+                    return value
+            except Exception:  # noqa: BLE001, S112 - unknown types, self-referencing schemas
+                continue  # not known to be accepted
+        return readings[0]
 
 
 def convert_value(text: str, schema: Any, root: Mapping[str, Any] | None = None) -> Any:
