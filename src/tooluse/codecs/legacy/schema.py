@@ -220,7 +220,7 @@ class ValueReader:
     - ``"default": null`` on a typed schema also reads ``null`` as ``None``.
     """
 
-    __slots__ = ("_root", "_schema", "_validator", "allowed", "order", "types")
+    __slots__ = ("_null_default", "_root", "_schema", "_validator", "allowed", "order", "types")
 
     def __init__(self, schema: Any, root: Mapping[str, Any] | None = None) -> None:
         schema = resolve(schema, root)
@@ -251,6 +251,8 @@ class ValueReader:
             # "default": null says the author's function takes None here (Python's
             # ``x: str = None``): a written ``null`` means that, not the four-letter string.
             self.order.insert(0, "null")
+        self._null_default = bool(self.order) and self.order[0] == "null" \
+            and "null" not in self.types
 
     def read(self, text: str) -> Any:
         """The value; raises :class:`ConversionProblem` saying what was expected.
@@ -281,7 +283,7 @@ class ValueReader:
                     readings.append(value)
             if "string" in self.types:
                 readings.append(text)
-        if len(readings) > 1:
+        if len(readings) > 1 and not (self._null_default and readings[0] is None):
             return self._accepted(readings)
         if readings:
             return readings[0]
