@@ -19,7 +19,7 @@ from typing import Annotated, Literal, Union
 import jiter
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import WireFormatError
+from .errors import BackendError, WireFormatError
 from .messages import (
     Response,
     StopReason,
@@ -29,6 +29,7 @@ from .messages import (
 )
 
 __all__ = [
+    "Accumulator",
     "BlockStart",
     "BlockStop",
     "MessageDelta",
@@ -37,10 +38,11 @@ __all__ = [
     "StreamEvent",
     "TextDelta",
     "ToolInputDelta",
-    "Accumulator",
-    "accumulate",
     "aaccumulate",
+    "accumulate",
+    "checked",
     "events_from_response",
+    "tool_input",
 ]
 
 
@@ -156,29 +158,101 @@ class Accumulator:
         block = self._block(index)
         self.closed_blocks.add(index)
         if isinstance(block, ToolUseBlock):
-            text = "".join(self._json.pop(index, []))
-            if not text.strip():
-                block.input = {}
-                return
-            try:
-                value = json.loads(text) if complete else jiter.from_json(
-                    text.encode(), partial_mode="trailing-strings"
-                )
-            except ValueError as exc:
-                if complete:
-                    raise WireFormatError(
-                        f"tool_use block {index} ({block.name}): input is not valid JSON: {exc}"
-                    ) from None
-                value = {}
-            if not isinstance(value, dict):
-                raise WireFormatError(f"tool_use block {index} ({block.name}): input is not an object")
-            block.input = value
+            block.input = tool_input("".join(self._json.pop(index, [])), index, block.name,
+                                     complete=complete)
 
     def finish(self) -> Response:
         """The response; blocks cut off before their stop keep what parsed so far."""
         for index in list(self._json):
             self._finish_block(index, complete=False)
         return self.response
+
+
+def tool_input(text: str, index: int, name: str, *, complete: bool = True) -> dict[str, Any]:
+    """The input of tool_use block ``index`` from its JSON text. ``complete``: the block
+    stopped, so the text must parse (else :class:`WireFormatError`); otherwise it was cut
+    off and keeps what parses so far."""
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text) if complete else jiter.from_json(
+            text.encode(), partial_mode="trailing-strings"
+        )
+    except ValueError as exc:
+        if complete:
+            raise WireFormatError(
+                f"tool_use block {index} ({name}): input is not valid JSON: {exc}"
+            ) from None
+        value = {}
+    if not isinstance(value, dict):
+        raise WireFormatError(f"tool_use block {index} ({name}): input is not an object")
+    return value
+
+
+def checked(events: Iterable[StreamEvent], *, source: str = "upstream") -> Iterator[StreamEvent]:
+    """Pass a decoded upstream stream on, raising :class:`BackendError` (kind ``api``) at
+    the first sign that it is not a complete answer, before the event that would make it
+    look like one:
+
+    - a tool_use block whose input JSON does not parse when the block stops (unless the
+      answer then stops for ``max_tokens``, which cuts tool calls honestly);
+    - a :class:`MessageDelta` without a stop reason, or while a block is still open;
+    - a stream that ends before its :class:`MessageStop` (the terminal event: Messages
+      ``message_stop``, Chat ``finish_reason``, Converse ``messageStop``).
+
+    Every backend that decodes a wire stream runs it through here, so the gateway answers
+    an upstream that failed with a native in-stream error in every API, never a normal stop.
+    """
+    def cut(why: str) -> BackendError:
+        return BackendError(f"{source}: the upstream stream is incomplete: {why}", kind="api")
+
+    tools: dict[int, tuple[str, list[str]]] = {}
+    open_blocks: set[int] = set()
+    broken: tuple[BackendError, StreamEvent] | None = None  # a BlockStop held back one event
+    stop_reason = False
+    finished = False
+    for event in events:
+        if broken is not None:
+            error, held = broken
+            if not (isinstance(event, MessageDelta) and event.stop_reason == "max_tokens"):
+                raise error
+            broken = None
+            yield held
+        if isinstance(event, (TextDelta, ToolInputDelta, BlockStop)) and (
+            event.index not in open_blocks
+        ):
+            raise cut(f"a {event.type} for content block {event.index}, which never started "
+                      "or already stopped")
+        if isinstance(event, BlockStart):
+            open_blocks.add(event.index)
+            if isinstance(event.block, ToolUseBlock):
+                tools[event.index] = (event.block.name, [])
+        elif isinstance(event, ToolInputDelta) and event.index in tools:
+            tools[event.index][1].append(event.partial_json)
+        elif isinstance(event, BlockStop):
+            open_blocks.discard(event.index)
+            entry = tools.pop(event.index, None)
+            if entry is not None:
+                try:
+                    tool_input("".join(entry[1]), event.index, entry[0])
+                except WireFormatError as exc:
+                    broken = (cut(str(exc)), event)
+                    continue
+        elif isinstance(event, MessageDelta):
+            if event.stop_reason is None:
+                raise cut("the answer ended without a stop reason")
+            if open_blocks:
+                raise cut(f"content block {min(open_blocks)} was never closed")
+            stop_reason = True
+        elif isinstance(event, MessageStop):
+            if not stop_reason:
+                raise cut("the message stopped without a stop reason")
+            finished = True
+        yield event
+    if broken is not None:
+        raise broken[0]
+    if not finished:
+        raise cut("the stream ended before the message did (no terminal event)")
 
 
 def accumulate(events: Iterable[StreamEvent]) -> Response:

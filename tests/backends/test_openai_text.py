@@ -271,10 +271,17 @@ def test_reasoning_text_is_not_part_of_the_continuation() -> None:
     assert run(server.text())[0] == "answer"
 
 
-def test_stream_without_done_marker_still_ends() -> None:
-    server = Server(sse(chunk("hi"), done=False))
-    text, end = run(server.text())
-    assert text == "hi" and end.reason == "end"
+@pytest.mark.parametrize("body, missing", [
+    (sse(chunk("hi"), chunk(None, "stop"), done=False), "[DONE]"),  # cut after the finish
+    (sse(chunk("hi"), done=True), "finish_reason"),  # a [DONE] with no finish before it
+    (sse(chunk("hi"), done=False), "[DONE]"),  # the connection simply closed
+])
+def test_a_stream_without_its_end_is_an_error_not_a_normal_end(body: bytes, missing: str) -> None:
+    # Issue 11, F4: a cut stream must never read as a complete answer.
+    server = Server(body)
+    with pytest.raises(BackendError, match="incomplete") as info:
+        run(server.text())
+    assert info.value.kind == "api" and missing in str(info.value)
 
 
 def test_stopping_early_closes_the_response_and_keeps_last_end() -> None:

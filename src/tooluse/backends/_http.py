@@ -14,10 +14,8 @@ a failure is raised rather than silently replayed.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
-import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -29,8 +27,9 @@ import httpx2
 from ..backend import Backend
 from ..errors import BackendError, BackendErrorKind, WireFormatError
 from ..messages import Request, Response
-from ..stream import events_from_response
-from ._retry import RetryPolicy, parse_retry_after
+from ..stream import checked, events_from_response
+from ._retry import RetryPolicy
+from ._upstream import Upstream, http_options
 
 __all__ = ["END_OF_STREAM", "HTTPBackend", "kind_for_status"]
 
@@ -60,7 +59,12 @@ def kind_for_status(status: int) -> BackendErrorKind:
 
 
 class HTTPBackend(Backend):
-    """Base of the JSON-over-HTTP backends; subclasses fill in the wire-format hooks."""
+    """Base of the JSON-over-HTTP backends; subclasses fill in the wire-format hooks.
+
+    The HTTP itself (client lifetime, timeouts, retries, cancellation, failures) is
+    :class:`~._upstream.Upstream`'s; ``timeout`` (total), ``connect_timeout``,
+    ``read_timeout``, ``retry`` / ``max_retries`` configure it (see :mod:`._upstream`).
+    """
 
     name = "http"
 
@@ -69,7 +73,9 @@ class HTTPBackend(Backend):
         model: str | None,
         *,
         base_url: str,
-        timeout: float = 120.0,
+        timeout: float | None = None,
+        connect_timeout: float | None = None,
+        read_timeout: float | None = None,
         retry: RetryPolicy | None = None,
         max_retries: int | None = None,
         headers: Mapping[str, str] | None = None,
@@ -80,35 +86,30 @@ class HTTPBackend(Backend):
     ) -> None:
         if not base_url:
             raise ValueError(f"{type(self).__name__} needs a base_url")
-        if timeout <= 0:
-            raise ValueError("timeout must be > 0 seconds")
+        timeouts, policy = http_options({
+            "timeout": timeout, "connect_timeout": connect_timeout,
+            "read_timeout": read_timeout, "retry": retry, "max_retries": max_retries})
         self.model = model
         self.base_url = base_url.rstrip("/")
-        self.timeout = timeout
-        policy = retry or RetryPolicy()
-        if max_retries is not None:
-            policy = RetryPolicy(
-                max_retries=max_retries,
-                initial_delay=policy.initial_delay,
-                max_delay=policy.max_delay,
-                jitter=policy.jitter,
-                max_wait=policy.max_wait,
-            )
-        self.retry = policy
         self.extra_headers = dict(headers or {})
-        self._transport = transport
-        if async_transport is None and isinstance(transport, httpx2.AsyncBaseTransport):
-            # MockTransport (and ASGI-style test transports) serve both flavours.
-            async_transport = transport
-        self._async_transport = async_transport
-        self._client = http_client
-        self._own_client = http_client is None
-        self._aclient = async_http_client
-        self._own_aclient = async_http_client is None
-        self._aclient_loop: asyncio.AbstractEventLoop | None = None
-        self._lock = threading.Lock()
-        #: Seconds slept before each retry (tests and logs read it; cleared per call).
-        self.retry_delays: list[float] = []
+        self.upstream = Upstream(
+            self.name, self._error, timeouts=timeouts, retry=policy, transport=transport,
+            async_transport=async_transport, http_client=http_client,
+            async_http_client=async_http_client)
+
+    @property
+    def timeout(self) -> float:
+        """The total timeout of a call (seconds)."""
+        return self.upstream.timeouts.total
+
+    @property
+    def retry(self) -> RetryPolicy:
+        return self.upstream.retry
+
+    @property
+    def retry_delays(self) -> list[float]:
+        """Seconds waited before each retry of the last call."""
+        return self.upstream.retry_delays
 
     # -- hooks for subclasses ---------------------------------------------------------------
     def _path(self, request: Request, *, stream: bool) -> str:
@@ -131,39 +132,21 @@ class HTTPBackend(Backend):
         to stop. Raise :class:`BackendError` for an in-stream error event."""
         raise NotImplementedError
 
-    def _error(self, status: int, body: Any, headers: Mapping[str, str]) -> BackendError:
-        """The error an HTTP failure means; ``body`` is the parsed JSON or the raw text."""
+    def _error(self, body: Any, status: int | None) -> BackendError:
+        """The error an HTTP failure (``status``) or an in-stream error event (``None``)
+        means; ``body`` is the parsed JSON or the raw text."""
         raise NotImplementedError
 
-    # -- plumbing ---------------------------------------------------------------------------
-    def _timeout(self) -> httpx2.Timeout:
-        return httpx2.Timeout(self.timeout, connect=min(10.0, self.timeout))
+    #: Whether the wire format ends a stream with a marker (``data: [DONE]``) that
+    #: :meth:`_payload` turns into ``END_OF_STREAM``; a stream ending without it was cut.
+    _end_marker = False
 
+    # -- plumbing ---------------------------------------------------------------------------
     def _headers(self) -> dict[str, str]:
         headers = {"content-type": "application/json", "accept": "application/json"}
         headers.update(self._auth_headers())
         headers.update(self.extra_headers)
         return headers
-
-    def _sync_client(self) -> httpx2.Client:
-        with self._lock:
-            if self._client is None:
-                self._client = httpx2.Client(timeout=self._timeout(), transport=self._transport)
-            return self._client
-
-    def _async_client(self) -> httpx2.AsyncClient:
-        # An AsyncClient's connection pool belongs to the event loop that made it; a new
-        # loop (a second ``anyio.run``) gets a new client.
-        if not self._own_aclient:
-            assert self._aclient is not None
-            return self._aclient
-        loop = asyncio.get_running_loop()
-        if self._aclient is None or self._aclient_loop is not loop:
-            self._aclient = httpx2.AsyncClient(
-                timeout=self._timeout(), transport=self._async_transport
-            )
-            self._aclient_loop = loop
-        return self._aclient
 
     def _url(self, request: Request, *, stream: bool) -> str:
         return self.base_url + self._path(request, stream=stream)
@@ -179,168 +162,95 @@ class HTTPBackend(Backend):
         data = self._encode(request, stream=stream)
         return json.dumps(data, ensure_ascii=False).encode("utf-8")
 
-    def _failure(self, response: httpx2.Response) -> BackendError:
-        text = response.text
-        try:
-            body: Any = json.loads(text) if text else None
-        except ValueError:
-            body = text
-        error = self._error(response.status_code, body, response.headers)
-        if error.status is None:
-            error.status = response.status_code
-        if error.retry_after is None:
-            error.retry_after = parse_retry_after(response.headers)
-        return error
-
-    def _transport_error(self, exc: Exception, url: str) -> BackendError:
-        if isinstance(exc, httpx2.TimeoutException):
-            return BackendError(
-                f"{self.name}: no answer from {url} within {self.timeout:g}s ({type(exc).__name__})",
-                kind="timeout",
-            )
-        return BackendError(f"{self.name}: cannot reach {url}: {exc}", kind="unavailable")
-
     def _wrap_decode_error(self, exc: Exception) -> BackendError:
         return BackendError(f"{self.name}: the server sent a malformed answer: {exc}", kind="api")
 
-    # -- sync -------------------------------------------------------------------------------
-    def _send(self, request: Request, *, stream: bool) -> httpx2.Response:
-        url = self._url(request, stream=stream)
-        body = self._body(request, stream=stream)
-        client = self._sync_client()
-        self.retry_delays = []
-        attempt = 0
-        while True:
-            http_request = client.build_request("POST", url, content=body, headers=self._headers())
-            try:
-                response = client.send(http_request, stream=stream)
-            except httpx2.TransportError as exc:
-                error = self._transport_error(exc, url)
-            else:
-                if response.status_code < 400:
-                    return response
-                if stream:
-                    response.read()
-                    response.close()
-                error = self._failure(response)
-            delay = self.retry.delay(attempt, error)
-            if delay is None:
-                raise error
-            self.retry_delays.append(delay)
-            time.sleep(delay)
-            attempt += 1
+    def _decode_json(self, response: httpx2.Response) -> Response:
+        try:
+            return self._decode(response.json())
+        except (ValueError, WireFormatError) as exc:
+            raise self._wrap_decode_error(exc) from None
 
+    def _checked(self, payloads: Iterable[Any]) -> Iterator[Any]:
+        """The codec's events, checked for completeness (:func:`~tooluse.stream.checked`)."""
+        return checked(self._decode_events(payloads), source=self.name)
+
+    # -- sync -------------------------------------------------------------------------------
     def complete(self, request: Request) -> Response:
-        response = self._send(request, stream=False)
-        try:
-            data = response.json()
-        except ValueError as exc:
-            raise self._wrap_decode_error(exc) from None
-        try:
-            return self._decode(data)
-        except WireFormatError as exc:
-            raise self._wrap_decode_error(exc) from None
+        url = self._url(request, stream=False)
+        response = self.upstream.send(url, self._body(request, stream=False), self._headers(),
+                                      stream=False)
+        return self._decode_json(response)
 
     def stream(self, request: Request) -> Iterator[Any]:
-        response = self._send(request, stream=True)
+        url = self._url(request, stream=True)
+        response = self.upstream.send(url, self._body(request, stream=True), self._headers(),
+                                      stream=True)
         try:
             if _is_json(response):
                 # Some OpenAI-compatible servers ignore "stream": answer with one document.
                 response.read()
-                yield from events_from_response(self._decode(response.json()))
+                yield from events_from_response(self._decode_json(response))
                 return
-            yield from self._decode_events(self._iter_payloads(response))
+            yield from self._checked(self._iter_payloads(response))
         except WireFormatError as exc:
             raise self._wrap_decode_error(exc) from None
-        except httpx2.TransportError as exc:
-            raise self._transport_error(exc, str(response.request.url)) from None
         finally:
             response.close()
 
     def _iter_payloads(self, response: httpx2.Response) -> Iterator[Any]:
-        for sse in httpx2.EventSource(response):
+        for sse in self.upstream.events(response):
             payload = self._payload(sse)
             if payload is END_OF_STREAM:
                 return
             if payload is not None:
                 yield payload
+        self._ended_without_marker()
+
+    def _ended_without_marker(self) -> None:
+        if self._end_marker:
+            raise BackendError(f"{self.name}: the upstream stream ended without its end "
+                               "marker (data: [DONE]): the answer may be cut", kind="api")
 
     # -- async ------------------------------------------------------------------------------
-    async def _asend(self, request: Request, *, stream: bool) -> httpx2.Response:
-        url = self._url(request, stream=stream)
-        body = self._body(request, stream=stream)
-        client = self._async_client()
-        self.retry_delays = []
-        attempt = 0
-        while True:
-            http_request = client.build_request("POST", url, content=body, headers=self._headers())
-            try:
-                response = await client.send(http_request, stream=stream)
-            except httpx2.TransportError as exc:
-                error = self._transport_error(exc, url)
-            else:
-                if response.status_code < 400:
-                    return response
-                if stream:
-                    await response.aread()
-                    await response.aclose()
-                error = self._failure(response)
-            delay = self.retry.delay(attempt, error)
-            if delay is None:
-                raise error
-            self.retry_delays.append(delay)
-            await anyio.sleep(delay)
-            attempt += 1
-
     async def acomplete(self, request: Request) -> Response:
-        response = await self._asend(request, stream=False)
-        try:
-            data = response.json()
-        except ValueError as exc:
-            raise self._wrap_decode_error(exc) from None
-        try:
-            return self._decode(data)
-        except WireFormatError as exc:
-            raise self._wrap_decode_error(exc) from None
+        url = self._url(request, stream=False)
+        response = await self.upstream.asend(url, self._body(request, stream=False),
+                                             self._headers(), stream=False)
+        return self._decode_json(response)
 
     async def astream(self, request: Request) -> AsyncIterator[Any]:
-        response = await self._asend(request, stream=True)
+        url = self._url(request, stream=True)
+        response = await self.upstream.asend(url, self._body(request, stream=True),
+                                             self._headers(), stream=True)
         try:
             if _is_json(response):
                 await response.aread()
-                for event in events_from_response(self._decode(response.json())):
+                for event in events_from_response(self._decode_json(response)):
                     yield event
                 return
-            async for event in _decode_in_thread(
-                self._decode_events, self._aiter_payloads(response)
-            ):
+            async for event in _decode_in_thread(self._checked, self._aiter_payloads(response)):
                 yield event
         except WireFormatError as exc:
             raise self._wrap_decode_error(exc) from None
-        except httpx2.TransportError as exc:
-            raise self._transport_error(exc, str(response.request.url)) from None
         finally:
             await response.aclose()
 
     async def _aiter_payloads(self, response: httpx2.Response) -> AsyncIterator[Any]:
-        async for sse in httpx2.EventSource(response):
+        async for sse in self.upstream.aevents(response):
             payload = self._payload(sse)
             if payload is END_OF_STREAM:
                 return
             if payload is not None:
                 yield payload
+        self._ended_without_marker()
 
     # -- lifecycle --------------------------------------------------------------------------
     def close(self) -> None:
-        if self._own_client and self._client is not None:
-            self._client.close()
-            self._client = None
+        self.upstream.close()
 
     async def aclose(self) -> None:
-        self.close()
-        if self._own_aclient and self._aclient is not None:
-            await self._aclient.aclose()
-            self._aclient = None
+        await self.upstream.aclose()
 
 
 def _is_json(response: httpx2.Response) -> bool:

@@ -9,7 +9,6 @@ gateway maps to its own error shapes.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,7 +16,6 @@ import httpx2
 
 from ..errors import BackendError
 from ..prompting.text_backend import TextEnd
-from ._retry import parse_retry_after
 from .openai import error_from_body as _openai_error
 
 __all__ = ["error_from_body"]
@@ -125,29 +123,6 @@ def error_from_body(body: Any, status: int | None) -> BackendError:
         error.message = "openai-prompt: " + error.message[len("openai: "):]
         error.args = (error.message,)
     return error
-
-
-def _failure(response: httpx2.Response) -> BackendError:
-    text = response.text
-    try:
-        body: Any = json.loads(text) if text else None
-    except ValueError:
-        body = text
-    error = error_from_body(body, response.status_code)
-    if error.status is None:
-        error.status = response.status_code
-    if error.retry_after is None:
-        error.retry_after = parse_retry_after(response.headers)
-    return error
-
-
-def _transport_error(exc: Exception, url: str, timeout: float) -> BackendError:
-    if isinstance(exc, httpx2.TimeoutException):
-        return BackendError(
-            f"openai-prompt: no answer from {url} within {timeout:g}s ({type(exc).__name__})",
-            kind="timeout",
-        )
-    return BackendError(f"openai-prompt: cannot reach {url}: {exc}", kind="unavailable")
 
 
 # -- the tool-use backend -----------------------------------------------------------------------

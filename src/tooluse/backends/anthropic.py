@@ -73,7 +73,9 @@ class AnthropicBackend(HTTPBackend):
         base_url: str | None = None,
         version: str = API_VERSION,
         betas: Sequence[str] = (),
-        timeout: float = 600.0,
+        timeout: float | None = None,
+        connect_timeout: float | None = None,
+        read_timeout: float | None = None,
         retry: RetryPolicy | None = None,
         max_retries: int | None = None,
         headers: Mapping[str, str] | None = None,
@@ -86,6 +88,8 @@ class AnthropicBackend(HTTPBackend):
             model,
             base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL,
             timeout=timeout,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
             retry=retry,
             max_retries=max_retries,
             headers=headers,
@@ -155,7 +159,7 @@ class AnthropicBackend(HTTPBackend):
             return None
         return data
 
-    def _error(self, status: int, body: Any, headers: Mapping[str, str]) -> BackendError:
+    def _error(self, body: Any, status: int | None) -> BackendError:
         return error_from_body(body, status)
 
 

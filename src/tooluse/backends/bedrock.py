@@ -25,7 +25,7 @@ from ..backend import Backend
 from ..codecs import bedrock as codec
 from ..errors import BackendError, BackendErrorKind, WireFormatError
 from ..messages import Request, Response
-from ..stream import StreamEvent
+from ..stream import StreamEvent, checked
 
 __all__ = ["BedrockBackend", "error_from_botocore", "from_spec"]
 
@@ -177,7 +177,8 @@ class BedrockBackend(Backend):
             answer = self.client.converse_stream(**params)
             events = answer["stream"]
             try:
-                yield from codec.decode_events(_without_metadata(events))
+                yield from checked(codec.decode_events(_without_metadata(events)),
+                                   source="bedrock")
             finally:
                 close = getattr(events, "close", None)
                 if callable(close):

@@ -74,7 +74,9 @@ class OpenAIBackend(HTTPBackend):
         base_url: str | None = None,
         api_key: str | None = None,
         stream_usage: bool = True,
-        timeout: float = 600.0,
+        timeout: float | None = None,
+        connect_timeout: float | None = None,
+        read_timeout: float | None = None,
         retry: RetryPolicy | None = None,
         max_retries: int | None = None,
         headers: Mapping[str, str] | None = None,
@@ -87,6 +89,8 @@ class OpenAIBackend(HTTPBackend):
             model,
             base_url=base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
             timeout=timeout,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
             retry=retry,
             max_retries=max_retries,
             headers=headers,
@@ -97,6 +101,8 @@ class OpenAIBackend(HTTPBackend):
         )
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self.stream_usage = stream_usage
+
+    _end_marker = True
 
     def _path(self, request: Request, *, stream: bool) -> str:
         return "/chat/completions"
@@ -139,7 +145,7 @@ class OpenAIBackend(HTTPBackend):
             raise error_from_body(payload, None)
         return payload
 
-    def _error(self, status: int, body: Any, headers: Mapping[str, str]) -> BackendError:
+    def _error(self, body: Any, status: int | None) -> BackendError:
         return error_from_body(body, status)
 
 

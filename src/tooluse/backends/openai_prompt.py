@@ -41,7 +41,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import threading
 import time
 import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
@@ -59,13 +58,12 @@ from ._openai_chat_stream import (
     _apply_usage,
     _as_chunk,
     _content_of,
-    _failure,
     _json_body,
     _read_chunk,
-    _transport_error,
     error_from_body,
 )
 from ._retry import RetryPolicy
+from ._upstream import Upstream, http_options
 from .openai import DEFAULT_BASE_URL
 
 __all__ = [
@@ -166,7 +164,9 @@ class OpenAIChatTextBackend:
         lookahead: int = 16,
         stream_usage: bool = True,
         extra_body: Mapping[str, Any] | None = None,
-        timeout: float = 600.0,
+        timeout: float | None = None,
+        connect_timeout: float | None = None,
+        read_timeout: float | None = None,
         retry: RetryPolicy | None = None,
         max_retries: int | None = None,
         headers: Mapping[str, str] | None = None,
@@ -180,8 +180,6 @@ class OpenAIChatTextBackend:
                 f"grammar_field must be a field name such as 'grammar', 'guided_grammar' or "
                 f"'structured_outputs.grammar', not {grammar_field!r}"
             )
-        if timeout <= 0:
-            raise ValueError("timeout must be > 0 seconds")
         if client_grammar and prefill == "none":
             raise ValueError(
                 "client_grammar needs a server that continues a final assistant message "
@@ -199,22 +197,28 @@ class OpenAIChatTextBackend:
         self.lookahead = max(1, int(lookahead))
         self.stream_usage = stream_usage
         self.extra_body = dict(extra_body or {})
-        self.timeout = timeout
-        policy = retry or RetryPolicy()
-        if max_retries is not None:
-            policy = RetryPolicy(max_retries=max_retries, initial_delay=policy.initial_delay,
-                                 max_delay=policy.max_delay, jitter=policy.jitter,
-                                 max_wait=policy.max_wait)
-        self.retry = policy
+        timeouts, policy = http_options({
+            "timeout": timeout, "connect_timeout": connect_timeout,
+            "read_timeout": read_timeout, "retry": retry, "max_retries": max_retries})
         self.extra_headers = dict(headers or {})
-        self._transport = transport
-        self._client = http_client
-        self._own_client = http_client is None
-        self._lock = threading.Lock()
+        self.upstream = Upstream("openai-prompt", error_from_body, timeouts=timeouts,
+                                 retry=policy, transport=transport, http_client=http_client)
         #: How the last generation ended (kept when its consumer stopped early).
         self.last_end: TextEnd | None = None
-        #: Seconds slept before each retry of the last call.
-        self.retry_delays: list[float] = []
+
+    @property
+    def timeout(self) -> float:
+        """The total timeout of a call (seconds)."""
+        return self.upstream.timeouts.total
+
+    @property
+    def retry(self) -> RetryPolicy:
+        return self.upstream.retry
+
+    @property
+    def retry_delays(self) -> list[float]:
+        """Seconds waited before each retry of the last call."""
+        return self.upstream.retry_delays
 
     @property
     def endpoint(self) -> str:
@@ -326,6 +330,7 @@ class OpenAIChatTextBackend:
         first: float | None = None
         scanner = StopScanner(stop)
         cut = False  # a stop string was found in the text here
+        finished = False  # the server said why it stopped (finish_reason)
         try:
             for payload in self._payloads(response):
                 choice, usage = _read_chunk(payload)
@@ -345,7 +350,11 @@ class OpenAIChatTextBackend:
                         break
                 finish = choice.get("finish_reason")
                 if finish:
+                    finished = True
                     _apply_finish(end, finish, choice.get("stop_reason"), stop)
+            if not cut and not finished:
+                raise BackendError("openai-prompt: the upstream stream is incomplete: it ended "
+                                   "without a finish_reason", kind="api")
             if not cut:
                 text, hit = scanner.push(echo.flush())
                 rest = text if hit is not None else text + scanner.flush()
@@ -353,8 +362,6 @@ class OpenAIChatTextBackend:
                     yield rest
                 if hit is not None:
                     end.reason, end.stop_sequence = "stop", hit
-        except httpx2.TransportError as exc:
-            raise _transport_error(exc, str(response.request.url), self.timeout) from None
         finally:
             response.close()
             now = time.perf_counter()
@@ -412,8 +419,6 @@ class OpenAIChatTextBackend:
                     end = item
                     break
                 yield item
-        except httpx2.TransportError as exc:
-            raise _transport_error(exc, self.endpoint, self.timeout) from None
         finally:
             if end is not None:
                 end.timings["total_s"] = time.perf_counter() - started
@@ -427,7 +432,7 @@ class OpenAIChatTextBackend:
             # A server that ignores "stream": one document; read it as one chunk.
             yield _as_chunk(_json_body(response))
             return
-        for sse in httpx2.EventSource(response):
+        for sse in self.upstream.events(response):
             data = sse.data.strip()
             if not data:
                 continue
@@ -446,6 +451,8 @@ class OpenAIChatTextBackend:
             if "error" in payload and "choices" not in payload:
                 raise error_from_body(payload, None)
             yield payload
+        raise BackendError("openai-prompt: the upstream stream is incomplete: it ended "
+                           "without data: [DONE]", kind="api")
 
     # -- HTTP ---------------------------------------------------------------------------------
     def _headers(self) -> dict[str, str]:
@@ -455,46 +462,12 @@ class OpenAIChatTextBackend:
         headers.update(self.extra_headers)
         return headers
 
-    def _http(self) -> httpx2.Client:
-        with self._lock:
-            if self._client is None:
-                self._client = httpx2.Client(
-                    timeout=httpx2.Timeout(self.timeout, connect=min(10.0, self.timeout)),
-                    transport=self._transport,
-                )
-            return self._client
-
     def _send(self, body: dict[str, Any]) -> httpx2.Response:
-        url = self.endpoint
         content = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        client = self._http()
-        self.retry_delays = []
-        attempt = 0
-        while True:
-            request = client.build_request("POST", url, content=content, headers=self._headers())
-            try:
-                response = client.send(request, stream=True)
-            except httpx2.TransportError as exc:
-                error = _transport_error(exc, url, self.timeout)
-            else:
-                if response.status_code < 400:
-                    return response
-                try:
-                    response.read()
-                finally:
-                    response.close()
-                error = _failure(response)
-            delay = self.retry.delay(attempt, error)
-            if delay is None:
-                raise error
-            self.retry_delays.append(delay)
-            time.sleep(delay)
-            attempt += 1
+        return self.upstream.send(self.endpoint, content, self._headers(), stream=True)
 
     def close(self) -> None:
-        if self._own_client and self._client is not None:
-            self._client.close()
-            self._client = None
+        self.upstream.close()
 
 
 # -- reading chunks -----------------------------------------------------------------------------
@@ -566,7 +539,8 @@ def _flag(value: Any, name: str) -> bool:
 #: Options that may also be given in the spec string's query (``...?grammar_field=grammar``),
 #: for command lines that pass only a spec (``tooluse serve --backend``).
 SPEC_OPTIONS = ("grammar_field", "client_grammar", "candidates", "lookahead", "grammar",
-                "prefill", "style", "max_tokens", "timeout", "max_retries", "stream_usage")
+                "prefill", "style", "max_tokens", "timeout", "connect_timeout", "read_timeout",
+                "max_retries", "stream_usage")
 
 
 def _spec_query(base_url: str, options: dict[str, Any]) -> str:
@@ -602,8 +576,9 @@ def from_spec(rest: str, **options: Any) -> OpenAIPromptBackend:
     for key in ("max_tokens", "max_retries", "candidates", "lookahead"):
         if key in options and options[key] is not None:
             options[key] = int(options[key])
-    if "timeout" in options and options["timeout"] is not None:
-        options["timeout"] = float(options["timeout"])
+    for key in ("timeout", "connect_timeout", "read_timeout"):
+        if key in options and options[key] is not None:
+            options[key] = float(options[key])
     if str(options.get("grammar_field", "")).strip().lower() in ("none", "null", "off", ""):
         options["grammar_field"] = None
     if base_url is not None:
