@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterable, Iterable, Iterator
-from typing import Annotated, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 import jiter
 from pydantic import BaseModel, ConfigDict, Field
