@@ -1,4 +1,30 @@
-"""The exceptions tooluse raises.
+"""The exceptions tooluse raises, all under one root, :class:`ToolUseError`::
+
+    ToolUseError
+    ├── ToolDefinitionError (ValueError)    a tool cannot be made
+    ├── ToolInputError (ValueError)         a call's input fails the tool's schema
+    ├── WireFormatError (ValueError)        a malformed request, response or event
+    ├── ConversionError (ValueError)        the target format cannot carry something
+    ├── BackendError                        a model backend failed (``kind`` says how)
+    ├── PartialJSONError (ValueError)       not (a prefix of) JSON      partial_json
+    ├── ConversionProblem (ValueError)      legacy XML value fits no type  codecs.legacy
+    ├── ScriptExhausted (RuntimeError)      the script ran out          backends.scripted
+    ├── MCPConnectionError (ConnectionError) an MCP server is unreachable  mcp
+    ├── RunnerError                         the loop stopped before an answer  runner
+    │   ├── MaxIterationsExceeded
+    │   ├── ToolRetriesExhausted
+    │   ├── IncompleteToolCall
+    │   └── ExtractionError
+    ├── BfclDataError (ValueError)          BFCL data missing or malformed  eval
+    └── GatewayError                        an error to answer in the client's API  server
+
+(The first five are defined here; each other one in the module named at its right.)
+
+Outside the tree, on purpose: :class:`tooluse.runner.ToolError` is raised *by a tool
+function* (not by tooluse) to fail with exactly its message, and the runner turns it into
+the tool's error result; the demo's ``TickerNotFound`` is likewise its tool's own error.
+The second base (``ValueError``, ``RuntimeError``, ``ConnectionError``) keeps ``except``
+clauses written against the builtin working.
 
 Each one carries what a caller needs to answer in its own terms: a field path for a
 malformed wire request (so the gateway can say ``tools.0.name: ...``), the list of problems

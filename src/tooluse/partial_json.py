@@ -28,10 +28,12 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from .errors import ToolUseError
+
 __all__ = ["IncrementalJSONParser", "PartialJSONError", "parse_partial"]
 
 
-class PartialJSONError(ValueError):
+class PartialJSONError(ToolUseError, ValueError):
     """The text is not (a prefix of) valid JSON. ``position`` counts characters fed so far."""
 
     def __init__(self, message: str, position: int) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..backend import Backend
+from ..errors import ToolUseError
 from ..messages import Request, Response, TextBlock
 from ..stream import StreamEvent, events_from_response
 
@@ -21,7 +22,7 @@ __all__ = ["ScriptExhausted", "ScriptedBackend", "from_spec"]
 Script = Callable[[Request], "Response | str"]
 
 
-class ScriptExhausted(RuntimeError):
+class ScriptExhausted(ToolUseError, RuntimeError):
     """The backend was asked for more responses than its script holds."""
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import ToolUseError
 from ..messages import Message, Request, TextBlock, ToolChoice
 from ..tools import ToolSet, bfcl_toolset
 
@@ -48,7 +49,7 @@ CATEGORIES: tuple[str, ...] = (
 _NO_ANSWER = frozenset({"irrelevance"})
 
 
-class BfclDataError(ValueError):
+class BfclDataError(ToolUseError, ValueError):
     """BFCL data is missing or malformed; the message names the file and line."""
 
 

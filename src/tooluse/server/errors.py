@@ -16,7 +16,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import BackendError, BackendErrorKind, ConversionError, WireFormatError
+from ..errors import (
+    BackendError,
+    BackendErrorKind,
+    ConversionError,
+    ToolUseError,
+    WireFormatError,
+)
 
 __all__ = ["ErrorKind", "GatewayError", "from_exception"]
 
@@ -24,7 +30,7 @@ ErrorKind = BackendErrorKind
 
 
 @dataclass
-class GatewayError(Exception):
+class GatewayError(ToolUseError):
     """A failure to report to the client, in whatever API it spoke.
 
     ``path`` locates the offending field (``("tools", 0, "name")``) when there is one; the

@@ -20,6 +20,7 @@ from typing import Any
 import jsonschema
 
 from ..._jsonvalue import json_type
+from ...errors import ToolUseError
 
 __all__ = [
     "ConversionProblem",
@@ -43,7 +44,7 @@ _NUMBER = re.compile(r"-?(?:\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _MAX_REF_DEPTH = 32
 
 
-class ConversionProblem(ValueError):
+class ConversionProblem(ToolUseError, ValueError):
     """A parameter's text cannot be read as any type its schema allows."""
 
 

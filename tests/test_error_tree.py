@@ -1,0 +1,52 @@
+"""Every exception tooluse defines is under the one root, :class:`ToolUseError` (the tree is
+drawn at the top of ``tooluse/errors.py``), except the few that are not tooluse's own
+errors, each named here with its reason."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import tooluse
+from tooluse.errors import ToolUseError
+
+OUTSIDE = {
+    # raised *by a tool function* to fail with exactly its message; the runner catches it
+    "tooluse.runner.results.ToolError",
+    # the demo's tool's own error (a tool's error, like ToolError)
+    "tooluse.cli.demo.TickerNotFound",
+    # private control flow: the client went away while streaming
+    "tooluse.server.streaming._Closed",
+}
+
+
+def _exception_classes() -> dict[str, type[BaseException]]:
+    found: dict[str, type[BaseException]] = {}
+    for info in pkgutil.walk_packages(tooluse.__path__, "tooluse."):
+        if info.name.endswith(".__main__"):  # running it is its only purpose
+            continue
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, BaseException)
+                and value.__module__ == module.__name__
+            ):
+                found[f"{value.__module__}.{value.__qualname__}"] = value
+    return found
+
+
+def test_every_exception_is_under_the_root_or_named_with_a_reason() -> None:
+    classes = _exception_classes()
+    assert "tooluse.server.errors.GatewayError" in classes  # the walk reaches every layer
+    outside = {name for name, cls in classes.items() if not issubclass(cls, ToolUseError)}
+    assert outside == OUTSIDE
+
+
+def test_the_tree_at_the_top_of_errors_py_names_every_class_in_it() -> None:
+    import tooluse.errors
+
+    doc = tooluse.errors.__doc__ or ""
+    for name, cls in _exception_classes().items():
+        if name not in OUTSIDE:
+            assert cls.__name__ in doc, f"{name} is missing from the tree in errors.py"
