@@ -6,6 +6,7 @@
     ├── WireFormatError (ValueError)        a malformed request, response or event
     ├── ConversionError (ValueError)        the target format cannot carry something
     ├── BackendError                        a model backend failed (``kind`` says how)
+    │   └── UpstreamCancelled               the caller went away  backends._upstream
     ├── PartialJSONError (ValueError)       not (a prefix of) JSON      partial_json
     ├── ConversionProblem (ValueError)      legacy XML value fits no type  codecs.legacy
     ├── ScriptExhausted (RuntimeError)      the script ran out          backends.scripted
