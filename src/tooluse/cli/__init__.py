@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 __all__ = ["main"]
 
-_COMMANDS = ("demo", "convert", "serve", "eval")
+_COMMANDS = ("demo", "run", "convert", "serve", "eval")
 
 
 def build_parser() -> argparse.ArgumentParser:

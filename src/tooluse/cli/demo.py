@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any, TextIO
 
 __all__ = ["DEMO_PLAN", "DEMO_QUESTION", "demo_tools", "register", "run_demo"]
@@ -139,38 +138,17 @@ def _backend(args: argparse.Namespace) -> Any:
     return LocalBackend(args.model, grammar=not args.no_grammar, n_threads=args.threads)
 
 
-def _short(value: Any, limit: int = 200) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _args(call: Any) -> str:
-    import json
-
-    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.input.items())
-
-
 def run_demo(backend: Any, *, question: str = DEMO_QUESTION, tool_choice: str = DEMO_PLAN,
              max_tokens: int = 256, out: TextIO | None = None,
              system: str = DEMO_SYSTEM) -> int:
     """Run the demo conversation on ``backend``, printing each step to ``out``."""
-    from ..runner import (
-        FinalEvent,
-        MessageEvent,
-        Runner,
-        RunnerError,
-        TextDeltaEvent,
-        ToolCallEvent,
-        ToolResultEvent,
-    )
-
-    out = out or sys.stdout
-
-    def say(text: str = "") -> None:
-        print(text, file=out, flush=True)
+    from ..runner import Runner, RunnerError
+    from ._steps import StepPrinter, plan_steps, token_note
 
     tools = demo_tools()
-    plan = [step.strip() for step in tool_choice.split(",") if step.strip()] or ["any"]
+    plan = plan_steps(tool_choice)
+    printer = StepPrinter(out, plan=plan, note=lambda: token_note(backend))
+    say = printer.say
     try:
         runner = Runner(backend, tools, system=system, tool_choice=plan,
                         max_tokens=max_tokens, max_iterations=5)
@@ -178,78 +156,32 @@ def run_demo(backend: Any, *, question: str = DEMO_QUESTION, tool_choice: str = 
         say(f"tooluse demo: --tool-choice {tool_choice!r}: {exc}")
         return 2
     model = getattr(backend, "model", None) or getattr(backend, "name", "model")
-    say(f"tooluse demo: {model} ({_backend_label(backend)})")
+    say(f"tooluse demo: {model} ({backend_label(backend)})")
     say(f"tools: {', '.join(t.name for t in tools)}")
     say(f"system: {system}")
     say()
     say(f"User: {question}")
 
-    started = time.perf_counter()
-    step_start = started
-    turn = 0
-    calls_by_turn: list[list[Any]] = []
-    answer_parts: list[str] = []
-    final: Any = None
+    printer.restart_clock()
     try:
-        for event in runner.stream(question):
-            now = time.perf_counter()
-            if isinstance(event, TextDeltaEvent):
-                answer_parts.append(event.text)
-            elif isinstance(event, ToolCallEvent):
-                if len(calls_by_turn) <= turn:
-                    calls_by_turn.append([])
-                calls_by_turn[turn].append(event.call)
-            elif isinstance(event, MessageEvent):
-                turn += 1
-                choice = _turn_choice(plan, turn)
-                say()
-                say(f"[model turn {turn}] tool_choice={choice}: {now - step_start:.2f} s"
-                    f"{_token_note(backend)}")
-                for call in event.response.tool_uses:
-                    say(f"  call    {call.name}({_args(call)})")
-                text = event.response.text().strip()
-                if text:
-                    label = "answer " if not event.response.tool_uses else "text   "
-                    say(f"  {label} {_short(text, 400)}")
-                if len(calls_by_turn) < turn:
-                    calls_by_turn.append([])
-                answer_parts.clear()
-                step_start = now
-            elif isinstance(event, ToolResultEvent):
-                status = "error " if event.result.is_error else "result"
-                say(f"  {status}  {event.call.name} -> {_short(event.result.text())}"
-                    f"  ({(now - step_start) * 1000:.1f} ms)")
-                step_start = time.perf_counter()
-            elif isinstance(event, FinalEvent):
-                final = event.result
+        final = printer.run(runner.stream(question))
     except RunnerError as exc:
         say()
         say(f"The run stopped: {exc}")
         return 1
-    total = time.perf_counter() - started
-    say()
-    n_calls = sum(len(c) for c in calls_by_turn)
-    say(f"Done in {total:.2f} s: {turn} model turn(s), {n_calls} tool call(s).")
+    printer.summary()
     if final is not None:
-        say(f"Final answer: {final.text.strip() or '(empty)'}")
         named = [step for step in plan if step not in ("any", "auto", "none")]
         if named:
             say(f"Note: tool_choice named the tool of {len(named)} turn(s) "
                 f"({', '.join(named)}); the model wrote every input and the answer.")
-        for note in _honesty_notes(final, calls_by_turn, backend):
+        for note in _honesty_notes(final, printer.calls_by_turn, backend):
             say(f"Note: {note}")
     return 0
 
 
-def _turn_choice(plan: list[str], turn: int) -> str:
-    """The tool choice of model turn ``turn`` (1-based) under ``plan``, as the runner
-    applies it: the plan's entries in order, then auto (none stays none)."""
-    if turn <= len(plan):
-        return plan[turn - 1]
-    return "none" if plan[-1] == "none" else "auto"
-
-
-def _backend_label(backend: Any) -> str:
+def backend_label(backend: Any) -> str:
+    """How the demo and ``tooluse run`` describe a backend in their first line."""
     settings = getattr(backend, "settings", None)
     if settings is not None and hasattr(settings, "n_ctx"):
         threads = settings.n_threads or "auto"
@@ -258,15 +190,6 @@ def _backend_label(backend: Any) -> str:
         unit = "thread" if threads == 1 else "threads"
         return f"local llama.cpp, CPU, {threads} {unit}, {grammar}"
     return f"backend {getattr(backend, 'name', type(backend).__name__)}"
-
-
-def _token_note(backend: Any) -> str:
-    end = getattr(backend, "last_end", None)
-    if end is None:
-        return ""
-    note = (f" ({end.input_tokens} prompt tokens, {end.cached_tokens} reused from cache, "
-            f"{end.output_tokens} generated)")
-    return note
 
 
 def _honesty_notes(result: Any, calls_by_turn: list[list[Any]], backend: Any) -> list[str]:

@@ -141,27 +141,12 @@ def _run_bfcl(args: argparse.Namespace) -> int:
     except BfclDataError as exc:
         raise SystemExit(f"tooluse eval bfcl: {exc}") from None
 
-    from ..backends.registry import load_backend
+    from ._backend import load_cli_backend, parse_options
 
-    options: dict[str, Any] = {}
-    for item in args.option:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise SystemExit(f"tooluse eval bfcl: --option must be KEY=VALUE, not {item!r}")
-        options[key.strip()] = value.strip()
+    options = parse_options(args.option, "tooluse eval bfcl")
     if args.no_grammar:
         options["grammar"] = False
-    try:
-        backend = load_backend(args.backend, **options)
-    except TypeError as exc:
-        raise SystemExit(
-            f"tooluse eval bfcl: backend {args.backend!r} does not take these options "
-            f"({exc}); --no-grammar needs a backend that generates with a grammar (local)"
-        ) from None
-    except (ValueError, ImportError, OSError) as exc:
-        raise SystemExit(
-            f"tooluse eval bfcl: cannot load backend {args.backend!r}: {exc}"
-        ) from None
+    backend = load_cli_backend(args.backend, options, "tooluse eval bfcl")
 
     meta = {
         "benchmark": "bfcl",

@@ -1,0 +1,36 @@
+"""Loading a backend from the command line: ``--backend SPEC`` plus ``-o KEY=VALUE``
+options, with one-line errors naming the command (shared by ``eval bfcl`` and ``run``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["load_cli_backend", "parse_options"]
+
+
+def parse_options(items: Iterable[str], command: str) -> dict[str, Any]:
+    """``["n_threads=1"]`` -> ``{"n_threads": "1"}``; a malformed item exits with a message."""
+    options: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise SystemExit(f"{command}: --option must be KEY=VALUE, not {item!r}")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def load_cli_backend(spec: str, options: dict[str, Any], command: str) -> Any:
+    """The backend ``spec`` names, built with ``options``; exits with one line on failure."""
+    from ..backends.registry import load_backend
+
+    try:
+        return load_backend(spec, **options)
+    except TypeError as exc:
+        hint = ("; --no-grammar needs a backend that generates with a grammar (local)"
+                if "grammar" in options else "")
+        raise SystemExit(
+            f"{command}: backend {spec!r} does not take these options ({exc}){hint}"
+        ) from None
+    except (ValueError, ImportError, OSError) as exc:
+        raise SystemExit(f"{command}: cannot load backend {spec!r}: {exc}") from None

@@ -1,0 +1,229 @@
+"""``tooluse run``: the tool loop from the shell, with tools from MCP servers and Python.
+
+::
+
+    tooluse run --mcp "python -m mcp_server_time" --tool-choice any "What time is it in Tokyo?"
+
+Tools come from MCP servers (``--mcp COMMAND`` over stdio, ``--mcp URL`` over streamable
+HTTP) and Python functions (``--tool MODULE:FUNCTION``); the model is any backend spec
+(default: the bundled local model). Each step is printed as ``tooluse demo`` prints it —
+the model's calls with their input, each result, the answer, the timings — or, with
+``--json``, the whole conversation as one JSON document. Bad input (a server that does not
+start, an unreachable URL, a tool that cannot be imported, a tool choice naming no tool)
+is one line on stderr and exit status 2; a run that stops (a backend error, too many
+turns) exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import shlex
+import sys
+from contextlib import ExitStack
+from typing import Any, TextIO
+
+__all__ = ["load_function_tool", "register", "run_command"]
+
+_COMMAND = "tooluse run"
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run the tool loop on a question with tools from MCP servers and Python",
+        description="Run the tool loop once: the model answers QUESTION, calling tools from "
+        "MCP servers (--mcp) and Python functions (--tool); each call, result and the "
+        "answer are printed with timings (or the conversation as JSON with --json).",
+    )
+    p.add_argument("question", metavar="QUESTION", help="the user's question")
+    p.add_argument("--backend", metavar="SPEC", default="local",
+                   help="backend spec (default: local, the bundled SmolLM2-135M-Instruct)")
+    p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                   help="backend option, repeatable (local: n_threads=1, model=PATH...)")
+    p.add_argument("--mcp", action="append", default=[], metavar="COMMAND|URL",
+                   help="an MCP server, repeatable: a command line (stdio; a leading "
+                   "'python' is this interpreter) or an http(s) URL (streamable HTTP)")
+    p.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
+                   help="HTTP header sent to every --mcp URL, repeatable")
+    p.add_argument("--tool", action="append", default=[], metavar="MODULE:FUNCTION",
+                   help="a Python function as a tool, repeatable (e.g. mypkg.tools:search)")
+    p.add_argument("--tool-choice", default="auto", metavar="CHOICE[,CHOICE...]",
+                   help="tool choice of each model turn: auto (default), any, none or a tool "
+                   "name; comma-separated for a plan of several turns (then auto)")
+    p.add_argument("--system", default=None, metavar="TEXT", help="the system prompt")
+    p.add_argument("--json", action="store_true",
+                   help="print the whole conversation as JSON instead of the steps")
+    p.add_argument("--max-tokens", type=int, default=256, help="tokens per model turn")
+    p.add_argument("--max-iterations", type=int, default=5, help="model turns at most")
+    p.add_argument("--timeout", type=float, default=60.0,
+                   help="seconds per MCP tool call (default 60)")
+    p.set_defaults(func=_run)
+
+
+class UsageError(Exception):
+    """Bad input on the command line: one line, exit status 2."""
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ._backend import load_cli_backend, parse_options
+
+    options = parse_options(args.option, _COMMAND)
+    backend = load_cli_backend(args.backend, options, _COMMAND)
+    return run_command(args, backend)
+
+
+def run_command(args: argparse.Namespace, backend: Any, *, out: TextIO | None = None,
+                err: TextIO | None = None) -> int:
+    """Run ``tooluse run`` with parsed ``args`` on ``backend``; returns the exit status."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        with ExitStack() as stack:
+            return _run_with(args, backend, stack, out)
+    except UsageError as exc:
+        print(f"{_COMMAND}: {exc}", file=err)
+        return 2
+
+
+def _run_with(args: argparse.Namespace, backend: Any, stack: ExitStack, out: TextIO) -> int:
+    from ..errors import BackendError, ToolDefinitionError
+    from ..runner import Runner, RunnerError
+    from ._steps import StepPrinter, plan_steps, token_note
+
+    if args.max_tokens < 1 or args.max_iterations < 1 or args.timeout <= 0:
+        raise UsageError("--max-tokens, --max-iterations and --timeout must be positive")
+    functions = [load_function_tool(spec) for spec in args.tool]
+    servers = [stack.enter_context(_connect(spec, args)) for spec in args.mcp]
+    if not functions and not servers:
+        raise UsageError("no tools: give --mcp COMMAND|URL or --tool MODULE:FUNCTION")
+    plan = plan_steps(args.tool_choice)
+    try:
+        runner = Runner(backend, [*functions, *servers], system=args.system, tool_choice=plan,
+                        max_tokens=args.max_tokens, max_iterations=args.max_iterations)
+    except ToolDefinitionError as exc:
+        raise UsageError(str(exc)) from None
+    except ValueError as exc:
+        raise UsageError(f"--tool-choice {args.tool_choice!r}: {exc}") from None
+
+    if args.json:
+        try:
+            result = runner.run(args.question)
+        except (RunnerError, BackendError) as exc:
+            print(json.dumps({"error": str(exc)}), file=out)
+            return 1
+        print(json.dumps(_conversation(result, runner), ensure_ascii=False, indent=2), file=out)
+        return 0
+
+    from .demo import backend_label
+
+    printer = StepPrinter(out, plan=plan, note=lambda: token_note(backend))
+    say = printer.say
+    model = getattr(backend, "model", None) or getattr(backend, "name", "model")
+    say(f"{_COMMAND}: {model} ({backend_label(backend)})")
+    for line in _tool_lines(runner, servers):
+        say(line)
+    if args.system:
+        say(f"system: {args.system}")
+    say()
+    say(f"User: {args.question}")
+    printer.restart_clock()
+    try:
+        printer.run(runner.stream(args.question))
+    except (RunnerError, BackendError) as exc:
+        say()
+        say(f"The run stopped: {exc}")
+        return 1
+    printer.summary()
+    return 0
+
+
+def _connect(spec: str, args: argparse.Namespace) -> Any:
+    try:
+        from ..mcp import MCPConnectionError, MCPServer
+    except ImportError as exc:
+        raise UsageError(str(exc)) from None
+    headers = _headers(args.header)
+    url = spec.strip().lower().startswith(("http://", "https://"))
+    try:
+        if url:
+            server = MCPServer(spec, headers=headers, timeout=args.timeout)
+        else:
+            argv = shlex.split(spec)
+            if argv and argv[0] in ("python", "python3"):
+                argv[0] = sys.executable  # the interpreter tooluse (and its packages) runs on
+            server = MCPServer(argv, timeout=args.timeout)
+    except ValueError as exc:
+        raise UsageError(f"--mcp {spec!r}: {exc}") from None
+    logging.getLogger("mcp").setLevel(logging.CRITICAL)  # problems reach the output anyway
+    try:
+        return server.connect()
+    except MCPConnectionError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _headers(items: list[str]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise UsageError(f"--header must be 'NAME: VALUE', not {item!r}")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def load_function_tool(spec: str) -> Any:
+    """``MODULE:FUNCTION`` -> that function (or Tool); a :class:`UsageError` saying what
+    is missing otherwise."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise UsageError(f"--tool must be MODULE:FUNCTION, not {spec!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(f"--tool {spec!r}: cannot import {module_name!r}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - the module's own import failed
+        raise UsageError(f"--tool {spec!r}: importing {module_name!r} failed: "
+                         f"{type(exc).__name__}: {exc}") from None
+    value: Any = module
+    for part in attr.split("."):
+        if not hasattr(value, part):
+            raise UsageError(f"--tool {spec!r}: {module_name!r} has no {attr!r}")
+        value = getattr(value, part)
+    if not callable(value):
+        raise UsageError(f"--tool {spec!r}: {attr!r} is not a function")
+    from ..errors import ToolDefinitionError
+    from ..tools import as_tool
+
+    try:
+        return as_tool(value)
+    except ToolDefinitionError as exc:
+        raise UsageError(f"--tool {spec!r}: {exc}") from None
+
+
+def _tool_lines(runner: Any, servers: list[Any]) -> list[str]:
+    """``tools: a, b (MCP server x); c (Python)`` grouped by where they come from."""
+    by_source: dict[str, list[str]] = {}
+    owners = {id(t.function): s.label for s in servers for t in s.get_tools()}
+    for tool in runner.tools:
+        source = owners.get(id(tool.function))
+        where = f"MCP server {source}" if source else "Python"
+        by_source.setdefault(where, []).append(tool.name)
+    parts = [f"{', '.join(names)} ({where})" for where, names in by_source.items()]
+    return [f"tools: {'; '.join(parts)}"]
+
+
+def _conversation(result: Any, runner: Any) -> dict[str, Any]:
+    return {
+        "question": result.messages[0].text() if result.messages else "",
+        "answer": result.text,
+        "stop_reason": result.stop_reason,
+        "iterations": result.iterations,
+        "usage": result.usage.model_dump(),
+        "tools": [{"name": t.name, "original_name": t.original_name,
+                   "description": t.description, "input_schema": t.input_schema}
+                  for t in runner.tools],
+        "messages": [m.model_dump(mode="json") for m in result.messages],
+    }
