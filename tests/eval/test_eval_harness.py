@@ -259,8 +259,10 @@ def test_malformed_data_names_file_and_line(data_dir: Path) -> None:
     path.write_text(path.read_text() + "{not json\n")
     with pytest.raises(BfclDataError, match=r"BFCL_v4_simple_python.json:4: not JSON"):
         load_category(data_dir, "simple_python")
-    (data_dir / "possible_answer_simple_python.json").unlink()
-    with pytest.raises(BfclDataError, match="possible_answer_simple_python.json is missing"):
+    answers = data_dir / "possible_answer_simple_python.json"
+    answers.write_text(answers.read_text() + '{"id": "x", "ground_truth": {}}\n')
+    with pytest.raises(BfclDataError, match=r"possible_answer_simple_python.json:4: "
+                                            "'ground_truth' must be a list"):
         load_category(data_dir, "simple_python")
 
 
@@ -470,3 +472,49 @@ def test_json_results_are_ordinary_files(tmp_path: Path) -> None:
         os.umask(old)
     assert path.stat().st_mode & 0o777 == 0o644
     assert json.loads(path.read_text()) == {"meta": {"a": 1}, "summary": [], "cases": []}
+
+
+def test_cli_all_runs_every_category_in_the_folder_with_rules_from_the_data(
+    data_dir: Path, tmp_path: Path, evaltest_backend: list[Any],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Categories outside the six of the notes: a live one with answers holding two calls
+    # (graded in any order, whatever the name says), one without answers (no call is
+    # right) and a relevance one (any call is right). parallel_multiple's data has no
+    # answer for its case: 'all' skips it with a note instead of stopping.
+    row = {"question": [[{"role": "user", "content": "3!"}]], "function": [FACTORIAL]}
+    write_category(data_dir, "live_multiple", [{"id": "live_multiple_0", **row}],
+                   [{"id": "live_multiple_0", "ground_truth": [
+                       {"math.factorial": {"number": [3]}}]}])
+    write_category(data_dir, "live_twice", [{"id": "live_twice_0", **row}],
+                   [{"id": "live_twice_0", "ground_truth": [
+                       {"math.factorial": {"number": [4]}}, {"math.factorial": {"number": [3]}}]}])
+    write_category(data_dir, "live_irrelevance", [{"id": "live_irrelevance_0", **row}], None)
+    write_category(data_dir, "live_relevance", [{"id": "live_relevance_0", **row}], None)
+    out = tmp_path / "all.json"
+    code = main(["eval", "bfcl", "--data-dir", str(data_dir), "--category", "all",
+                 "--backend", "evaltest", "--json", str(out), "--no-progress"])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "skipping parallel_multiple" in captured.err
+    document = json.loads(out.read_text())
+    assert document["meta"]["rules"] == {
+        "irrelevance": "no_call", "live_irrelevance": "no_call", "live_multiple": "calls",
+        "live_relevance": "some_call", "live_twice": "calls", "simple_python": "calls"}
+    cases = {c["id"]: c for c in document["cases"]}
+    assert cases["live_multiple_0"]["passed"] is True
+    # one call made, two expected
+    assert cases["live_twice_0"]["kind"] == "wrong_count"
+    assert cases["live_irrelevance_0"]["kind"] == "called_irrelevant"
+    assert cases["live_relevance_0"]["passed"] is True
+    assert {s["category"] for s in document["summary"]} == set(document["meta"]["rules"])
+
+
+def test_some_call_rule_and_parallel_answers_outside_parallel_categories() -> None:
+    from tooluse.eval import check_calls
+
+    two = [{"math.factorial": {"number": [4]}}, {"math.factorial": {"number": [3]}}]
+    calls = [("math.factorial", {"number": 3}), ("math.factorial", {"number": 4})]
+    assert check_calls("live_multiple", [FACTORIAL], calls, two).passed
+    assert check_calls("live_relevance", [FACTORIAL], calls[:1], None, rule="some_call").passed
+    assert check_calls("live_relevance", [FACTORIAL], [], None, rule="some_call").kind == "no_call"

@@ -13,7 +13,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..eval.bfcl import CATEGORIES, BfclDataError, default_data_dir, load_category
+from ..eval.bfcl import (
+    BfclDataError,
+    available_categories,
+    default_data_dir,
+    grading_rule,
+    load_category,
+)
 from ..eval.harness import CaseResult, CategorySummary, run_case, summarize
 from ..eval.report import format_table, write_json
 
@@ -43,8 +49,9 @@ def register(sub: Any) -> None:
         action="append",
         default=None,
         metavar="NAME",
-        help=f"category to run, repeatable, or 'all' ({', '.join(CATEGORIES)}); "
-        "default simple_python",
+        help="category to run, repeatable, or 'all': every BFCL_v<N>_<name>.json in the data "
+        "folder (graded by possible_answer_<name>.json: its calls in any order; without one: "
+        "no call is right, or any call for a relevance category); default simple_python",
     )
     bfcl.add_argument("--limit", type=int, default=None, help="first N cases of each category")
     bfcl.add_argument("--backend", default="local", help="backend spec (default: local)")
@@ -80,22 +87,26 @@ def register(sub: Any) -> None:
     bfcl.set_defaults(func=_run_bfcl)
 
 
-def _categories(requested: list[str] | None) -> list[str]:
+def _categories(requested: list[str] | None, found: list[str]) -> tuple[list[str], bool]:
+    """The categories to run, and whether 'all' asked for them (then a category whose data
+    cannot be graded is skipped with a note instead of stopping the run)."""
     names: list[str] = []
+    every = False
     for item in requested or ["simple_python"]:
         for name in item.split(","):
             name = name.strip()
             if name == "all":
-                names.extend(CATEGORIES)
+                every = True
+                names.extend(found)
             elif name:
                 names.append(name)
-    unknown = [n for n in names if n not in CATEGORIES]
+    unknown = [n for n in names if n not in found]
     if unknown:
         raise SystemExit(
-            f"tooluse eval bfcl: unknown category {', '.join(unknown)}; "
-            f"choose from {', '.join(CATEGORIES)} or all"
+            f"tooluse eval bfcl: unknown category {', '.join(unknown)}; the data folder has "
+            f"{', '.join(found) or 'none'} (or all)"
         )
-    return list(dict.fromkeys(names))
+    return list(dict.fromkeys(names)), every
 
 
 def _git_commit() -> str | None:
@@ -132,14 +143,22 @@ def _progress(total: int, label: str, disabled: bool) -> Any:
 
 
 def _run_bfcl(args: argparse.Namespace) -> int:
-    categories = _categories(args.category)
     if args.limit is not None and args.limit < 1:
         raise SystemExit("tooluse eval bfcl: --limit must be at least 1")
+    loaded = {}
     try:
         data_dir = args.data_dir if args.data_dir is not None else default_data_dir()
-        loaded = {c: load_category(data_dir, c, args.limit) for c in categories}
+        categories, every = _categories(args.category, available_categories(data_dir))
+        for category in categories:
+            try:
+                loaded[category] = load_category(data_dir, category, args.limit)
+            except BfclDataError as exc:
+                if not every:
+                    raise
+                print(f"tooluse eval bfcl: skipping {category}: {exc}", file=sys.stderr)
     except BfclDataError as exc:
         raise SystemExit(f"tooluse eval bfcl: {exc}") from None
+    categories = [c for c in categories if c in loaded]
 
     from ._backend import load_cli_backend, parse_options
 
@@ -157,6 +176,7 @@ def _run_bfcl(args: argparse.Namespace) -> int:
         "max_tokens": args.max_tokens,
         "tool_choice": args.tool_choice,
         "data_dir": str(data_dir),
+        "rules": {c: grading_rule(data_dir, c) for c in categories},
         "commit": _git_commit(),
         "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }

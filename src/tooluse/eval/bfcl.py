@@ -30,13 +30,16 @@ __all__ = [
     "CATEGORIES",
     "BfclCase",
     "BfclDataError",
+    "available_categories",
     "build_request",
     "build_toolset",
     "default_data_dir",
+    "grading_rule",
     "load_category",
 ]
 
-#: The categories this evaluator grades with the AST checker.
+#: The categories the benchmark notes report (``--category all`` runs every category found
+#: in the data folder, see :func:`available_categories`).
 CATEGORIES: tuple[str, ...] = (
     "simple_python",
     "multiple",
@@ -46,7 +49,32 @@ CATEGORIES: tuple[str, ...] = (
     "live_simple",
 )
 
-_NO_ANSWER = frozenset({"irrelevance"})
+_QUESTIONS = re.compile(r"BFCL_v(\d+)_(.+)\.json")
+
+#: How a case is graded, chosen from the data: ``calls`` (the possible answer's calls, one
+#: to one and in any order, so one call or several in parallel alike), ``no_call`` (no
+#: possible answer: no function fits, as in irrelevance), ``some_call`` (no possible
+#: answer, but the category is about relevance: any call is right).
+Rule = str
+
+
+def available_categories(data_dir: Path | str) -> list[str]:
+    """Every category with a ``BFCL_v<N>_<name>.json`` in ``data_dir``, sorted."""
+    path = Path(data_dir)
+    if not path.is_dir():
+        raise BfclDataError(f"BFCL data folder {path} does not exist")
+    return sorted({m.group(2) for f in path.iterdir() if (m := _QUESTIONS.fullmatch(f.name))})
+
+
+def grading_rule(data_dir: Path | str, category: str) -> Rule:
+    """How ``category`` is graded: by its possible answers when the folder has them, else
+    ``no_call`` (irrelevance-like) or, for a relevance category, ``some_call``."""
+    if (Path(data_dir) / f"possible_answer_{category}.json").is_file():
+        return "calls"
+    name = category.lower()
+    if "relevance" in name and "irrelevance" not in name:
+        return "some_call"
+    return "no_call"
 
 
 class BfclDataError(ToolUseError, ValueError):
@@ -63,6 +91,8 @@ class BfclCase:
     functions: list[dict[str, Any]]
     ground_truth: list[dict[str, dict[str, list[Any]]]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: How the case is graded (:func:`grading_rule`): ``calls``, ``no_call``, ``some_call``.
+    rule: Rule = "calls"
 
 
 def _repo_root() -> Path:
@@ -107,11 +137,10 @@ def default_data_dir() -> Path:
 
 def _question_file(data_dir: Path, category: str) -> Path:
     # A glob alone would let "multiple" pick up BFCL_v4_parallel_multiple.json.
-    pattern = re.compile(rf"BFCL_v(\d+)_{re.escape(category)}\.json")
     matches = sorted(
         (int(m.group(1)), path)
         for path in data_dir.iterdir()
-        if (m := pattern.fullmatch(path.name))
+        if (m := _QUESTIONS.fullmatch(path.name)) and m.group(2) == category
     )
     if not matches:
         raise BfclDataError(f"no BFCL_v<N>_{category}.json in {data_dir}")
@@ -161,7 +190,8 @@ def load_category(data_dir: Path | str, category: str, limit: int | None = None)
         raise BfclDataError(f"BFCL data folder {data_dir} does not exist")
     questions = _question_file(data_dir, category)
     answers: dict[str, Any] = {}
-    if category not in _NO_ANSWER:
+    rule = grading_rule(data_dir, category)
+    if rule == "calls":
         answer_file = data_dir / f"possible_answer_{category}.json"
         if not answer_file.is_file():
             raise BfclDataError(f"{answer_file} is missing (needed to grade {category})")
@@ -185,7 +215,7 @@ def load_category(data_dir: Path | str, category: str, limit: int | None = None)
         ):
             raise BfclDataError(f"{questions}:{number}: 'function' must be a list of named tools")
         truth = None
-        if category not in _NO_ANSWER:
+        if rule == "calls":
             if item["id"] not in answers:
                 raise BfclDataError(f"{questions}:{number}: no possible answer for {item['id']}")
             truth = answers[item["id"]]
@@ -198,6 +228,7 @@ def load_category(data_dir: Path | str, category: str, limit: int | None = None)
                 functions=functions,
                 ground_truth=truth,
                 extra=extra,
+                rule=rule,
             )
         )
     return cases

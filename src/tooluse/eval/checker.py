@@ -330,12 +330,21 @@ def check_calls(
     functions: Sequence[Mapping[str, Any]],
     calls: Sequence[Call],
     ground_truth: Sequence[Mapping[str, Mapping[str, Sequence[Any]]]] | None,
+    *,
+    rule: str | None = None,
 ) -> CheckResult:
     """Grade a case: all calls the model made against the whole possible answer.
 
-    ``category`` picks the rule: ``irrelevance`` (no call is right), a name containing
-    ``parallel`` (any order, one-to-one), otherwise exactly one call.
+    The rule comes from the data (``rule``, see :func:`~tooluse.eval.bfcl.grading_rule`):
+    with a possible answer, its calls matched one to one in any order (one call or several
+    in parallel alike); without one, no call is right (``no_call``, irrelevance) or any
+    call is (``some_call``, relevance). Without ``rule``: ``no_call`` when there is no
+    possible answer or the category is ``irrelevance``.
     """
+    if rule == "some_call" and ground_truth is None:
+        if calls:
+            return CheckResult.ok()
+        return CheckResult.fail("no_call", "no call made, and a function fits")
     if category.startswith("irrelevance") or ground_truth is None:
         if calls:
             names = ", ".join(name for name, _ in calls)
@@ -347,7 +356,7 @@ def check_calls(
         return CheckResult.fail(
             "wrong_count", f"made {len(calls)} calls, expected {len(ground_truth)}"
         )
-    if "parallel" not in category:
+    if len(ground_truth) == 1:
         expected = ground_truth[0]
         return check_call(calls[0], expected, _find_function(functions, next(iter(expected))))
     results = [
