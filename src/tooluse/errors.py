@@ -17,6 +17,7 @@
     │   ├── IncompleteToolCall
     │   └── ExtractionError
     ├── BfclDataError (ValueError)          BFCL data missing or malformed  eval
+    ├── UsageError (ValueError)             bad input to ``tooluse run``  cli.run
     └── GatewayError                        an error to answer in the client's API  server
 
 (The first five are defined here; each other one in the module named at its right.)

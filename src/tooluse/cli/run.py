@@ -25,6 +25,8 @@ import sys
 from contextlib import ExitStack
 from typing import Any, TextIO
 
+from ..errors import ToolUseError
+
 __all__ = ["load_function_tool", "register", "run_command"]
 
 _COMMAND = "tooluse run"
@@ -63,7 +65,7 @@ def register(sub: Any) -> None:
     p.set_defaults(func=_run)
 
 
-class UsageError(Exception):
+class UsageError(ToolUseError, ValueError):
     """Bad input on the command line: one line, exit status 2."""
 
 
