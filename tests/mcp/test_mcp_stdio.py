@@ -184,6 +184,9 @@ def test_server_that_exits_mid_call() -> None:
         assert second is not None and second.is_error
         assert "no longer reachable" in second.text() and "'red_dot' was not called" in second.text()
         assert result.text == second.text()  # the run went on to the model's answer
+        server.close()
+        server.connect()  # a fresh process and session
+        assert server.call("math.add", {"a": 2, "b": 2}).text() == '{"result": 4}'
     assert not server.connected
 
 
