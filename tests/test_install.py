@@ -1,0 +1,86 @@
+"""The environment the suite runs in is consistent and is the one the lock describes.
+
+CI runs the suite in a new virtual environment made from ``constraints.txt`` (``.ci/run``),
+so these tests show there what a new user gets: ``pip check`` is clean, and every package
+``tooluse[test]`` needs is pinned by the lock at exactly the installed version (a dependency
+added to ``pyproject.toml`` without refreshing the lock fails here, not on a user's machine).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from packaging.markers import default_environment
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCK = ROOT / "constraints.txt"
+# required by some dependencies (llm needs pip and setuptools) but provided by the venv itself
+INSTALLER_TOOLS = ("pip", "setuptools", "wheel")
+
+
+def _pins() -> dict[str, str]:
+    pins: dict[str, str] = {}
+    for line in LOCK.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        name, sep, version = line.partition("==")
+        assert sep, f"constraints.txt: not an exact pin: {line!r}"
+        pins[canonicalize_name(name)] = version.strip()
+    return pins
+
+
+def _needed(dist: str, extras: frozenset[str]) -> dict[str, str]:
+    """Every distribution (name -> installed version) that ``dist[extras]`` needs, transitively,
+    with environment markers evaluated as pip does."""
+    seen: dict[str, str] = {}
+    todo: list[tuple[str, frozenset[str]]] = [(dist, extras)]
+    done: set[tuple[str, frozenset[str]]] = set()
+    while todo:
+        name, wanted = todo.pop()
+        if (name, wanted) in done:
+            continue
+        done.add((name, wanted))
+        try:
+            installed = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            pytest.fail(f"{name} is needed but not installed")
+        seen[canonicalize_name(name)] = installed.version
+        for text in installed.requires or []:
+            req = Requirement(text)
+            if req.marker is not None:
+                envs = [{**default_environment(), "extra": e} for e in (wanted or {""})]
+                if not any(req.marker.evaluate(env) for env in envs):
+                    continue
+            todo.append((req.name, frozenset(req.extras)))
+    return seen
+
+
+def test_pip_check_is_clean() -> None:
+    out = subprocess.run([sys.executable, "-m", "pip", "check"], capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_the_lock_pins_everything_the_test_extra_installs() -> None:
+    if not LOCK.exists():
+        pytest.skip("no constraints.txt beside pyproject.toml (not a source checkout)")
+    pins = _pins()
+    needed = _needed("tooluse", frozenset({"test"}))
+    needed.pop("tooluse")
+    for tool in INSTALLER_TOOLS:  # the venv's own installer; pip freeze leaves them out too
+        needed.pop(tool, None)
+    missing = sorted(set(needed) - set(pins))
+    assert not missing, f"not in constraints.txt (run: bash .ci/lock): {missing}"
+    assert "tooluse" not in pins, "the lock pins dependencies, never the project itself"
+    drift = {n: (v, pins[n]) for n, v in needed.items() if pins[n] != v}
+    assert not drift, (
+        "installed versions differ from the lock (installed, locked); install with "
+        f"`pip install -e '.[test]' -c constraints.txt`, or refresh it with `bash .ci/lock`: {drift}"
+    )
