@@ -33,6 +33,11 @@ class Backend:
     name: str = "backend"
     #: A model identifier to report in responses when the request names none.
     model: str | None = None
+    #: Wire APIs (codec ``TARGET``s) whose ``Request.passthrough`` this backend sends on to
+    #: an upstream speaking the same API; every other backend ignores passthrough.
+    forwards: frozenset[str] = frozenset()
+    #: Whether the backend guarantees ``Request.response_schema`` (structured output).
+    structured_output: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -54,6 +59,11 @@ class Backend:
             yield from events_from_response(self.complete(request))
             return
         yield from _iterate_async(self.astream(request))
+
+    def count_tokens(self, request: Request) -> int | None:
+        """The input tokens ``request`` costs, exactly, or None when the backend cannot tell
+        without running it (the gateway then estimates)."""
+        return None
 
     # -- async ------------------------------------------------------------------------------
     async def acomplete(self, request: Request) -> Response:

@@ -90,9 +90,13 @@ class WireFormatError(ToolUseError, ValueError):
     ``path`` locates the offending field; ``str()`` gives ``"tools.0.name: message"``.
     """
 
-    def __init__(self, message: str, path: Path = ()) -> None:
+    def __init__(
+        self, message: str, path: Path = (), *, details: dict[str, Any] | None = None
+    ) -> None:
         self.path = tuple(path)
         self.message = message
+        #: Machine-readable details an API puts in its error (``{"error_code": ...}``).
+        self.details = details
         super().__init__(f"{format_path(self.path)}: {message}" if self.path else message)
 
 

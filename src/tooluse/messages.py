@@ -20,6 +20,7 @@ __all__ = [
     "ImageBlock",
     "JsonBlock",
     "Message",
+    "Passthrough",
     "Request",
     "Response",
     "ResultPart",
@@ -153,6 +154,8 @@ class ToolSpec(_Model):
     name: str
     description: str = ""
     input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+    #: Calls must match ``input_schema`` exactly (a grammar guarantees it on text backends).
+    strict: bool = False
 
 
 class ToolChoice(_Model):
@@ -175,6 +178,25 @@ class ToolChoice(_Model):
         return self
 
 
+class Passthrough(_Model):
+    """What a client's request holds that the neutral model does not carry, kept verbatim for
+    a backend that speaks that same API upstream (and ignored by every other backend).
+
+    ``api`` names the wire API (a codec's ``TARGET``); ``fields`` are top-level request
+    fields, ``tools`` whole tool definitions (server tools), ``tool_fields`` the extra fields
+    of a neutral tool by its name, ``headers`` HTTP headers (a beta header). ``required``
+    lists the fields a backend that cannot forward them must refuse rather than ignore
+    (a server tool cannot be left out silently: the model would answer without it).
+    """
+
+    api: str
+    fields: dict[str, Any] = Field(default_factory=dict)
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    tool_fields: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    headers: dict[str, str] = Field(default_factory=dict)
+    required: list[str] = Field(default_factory=list)
+
+
 class Request(_Model):
     """One model call: the conversation so far, the tools and the sampling settings."""
 
@@ -189,6 +211,9 @@ class Request(_Model):
     top_k: int | None = None
     stop_sequences: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: Structured output: the answer is one JSON value matching this schema, as text.
+    response_schema: dict[str, Any] | None = None
+    passthrough: Passthrough | None = None
 
     @field_validator("system", mode="before")
     @classmethod

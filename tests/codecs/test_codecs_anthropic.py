@@ -145,7 +145,7 @@ BAD = [
      "messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_other"),
     (_set([{"type": "text", "text": "no result"}], "messages", 2, "content"),
      "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01A09q90qw90lq917835lq9"),
-    (_set("system", "messages", 0, "role"), "messages.0.role: Input should be 'user' or 'assistant'"),
+    (_set("tool", "messages", 0, "role"), "messages.0.role: Input should be 'user', 'assistant' or 'system'"),
     (_set("video", "messages", 1, "content", 0, "type"),
      "messages.1.content.0.type: Input tag 'video' found using 'type' does not match any of the expected tags"),
     (_pop("messages", 1, "content", 1, "input"), "messages.1.content.1.input: Field required"),

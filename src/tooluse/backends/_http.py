@@ -142,11 +142,17 @@ class HTTPBackend(Backend):
     _end_marker = False
 
     # -- plumbing ---------------------------------------------------------------------------
-    def _headers(self) -> dict[str, str]:
+    def _headers(self, request: Request | None = None) -> dict[str, str]:
         headers = {"content-type": "application/json", "accept": "application/json"}
         headers.update(self._auth_headers())
         headers.update(self.extra_headers)
+        if request is not None:
+            headers.update(self._request_headers(request))
         return headers
+
+    def _request_headers(self, request: Request) -> dict[str, str]:
+        """Headers a request itself asks for (a client's beta header, passed through)."""
+        return {}
 
     def _url(self, request: Request, *, stream: bool) -> str:
         return self.base_url + self._path(request, stream=stream)
@@ -178,13 +184,13 @@ class HTTPBackend(Backend):
     # -- sync -------------------------------------------------------------------------------
     def complete(self, request: Request) -> Response:
         url = self._url(request, stream=False)
-        response = self.upstream.send(url, self._body(request, stream=False), self._headers(),
+        response = self.upstream.send(url, self._body(request, stream=False), self._headers(request),
                                       stream=False)
         return self._decode_json(response)
 
     def stream(self, request: Request) -> Iterator[Any]:
         url = self._url(request, stream=True)
-        response = self.upstream.send(url, self._body(request, stream=True), self._headers(),
+        response = self.upstream.send(url, self._body(request, stream=True), self._headers(request),
                                       stream=True)
         try:
             if _is_json(response):
@@ -216,13 +222,13 @@ class HTTPBackend(Backend):
     async def acomplete(self, request: Request) -> Response:
         url = self._url(request, stream=False)
         response = await self.upstream.asend(url, self._body(request, stream=False),
-                                             self._headers(), stream=False)
+                                             self._headers(request), stream=False)
         return self._decode_json(response)
 
     async def astream(self, request: Request) -> AsyncIterator[Any]:
         url = self._url(request, stream=True)
         response = await self.upstream.asend(url, self._body(request, stream=True),
-                                             self._headers(), stream=True)
+                                             self._headers(request), stream=True)
         try:
             if _is_json(response):
                 await response.aread()

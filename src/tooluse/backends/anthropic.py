@@ -62,6 +62,7 @@ class AnthropicBackend(HTTPBackend):
     """
 
     name = "anthropic"
+    forwards = frozenset({codec.TARGET})
 
     def __init__(
         self,
@@ -125,6 +126,16 @@ class AnthropicBackend(HTTPBackend):
         if self.betas:
             headers["anthropic-beta"] = ",".join(self.betas)
         return headers
+
+    def _request_headers(self, request: Request) -> dict[str, str]:
+        """The client's ``anthropic-beta`` (verbatim, joined with the backend's own betas)."""
+        passthrough = request.passthrough
+        sent = passthrough.headers.get("anthropic-beta") if passthrough is not None \
+            and passthrough.api == codec.TARGET else None
+        if not sent:
+            return {}
+        betas = [*self.betas, *(b.strip() for b in sent.split(",") if b.strip())]
+        return {"anthropic-beta": ",".join(dict.fromkeys(betas))}
 
     def _encode(self, request: Request, *, stream: bool) -> dict[str, Any]:
         if request.max_tokens is None:

@@ -54,6 +54,7 @@ __all__ = ["PromptToolsBackend", "build_text_prompt"]
 
 _WS = " \t\r\n"
 _CALLS_OPEN = "<function_calls>"
+_SCHEMA_INSTRUCTION = "Answer with only one JSON value (no other text) matching this JSON Schema: "
 
 
 def build_text_prompt(
@@ -70,8 +71,13 @@ def build_text_prompt(
     """
     prompt = encode_request(request, style=style)
     messages: list[TextMessage] = []
-    if prompt.system:
-        messages.append({"role": "system", "content": prompt.system})
+    system = prompt.system
+    schema = request.response_schema
+    if schema is not None:
+        system = (system + "\n\n" if system else "") + _SCHEMA_INSTRUCTION + json.dumps(
+            schema, ensure_ascii=False)
+    if system:
+        messages.append({"role": "system", "content": system})
     messages.extend({"role": t.role, "content": t.text} for t in prompt.turns)
     continuing = ""
     if messages and messages[-1]["role"] == "assistant":
@@ -83,14 +89,15 @@ def build_text_prompt(
         # No tools offered (or forbidden): a call block must not even begin.
         if _CALLS_OPEN not in stops:
             stops.append(_CALLS_OPEN)
-        if request.tools and grammar and not continuing:
-            # Tools forbidden but in the conversation: plain text only, no XML echoes.
-            return messages, "", stops, tool_call_grammar(request.tools, choice, limits)
+        if (request.tools or schema is not None) and grammar and not continuing:
+            # Tools forbidden but in the conversation: plain text only, no XML echoes; or
+            # structured output: one JSON value of the schema.
+            return messages, "", stops, tool_call_grammar(request.tools, choice, limits, schema)
         return messages, continuing, stops, None
     if FUNCTION_CALLS_STOP not in stops:
         stops.append(FUNCTION_CALLS_STOP)
     if grammar and not continuing:
-        tool_grammar = tool_call_grammar(request.tools, choice, limits)
+        tool_grammar = tool_call_grammar(request.tools, choice, limits, schema)
         return messages, tool_grammar.prefill, stops, tool_grammar
     prefill = continuing
     if prompt.prefill:
@@ -130,6 +137,8 @@ class PromptToolsBackend(Backend):
         self.limits = limits or GrammarLimits()
         self.model = model or getattr(text_backend, "model", None)
         self.stop_on_malformed_call = stop_on_malformed_call
+        #: Structured output and ``strict`` tools are guaranteed only under the grammar.
+        self.structured_output = grammar
         #: Timings and token counts of the last request (for benchmarks and the demo).
         self.last_end: TextEnd | None = None
 

@@ -369,28 +369,38 @@ def tool_call_grammar(
     tools: Sequence[ToolSpec],
     choice: ToolChoice | None = None,
     limits: GrammarLimits | None = None,
+    response_schema: Mapping[str, Any] | None = None,
 ) -> ToolGrammar:
     """The grammar (and the prefill it starts after) for ``tools`` under ``choice``.
 
-    ``none`` gets plain text only. Results are cached per tool set, choice and limits, so a
-    tool loop compiles its grammar once.
+    ``none`` gets plain text only. With ``response_schema`` (structured output) the text
+    answer is one JSON value matching it instead of free text. Results are cached per tool
+    set, choice, schema and limits, so a tool loop compiles its grammar once.
     """
     choice = choice or ToolChoice()
     limits = limits or GrammarLimits()
     key = (
         tuple(json.dumps(t.model_dump(), sort_keys=True, default=str) for t in tools),
         choice.type, choice.name, choice.disable_parallel_tool_use, limits,
+        None if response_schema is None else json.dumps(response_schema, sort_keys=True),
     )
     return _build(key)
 
 
 @lru_cache(maxsize=64)
 def _build(key: tuple[Any, ...]) -> ToolGrammar:
-    tool_dumps, choice_type, choice_name, no_parallel, limits = key
+    tool_dumps, choice_type, choice_name, no_parallel, limits, schema_dump = key
     tools = [ToolSpec.model_validate(json.loads(d)) for d in tool_dumps]
     rules = _Rules(limits)
+    if schema_dump is None:
+        answer: Node = rules.text
+        text_then_calls = True
+    else:
+        schema = json.loads(schema_dump)
+        answer = Rule("answer", value_grammar(schema, rules, schema, xml=False))
+        text_then_calls = False  # a JSON answer is the whole answer
     if choice_type == "none" or not tools:
-        return ToolGrammar(root=rules.text, prefill="", key=key)
+        return ToolGrammar(root=answer, prefill="", key=key)
     bodies = {t.name: _invoke_body(t, rules) for t in tools}
     if choice_type == "tool":
         if choice_name not in bodies:
@@ -415,4 +425,5 @@ def _build(key: tuple[Any, ...]) -> ToolGrammar:
         prefill = FUNCTION_CALLS_OPEN + "<invoke>\n<tool_name>"
         return ToolGrammar(root=seq(named, tail), prefill=prefill, key=key)
     calls = seq(FUNCTION_CALLS_OPEN + "<invoke>\n", invoke_rest, tail)
-    return ToolGrammar(root=alt(calls, seq(rules.text, opt(calls))), prefill="", key=key)
+    after = seq(answer, opt(calls)) if text_then_calls else answer
+    return ToolGrammar(root=alt(calls, after), prefill="", key=key)

@@ -77,6 +77,12 @@ async def _health(request: HttpRequest) -> Response:
     )
 
 
+async def _root(request: HttpRequest) -> Response:
+    """``GET``/``HEAD /``: 200, as the real API hosts answer (Claude Code probes it with HEAD
+    before its first request)."""
+    return JSONResponse({"service": "tooluse gateway"})
+
+
 def create_app(
     backend: Backend | str,
     *,
@@ -139,6 +145,7 @@ def create_app(
         Route("/model/{model_id:path}/converse", converse_endpoint, methods=["POST"]),
         Route("/v1/chat/completions", chat_completions_endpoint, methods=["POST"]),
         Route("/health", _health, methods=["GET"]),
+        Route("/", _root, methods=["GET"]),
         Route("/openapi.json", openapi_endpoint, methods=["GET"]),
     ]
     handlers: dict[Any, Any] = {HTTPException: _http_exception, Exception: _unexpected}

@@ -31,6 +31,7 @@ from .body import parse_json_object, read_body
 from .common import input_error, output_error
 from .encoding import JsonResponse, json_bytes
 from .errors import GatewayError
+from .policy import check_servable
 from .state import GatewayState
 
 __all__ = ["WireApi", "api_endpoint"]
@@ -110,6 +111,7 @@ def api_endpoint(api: WireApi) -> Callable[[HttpRequest], Awaitable[Response]]:
             data = parse_json_object(body)
             stream = api.stream_requested(data, request)
             neutral = api.decode(data, request)
+            check_servable(neutral, state.backend)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
             return fail(input_error(exc))
 

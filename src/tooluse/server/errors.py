@@ -44,6 +44,8 @@ class GatewayError(ToolUseError):
     headers: dict[str, str] = field(default_factory=dict)
     #: A more precise AWS error code than the kind gives (``InvalidSignatureException``).
     aws_code: str | None = None
+    #: Machine-readable details (``{"error_code": ...}``) for APIs whose errors carry them.
+    details: dict[str, object] | None = None
 
     def __post_init__(self) -> None:
         super().__init__(self.message)
@@ -57,7 +59,9 @@ def from_exception(exc: BaseException) -> GatewayError:
     """
     if isinstance(exc, GatewayError):
         return exc
-    if isinstance(exc, (WireFormatError, ConversionError)):
+    if isinstance(exc, WireFormatError):
+        return GatewayError(str(exc), "invalid_request", path=exc.path, details=exc.details)
+    if isinstance(exc, ConversionError):
         return GatewayError(str(exc), "invalid_request", path=exc.path)
     if isinstance(exc, BackendError):
         return GatewayError(exc.message, exc.kind, retry_after=exc.retry_after)

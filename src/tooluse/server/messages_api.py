@@ -16,7 +16,7 @@ from typing import Any
 from starlette.requests import Request as HttpRequest
 
 from ..codecs import anthropic as codec
-from ..messages import Request
+from ..messages import Passthrough, Request
 from ..messages import Response as NeutralResponse
 from .auth import check_api_key
 from .endpoint import WireApi, api_endpoint
@@ -35,7 +35,10 @@ def _encode_sse(events: Iterator[Any], data: dict[str, Any]) -> Iterator[bytes]:
 
 
 def error_body(error: GatewayError) -> dict[str, Any]:
-    return codec.error_body(error.kind, error.message)[1]
+    body = codec.error_body(error.kind, error.message)[1]
+    if error.details:
+        body["error"]["details"] = dict(error.details)
+    return body
 
 
 def _error_status(error: GatewayError) -> int:
@@ -51,7 +54,17 @@ def _check_key(request: HttpRequest, state: GatewayState) -> None:
 
 
 def _decode(data: dict[str, Any], request: HttpRequest) -> Request:
-    return codec.decode_request(data)
+    """The codec's request, plus the ``anthropic-beta`` header verbatim (never allow-listed:
+    an Anthropic upstream gets it as sent; other backends ignore it)."""
+    neutral = codec.decode_request(data)
+    beta = request.headers.get("anthropic-beta")
+    if beta:
+        passthrough = neutral.passthrough or Passthrough(api=codec.TARGET)
+        passthrough = passthrough.model_copy(
+            update={"headers": {**passthrough.headers, "anthropic-beta": beta}}
+        )
+        neutral = neutral.model_copy(update={"passthrough": passthrough})
+    return neutral
 
 
 def _encode_response(response: NeutralResponse, latency_ms: int) -> dict[str, Any]:

@@ -1,4 +1,10 @@
-"""What the gateway enforces on a backend's answer: ``disable_parallel_tool_use``.
+"""What the gateway enforces: that the backend can serve a request, and
+``disable_parallel_tool_use`` on a backend's answer.
+
+Before a request runs, :func:`check_servable` refuses (400, naming the field) what the
+backend would otherwise silently leave out: server tools that only an upstream of the
+client's own API runs (``Request.passthrough.required``), and structured output on a
+backend that cannot guarantee it.
 
 Backends are *asked* through the neutral :class:`~tooluse.messages.ToolChoice` (the local
 backend builds its prompt and grammar from it; a remote API passes it on), but a prompted
@@ -17,12 +23,35 @@ import logging
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..backend import Backend
 from ..messages import Request, Response, ToolUseBlock
 from ..stream import BlockStart, BlockStop, TextDelta, ToolInputDelta
+from .errors import GatewayError
 
-__all__ = ["limit_response_calls", "limit_stream_calls", "max_tool_calls"]
+__all__ = ["check_servable", "limit_response_calls", "limit_stream_calls", "max_tool_calls"]
 
 log = logging.getLogger("tooluse.server")
+
+
+def check_servable(request: Request, backend: Backend) -> None:
+    """Raise a 400 :class:`GatewayError` for what ``backend`` cannot serve in ``request``."""
+    passthrough = request.passthrough
+    forwarded = passthrough is not None and passthrough.api in backend.forwards
+    if passthrough is not None and passthrough.required and not forwarded:
+        where, _, what = passthrough.required[0].partition(": ")
+        path = tuple(int(p) if p.isdigit() else p for p in where.split("."))
+        raise GatewayError(
+            f"{where}: tool type {what!r} is a server tool that only the {passthrough.api} API "
+            f"runs; this gateway's backend ({backend.name}) cannot run it",
+            "invalid_request",
+            path=path,
+        )
+    if request.response_schema is not None and not (forwarded or backend.structured_output):
+        raise GatewayError(
+            f"structured output (a JSON schema for the answer) is not supported by this "
+            f"gateway's backend ({backend.name})",
+            "invalid_request",
+        )
 
 
 def max_tool_calls(request: Request) -> int | None:

@@ -78,6 +78,92 @@ class _Tool(WireModel):
     description: str | None = None
     input_schema: dict[str, Any]
     cache_control: _CacheControl | None = None
+    strict: bool | None = None
+    defer_loading: bool | None = None
+    input_examples: list[dict[str, Any]] | None = None
+    eager_input_streaming: bool | None = None
+    allowed_callers: list[str] | None = None
+
+
+#: A custom tool's fields beyond what :class:`~tooluse.messages.ToolSpec` carries (kept for
+#: an Anthropic upstream).
+TOOL_EXTRAS = ("cache_control", "defer_loading", "input_examples", "eager_input_streaming",
+               "allowed_callers")
+
+
+class _ServerTool(LenientModel):
+    """An Anthropic-defined tool (``web_search_20250305``, ``bash_20250124``...): its fields
+    are the upstream's to check; here only that it is one."""
+
+    type: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*_[0-9]{8}$")]
+    name: str = Field(min_length=1)
+
+
+class _Document(WireModel):
+    type: Literal["document"]
+    source: dict[str, Any]
+    title: str | None = None
+    context: str | None = None
+    citations: dict[str, Any] | None = None
+    cache_control: _CacheControl | None = None
+
+
+class _SearchResult(WireModel):
+    type: Literal["search_result"]
+    source: str
+    title: str
+    content: list[_Text]
+    citations: dict[str, Any] | None = None
+    cache_control: _CacheControl | None = None
+
+
+class _Thinking(WireModel):
+    type: Literal["thinking"]
+    thinking: str
+    signature: str | None = None
+    cache_control: _CacheControl | None = None
+
+
+class _RedactedThinking(WireModel):
+    type: Literal["redacted_thinking"]
+    data: str
+    cache_control: _CacheControl | None = None
+
+
+class _ThinkingEnabled(WireModel):
+    type: Literal["enabled"]
+    budget_tokens: int = Field(ge=1024)
+    display: str | None = None
+
+
+class _ThinkingAdaptive(WireModel):
+    type: Literal["adaptive"]
+    display: str | None = None
+
+
+class _ThinkingDisabled(WireModel):
+    type: Literal["disabled"]
+
+
+_THINKING: dict[str, type[WireModel]] = {
+    "enabled": _ThinkingEnabled,
+    "adaptive": _ThinkingAdaptive,
+    "disabled": _ThinkingDisabled,
+}
+
+
+class _JsonSchemaFormat(WireModel):
+    type: Literal["json_schema"]
+    schema_: dict[str, Any] = Field(alias="schema")
+
+
+class _OutputConfig(WireModel):
+    effort: str | None = None
+    format: _JsonSchemaFormat | None = None
+
+
+class _ContextManagement(WireModel):
+    edits: list[dict[str, Any]] | None = None
 
 
 class _ChoiceAuto(WireModel):
@@ -106,7 +192,7 @@ class _Metadata(WireModel):
 
 
 class _Message(WireModel):
-    role: Literal["user", "assistant"]
+    role: Literal["user", "assistant", "system"]
     content: Any
 
 
@@ -123,6 +209,16 @@ class _Request(WireModel):
     top_k: int | None = Field(default=None, ge=0)
     metadata: _Metadata | None = None
     stream: bool | None = None
+    thinking: Any = None
+    output_config: _OutputConfig | None = None
+    context_management: _ContextManagement | None = None
+    service_tier: Literal["auto", "standard_only"] | None = None
+    inference_geo: str | None = None
+    container: Any = None
+    cache_control: _CacheControl | None = None
+    # Beta features the gateway cannot serve; validated in .requests to answer as the API does.
+    thread: Any = None
+    mcp_servers: Any = None
 
 
 _BLOCKS: dict[str, type[WireModel]] = {
@@ -130,8 +226,17 @@ _BLOCKS: dict[str, type[WireModel]] = {
     "image": _Image,
     "tool_use": _ToolUse,
     "tool_result": _ToolResult,
+    "document": _Document,
+    "search_result": _SearchResult,
+    "thinking": _Thinking,
+    "redacted_thinking": _RedactedThinking,
 }
-_RESULT_PARTS: dict[str, type[WireModel]] = {"text": _Text, "image": _Image}
+_RESULT_PARTS: dict[str, type[WireModel]] = {
+    "text": _Text,
+    "image": _Image,
+    "document": _Document,
+    "search_result": _SearchResult,
+}
 _SOURCES: dict[str, type[WireModel]] = {"base64": _Base64Source, "url": _UrlSource}
 _CHOICES: dict[str, type[WireModel]] = {
     "auto": _ChoiceAuto,

@@ -31,6 +31,7 @@ from ...messages import (
     ImageBlock,
     JsonBlock,
     Message,
+    Passthrough,
     Request,
     TextBlock,
     ToolChoice,
@@ -57,20 +58,33 @@ from ._wire import (
     _CHOICES,
     _RESULT_PARTS,
     _SOURCES,
+    _THINKING,
     IMAGE_MEDIA_TYPES,
     TARGET,
+    TOOL_EXTRAS,
     _Base64Source,
+    _Document,
     _Image,
     _Message,
+    _RedactedThinking,
     _Request,
+    _SearchResult,
+    _ServerTool,
     _Text,
+    _Thinking,
     _Tool,
     _ToolResult,
     _ToolUse,
     _UrlSource,
 )
 
-_ROLE_BLOCKS = {"user": ("text", "image", "tool_result"), "assistant": ("text", "tool_use")}
+_ROLE_BLOCKS = {
+    "user": ("text", "image", "tool_result", "document", "search_result"),
+    "assistant": ("text", "tool_use", "thinking", "redacted_thinking"),
+}
+#: Top-level fields kept verbatim for an Anthropic upstream (ignored by other backends; the
+#: policy table in docs/server.md says why for each).
+_FORWARDED = ("output_config", "service_tier", "inference_geo", "container", "cache_control")
 
 _PAIRING = PairingWords(
     missing=lambda ids: (
@@ -132,6 +146,37 @@ def _text(text: str, path: Path) -> TextBlock:
     return TextBlock(text=text)
 
 
+def _document(block: _Document, path: Path) -> TextBlock:
+    """A text document is carried as text (its title first); a PDF or a document by URL
+    is refused: no tooluse backend reads PDFs, and dropping it would answer without it."""
+    source = block.source
+    kind = source.get("type")
+    if kind == "text" and isinstance(source.get("data"), str):
+        body = source["data"]
+    elif kind == "content" and isinstance(source.get("content"), (str, list)):
+        parts = source["content"]
+        body = parts if isinstance(parts, str) else "\n\n".join(
+            _text(validate(_Text, p, (*path, "source", "content", k)).text,
+                  (*path, "source", "content", k)).text
+            for k, p in enumerate(parts)
+        )
+    else:
+        raise WireFormatError(
+            f"document source type {kind!r} is not supported by this gateway (only 'text' and "
+            "'content' documents are carried, as text)",
+            (*path, "source", "type"),
+        )
+    head = [x for x in (block.title, block.context) if x]
+    return _text("\n\n".join([*head, body]), path)
+
+
+def _search_result(block: _SearchResult, path: Path) -> TextBlock:
+    """A search result is carried as text: its title, source and content."""
+    content = "\n\n".join(_text(p.text, (*path, "content", k)).text
+                           for k, p in enumerate(block.content))
+    return TextBlock(text=f"{block.title}\n{block.source}\n\n{content}")
+
+
 def _result_content(content: Any, path: Path) -> list[TextBlock | ImageBlock]:
     if content is None:
         return []
@@ -144,21 +189,33 @@ def _result_content(content: Any, path: Path) -> list[TextBlock | ImageBlock]:
         part = dispatch(raw, (*path, k), _RESULT_PARTS)
         if isinstance(part, _Text):
             parts.append(_text(part.text, (*path, k)))
+        elif isinstance(part, _Document):
+            parts.append(_document(part, (*path, k)))
+        elif isinstance(part, _SearchResult):
+            parts.append(_search_result(part, (*path, k)))
         else:
             assert isinstance(part, _Image)
             parts.append(_image(part, (*path, k)))
     return parts
 
 
-def _block(raw: Any, path: Path, role: str) -> ContentBlock:
+def _block(raw: Any, path: Path, role: str) -> ContentBlock | None:
+    """The neutral block, or None for a block that is dropped (thinking in the history:
+    tooluse never asks a model to think, so there is no turn to give it back to)."""
     block = dispatch(raw, path, _BLOCKS)
     kind = raw["type"]
     if kind not in _ROLE_BLOCKS[role]:
         raise WireFormatError(f"`{kind}` blocks are not allowed in {role} messages", (*path, "type"))
+    if isinstance(block, (_Thinking, _RedactedThinking)):
+        return None
     if isinstance(block, _Text):
         return _text(block.text, path)
     if isinstance(block, _Image):
         return _image(block, path)
+    if isinstance(block, _Document):
+        return _document(block, path)
+    if isinstance(block, _SearchResult):
+        return _search_result(block, path)
     if isinstance(block, _ToolUse):
         return ToolUseBlock(id=block.id, name=block.name, input=block.input)
     assert isinstance(block, _ToolResult)
@@ -169,23 +226,49 @@ def _block(raw: Any, path: Path, role: str) -> ContentBlock:
     )
 
 
-def _turns(messages: list[Any]) -> list[Turn]:
+def _system_message(msg: _Message, path: Path) -> list[TextBlock]:
+    """A mid-conversation ``role: "system"`` message: its text joins the system prompt (the
+    neutral model has one system prompt; its place in the conversation is not kept)."""
+    if isinstance(msg.content, str):
+        return [_text(msg.content, (*path, "content"))]
+    if not isinstance(msg.content, list):
+        raise WireFormatError("Input should be a valid string or a valid list", (*path, "content"))
+    out = []
+    for k, raw in enumerate(msg.content):
+        block = dispatch(raw, (*path, "content", k), {"text": _Text})
+        assert isinstance(block, _Text)
+        out.append(_text(block.text, (*path, "content", k)))
+    return out
+
+
+def _turns(messages: list[Any], system: list[TextBlock]) -> list[Turn]:
+    """The alternating turns; ``role: "system"`` messages' text is appended to ``system``."""
     if not messages:
         raise WireFormatError("at least one message is required", ("messages",))
     turns: list[Turn] = []
-    last = len(messages) - 1
+    kept = [i for i, m in enumerate(messages) if not (isinstance(m, dict) and m.get("role") == "system")]
+    last = kept[-1] if kept else -1
     for i, raw in enumerate(messages):
         path: Path = ("messages", i)
         msg = validate(_Message, raw, path)
+        if msg.role == "system":
+            system.extend(_system_message(msg, path))
+            continue
         if isinstance(msg.content, str):
             blocks: list[tuple[Path, ContentBlock]] = (
                 [((*path, "content"), TextBlock(text=msg.content))] if msg.content else []
             )
         elif isinstance(msg.content, list):
-            blocks = [
-                ((*path, "content", j), _block(b, (*path, "content", j), msg.role))
-                for j, b in enumerate(msg.content)
-            ]
+            dropped = 0
+            blocks = []
+            for j, b in enumerate(msg.content):
+                block = _block(b, (*path, "content", j), msg.role)
+                if block is None:
+                    dropped += 1
+                else:
+                    blocks.append(((*path, "content", j), block))
+            if dropped and not blocks:
+                continue  # a turn of thinking only: nothing of it reaches a backend
         else:
             raise WireFormatError(
                 "Input should be a valid string or a valid list", (*path, "content")
@@ -200,7 +283,7 @@ def _turns(messages: list[Any]) -> list[Turn]:
             turns[-1].blocks.extend(blocks)  # the API combines consecutive same-role turns
         else:
             turns.append(Turn(role=msg.role, path=path, blocks=blocks))
-    if turns[0].role != "user":
+    if not turns or turns[0].role != "user":
         raise WireFormatError('first message must use the "user" role', ("messages",))
     check_tool_pairing(turns, _PAIRING)
     return turns
@@ -221,19 +304,56 @@ def _system(system: Any) -> list[TextBlock]:
     return out
 
 
-def _tools(tools: list[Any] | None) -> list[ToolSpec]:
+def _tools(tools: list[Any] | None, passthrough: Passthrough) -> list[ToolSpec]:
+    """The custom tools; server tools go to ``passthrough`` (an Anthropic upstream runs them,
+    any other backend must refuse them)."""
     specs: list[ToolSpec] = []
     names: set[str] = set()
     for k, raw in enumerate(tools or []):
-        tool = validate(_Tool, raw, ("tools", k))
-        check_input_schema(tool.input_schema, ("tools", k, "input_schema"))
-        if tool.name in names:
+        if isinstance(raw, dict) and raw.get("type") not in (None, "custom"):
+            server = validate(_ServerTool, raw, ("tools", k))
+            name = server.name
+            passthrough.tools.append(raw)
+            passthrough.required.append(f"tools.{k}: {server.type}")
+        else:
+            tool = validate(_Tool, raw, ("tools", k))
+            check_input_schema(tool.input_schema, ("tools", k, "input_schema"))
+            name = tool.name
+            extras = {key: raw[key] for key in TOOL_EXTRAS if raw.get(key) is not None}
+            if extras:
+                passthrough.tool_fields[name] = extras
+            specs.append(ToolSpec(name=name, description=tool.description or "",
+                                  input_schema=tool.input_schema, strict=bool(tool.strict)))
+        if name in names:
             raise WireFormatError("Tool names must be unique.", ("tools", k, "name"))
-        names.add(tool.name)
-        specs.append(
-            ToolSpec(name=tool.name, description=tool.description or "", input_schema=tool.input_schema)
-        )
+        names.add(name)
     return specs
+
+
+def _refuse_betas(req: _Request) -> None:
+    """Beta features the gateway cannot serve, refused as the API refuses them, with the
+    ``error.details.error_code`` SDKs read to fall back by themselves."""
+    if req.thread is not None:
+        raise WireFormatError(
+            "message threads are not supported by this gateway; send the full conversation "
+            "without `thread`",
+            ("thread",),
+            details={"error_code": "thread_unsupported_request", "unsupported": []},
+        )
+    if req.mcp_servers is not None:
+        raise WireFormatError(
+            "the MCP connector is not supported by this gateway: connect the MCP servers in "
+            "the client and pass their tools as `tools`",
+            ("mcp_servers",),
+        )
+
+
+def _response_schema(req: _Request, path: Path) -> dict[str, Any] | None:
+    fmt = req.output_config.format if req.output_config is not None else None
+    if fmt is None:
+        return None
+    check_input_schema(fmt.schema_, (*path, "schema"))
+    return fmt.schema_
 
 
 def _tool_choice(raw: Any, specs: list[ToolSpec]) -> ToolChoice | None:
@@ -258,13 +378,25 @@ def _tool_choice(raw: Any, specs: list[ToolSpec]) -> ToolChoice | None:
 
 
 def decode_request(data: Any) -> Request:
-    """A Messages API request body -> :class:`Request` (raises :class:`WireFormatError`)."""
+    """A Messages API request body -> :class:`Request` (raises :class:`WireFormatError`).
+
+    What the neutral model cannot carry is kept in ``Request.passthrough`` for an Anthropic
+    upstream: the fields in ``_FORWARDED``, server tools, custom tools' extra fields.
+    ``thinking`` and ``context_management`` are validated and not forwarded (see
+    docs/server.md: the neutral model has no thinking blocks to hand back next turn).
+    """
     req = validate(_Request, data, ())
-    turns = _turns(req.messages)
-    tools = _tools(req.tools)
+    _refuse_betas(req)
+    if req.thinking is not None:
+        dispatch(req.thinking, ("thinking",), _THINKING)
+    system = _system(req.system)
+    turns = _turns(req.messages, system)
+    passthrough = Passthrough(api=TARGET)
+    tools = _tools(req.tools, passthrough)
+    passthrough.fields = {k: data[k] for k in _FORWARDED if data.get(k) is not None}
     return Request(
         model=req.model,
-        system=_system(req.system),
+        system=system,
         messages=[Message(role=t.role, content=[b for _, b in t.blocks]) for t in turns],  # type: ignore[arg-type]
         tools=tools,
         tool_choice=_tool_choice(req.tool_choice, tools),
@@ -278,6 +410,8 @@ def decode_request(data: Any) -> Request:
             if req.metadata is not None and req.metadata.user_id is not None
             else {}
         ),
+        response_schema=_response_schema(req, ("output_config", "format")),
+        passthrough=passthrough if passthrough != Passthrough(api=TARGET) else None,
     )
 
 
@@ -362,13 +496,11 @@ def encode_request(req: Request, *, strict: bool = True) -> dict[str, Any]:
             content = blocks[0]["text"]
         messages.append({"role": msg.role, "content": content})
     out["messages"] = messages
-    if req.tools:
-        out["tools"] = [
-            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
-            if t.description
-            else {"name": t.name, "input_schema": t.input_schema}
-            for t in req.tools
-        ]
+    forward = req.passthrough if req.passthrough is not None and req.passthrough.api == TARGET else None
+    if req.tools or (forward is not None and forward.tools):
+        out["tools"] = [_encode_tool(t, forward) for t in req.tools]
+        if forward is not None:
+            out["tools"].extend(forward.tools)
     if req.tool_choice is not None:
         choice: dict[str, Any] = {"type": req.tool_choice.type}
         if req.tool_choice.name is not None:
@@ -393,4 +525,22 @@ def encode_request(req: Request, *, strict: bool = True) -> dict[str, Any]:
             )
         if "user_id" in req.metadata:
             out["metadata"] = {"user_id": req.metadata["user_id"]}
+    if forward is not None:
+        for key, value in forward.fields.items():
+            out.setdefault(key, value)
+    if req.response_schema is not None:
+        config = out.setdefault("output_config", {})
+        config.setdefault("format", {"type": "json_schema", "schema": req.response_schema})
+    return out
+
+
+def _encode_tool(tool: ToolSpec, extra: Passthrough | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": tool.name}
+    if tool.description:
+        out["description"] = tool.description
+    out["input_schema"] = tool.input_schema
+    if tool.strict:
+        out["strict"] = True
+    if extra is not None:
+        out.update(extra.tool_fields.get(tool.name, {}))
     return out
