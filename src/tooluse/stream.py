@@ -198,7 +198,9 @@ def checked(events: Iterable[StreamEvent], *, source: str = "upstream") -> Itera
       answer then stops for ``max_tokens``, which cuts tool calls honestly);
     - a :class:`MessageDelta` without a stop reason, or while a block is still open;
     - a stream that ends before its :class:`MessageStop` (the terminal event: Messages
-      ``message_stop``, Chat ``finish_reason``, Converse ``messageStop``).
+      ``message_stop``, Chat ``finish_reason``, Converse ``messageStop``). The
+      :class:`MessageDelta` carrying the stop reason is held back until then, so a stream
+      cut between the two never shows a client its stop reason.
 
     Every backend that decodes a wire stream runs it through here, so the gateway answers
     an upstream that failed with a native in-stream error in every API, never a normal stop.
@@ -209,7 +211,7 @@ def checked(events: Iterable[StreamEvent], *, source: str = "upstream") -> Itera
     tools: dict[int, tuple[str, list[str]]] = {}
     open_blocks: set[int] = set()
     broken: tuple[BackendError, StreamEvent] | None = None  # a BlockStop held back one event
-    stop_reason = False
+    delta: MessageDelta | None = None  # held back until the MessageStop
     finished = False
     for event in events:
         if broken is not None:
@@ -218,6 +220,8 @@ def checked(events: Iterable[StreamEvent], *, source: str = "upstream") -> Itera
                 raise error
             broken = None
             yield held
+        if delta is not None and not isinstance(event, MessageStop):
+            raise cut(f"a {event.type} after the stop reason")
         if isinstance(event, (TextDelta, ToolInputDelta, BlockStop)) and (
             event.index not in open_blocks
         ):
@@ -243,11 +247,13 @@ def checked(events: Iterable[StreamEvent], *, source: str = "upstream") -> Itera
                 raise cut("the answer ended without a stop reason")
             if open_blocks:
                 raise cut(f"content block {min(open_blocks)} was never closed")
-            stop_reason = True
+            delta = event
+            continue
         elif isinstance(event, MessageStop):
-            if not stop_reason:
+            if delta is None:
                 raise cut("the message stopped without a stop reason")
             finished = True
+            yield delta
         yield event
     if broken is not None:
         raise broken[0]

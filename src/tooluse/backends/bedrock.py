@@ -105,12 +105,21 @@ class BedrockBackend(Backend):
         profile: str | None = None,
         max_retries: int = 2,
         timeout: float = 600.0,
+        connect_timeout: float | None = None,
+        read_timeout: float | None = None,
     ) -> None:
         self.model = model_id
         self.region = region
         self.profile = profile
-        self.max_retries = max_retries
-        self.timeout = timeout
+        self.max_retries = int(max_retries)
+        # botocore has no deadline for a whole call: ``timeout`` is its read timeout unless
+        # ``read_timeout`` is given (the names match the HTTP backends' options).
+        self.timeout = float(timeout)
+        self.read_timeout = float(read_timeout) if read_timeout is not None else self.timeout
+        self.connect_timeout = (float(connect_timeout) if connect_timeout is not None
+                                else min(10.0, self.read_timeout))
+        if min(self.read_timeout, self.connect_timeout) <= 0 or self.max_retries < 0:
+            raise ValueError("bedrock: timeouts must be > 0 seconds and max_retries >= 0")
         self._client = client
 
     @property
@@ -127,8 +136,8 @@ class BedrockBackend(Backend):
             session = boto3.Session(profile_name=self.profile) if self.profile else boto3.Session()
             config = Config(
                 retries={"max_attempts": self.max_retries + 1, "mode": "standard"},
-                read_timeout=self.timeout,
-                connect_timeout=min(10.0, self.timeout),
+                read_timeout=self.read_timeout,
+                connect_timeout=self.connect_timeout,
             )
             try:
                 self._client = session.client(

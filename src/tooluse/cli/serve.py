@@ -8,6 +8,9 @@ import ssl
 import sys
 from typing import Any
 
+from ..backends._retry import RetryPolicy
+from ..backends._upstream import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_TIMEOUT
+
 __all__ = ["register"]
 
 
@@ -61,14 +64,58 @@ def register(sub: Any) -> None:
         metavar="PEM",
         help="the certificate's private key (PEM), if --ssl-certfile does not hold it",
     )
+    upstream = p.add_argument_group(
+        "upstream", "bounds on calls to an HTTP backend (anthropic:, openai:, openai-prompt:). "
+        "A silent upstream is answered with each API's native timeout error within "
+        "--upstream-timeout seconds. bedrock: takes them too, but botocore has no deadline for "
+        "a whole call: there --upstream-timeout is its read timeout. See docs/server.md")
+    upstream.add_argument(
+        "--upstream-timeout", type=float, default=None, metavar="SECONDS",
+        help="deadline of a backend call until its answer starts, retries and their waits "
+        f"included (default {DEFAULT_TIMEOUT:g})")
+    upstream.add_argument(
+        "--upstream-connect-timeout", type=float, default=None, metavar="SECONDS",
+        help=f"seconds to open a connection to the upstream (default {DEFAULT_CONNECT_TIMEOUT:g})")
+    upstream.add_argument(
+        "--upstream-read-timeout", type=float, default=None, metavar="SECONDS",
+        help=f"longest silence allowed while a stream is awaited or read "
+        f"(default {DEFAULT_READ_TIMEOUT:g})")
+    upstream.add_argument(
+        "--upstream-retries", type=int, default=None, metavar="N",
+        help="retries of a failed call (429, 5xx, timeouts, connection errors) before its "
+        f"answer starts, with backoff honouring retry-after (default {RetryPolicy.max_retries})")
     p.add_argument("--log-level", default="info")
     p.set_defaults(func=_run)
+
+
+#: ``tooluse serve`` flag -> the backend option it sets (see tooluse.backends._upstream).
+_UPSTREAM_OPTIONS = {
+    "upstream_timeout": "timeout",
+    "upstream_connect_timeout": "connect_timeout",
+    "upstream_read_timeout": "read_timeout",
+    "upstream_retries": "max_retries",
+}
+
+
+def _upstream_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The backend options the --upstream-* flags set; ValueError for a bad value."""
+    options: dict[str, Any] = {}
+    for flag, option in _UPSTREAM_OPTIONS.items():
+        value = getattr(args, flag, None)
+        if value is None:
+            continue
+        if option == "max_retries" and value < 0 or option != "max_retries" and not value > 0:
+            raise ValueError(f"--{flag.replace('_', '-')} must be "
+                             f"{'>= 0' if option == 'max_retries' else '> 0'}, not {value}")
+        options[option] = value
+    return options
 
 
 def _run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
+        from ..backends.registry import load_backend
         from ..server import DEFAULT_MAX_BODY_BYTES, create_app
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
         print(f"tooluse serve needs the 'server' extra: pip install 'tooluse[server]' ({exc})",
@@ -97,8 +144,18 @@ def _run(args: argparse.Namespace) -> int:
             print(f"--{name.replace('_', '-')}: no such file: {path}", file=sys.stderr)
             return 2
     try:
+        backend: Any = args.backend
+        options = _upstream_options(args)
+        if options:
+            try:
+                backend = load_backend(args.backend, **options)
+            except TypeError:
+                raise ValueError(f"it takes no {', '.join(sorted(options))} option "
+                                 "(the --upstream-* flags are for HTTP and Bedrock backends)"
+                                 ) from None
         app = create_app(
-            args.backend,
+            backend,
+            close_backend=True,
             api_keys=keys,
             aws_credentials=credentials,
             max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,

@@ -36,6 +36,7 @@ from anyio import CancelScope
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from ..cancel import CancelSignal, cancelling
 from .common import output_error
 from .errors import GatewayError
 
@@ -147,7 +148,10 @@ class GatewayStreamingResponse:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         pipe = _Pipe()
-        stop = threading.Event()
+        # Set when the writer ends (the client left, or the stream is over); current in the
+        # worker thread, so the backend's HTTP plumbing stops retrying and aborts a socket
+        # read blocked on a silent upstream (tooluse.cancel).
+        stop = CancelSignal()
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._watch_disconnect, receive, tg.cancel_scope)
             tg.start_soon(self._run_producer, pipe, stop)
@@ -166,8 +170,12 @@ class GatewayStreamingResponse:
                 scope.cancel()
                 return
 
-    async def _run_producer(self, pipe: _Pipe, stop: threading.Event) -> None:
+    async def _run_producer(self, pipe: _Pipe, stop: CancelSignal) -> None:
         def work() -> None:
+            with cancelling(stop):
+                pump()
+
+        def pump() -> None:
             chunks: Iterator[bytes] | None = None
             try:
                 chunks = self.produce()
