@@ -24,7 +24,9 @@
 
 Outside the tree, on purpose: :class:`tooluse.runner.ToolError` is raised *by a tool
 function* (not by tooluse) to fail with exactly its message, and the runner turns it into
-the tool's error result; the demo's ``TickerNotFound`` is likewise its tool's own error.
+the tool's error result; the demo's ``TickerNotFound`` is likewise its tool's own error;
+``tooluse run``'s ``UsageError`` and the gateway's private ``_Closed`` never leave the code
+that raises them. (``tests/test_error_tree.py`` keeps this list true.)
 The second base (``ValueError``, ``RuntimeError``, ``ConnectionError``) keeps ``except``
 clauses written against the builtin working.
 
@@ -48,14 +50,15 @@ __all__ = [
     "ToolInputError",
     "ToolUseError",
     "WireFormatError",
-    "format_path",
+    "wire_path",
 ]
 
 Path = Sequence[str | int]
 
 
-def format_path(path: Path) -> str:
-    """``("tools", 0, "name")`` -> ``"tools.0.name"`` (the Messages API's spelling)."""
+def wire_path(path: Path) -> str:
+    """``("tools", 0, "name")`` -> ``"tools.0.name"``: a wire field path as the APIs spell it
+    in their errors (a tool input's path reads ``items[2].price``: ``tools.input_path``)."""
     return ".".join(str(p) for p in path)
 
 
@@ -97,7 +100,7 @@ class WireFormatError(ToolUseError, ValueError):
         self.message = message
         #: Machine-readable details an API puts in its error (``{"error_code": ...}``).
         self.details = details
-        super().__init__(f"{format_path(self.path)}: {message}" if self.path else message)
+        super().__init__(f"{wire_path(self.path)}: {message}" if self.path else message)
 
 
 class ConversionError(ToolUseError, ValueError):
@@ -107,7 +110,7 @@ class ConversionError(ToolUseError, ValueError):
         self.path = tuple(path)
         self.message = message
         self.target = target
-        where = f" at {format_path(self.path)}" if self.path else ""
+        where = f" at {wire_path(self.path)}" if self.path else ""
         to = f"{target}: " if target else ""
         super().__init__(f"{to}{message}{where}")
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tooluse.errors import ToolInputError
-from tooluse.tools import Tool, compile_validator, format_path
+from tooluse.tools import Tool, compile_validator, input_path
 from tooluse.tools import validation as validation_module
 
 WEATHER = {
@@ -120,10 +120,10 @@ def test_valid_input_returned_as_dict() -> None:
     assert tool.validate({"location": "Paris", "unit": "celsius"}) == {"location": "Paris", "unit": "celsius"}
 
 
-def test_format_path() -> None:
-    assert format_path(["items", 2, "price"]) == "items[2].price"
-    assert format_path([0, "a"]) == "[0].a"
-    assert format_path([]) == ""
+def test_input_path() -> None:
+    assert input_path(["items", 2, "price"]) == "items[2].price"
+    assert input_path([0, "a"]) == "[0].a"
+    assert input_path([]) == ""
 
 
 def test_validator_compiled_once_per_distinct_schema() -> None:

@@ -123,6 +123,3 @@ def error_from_body(body: Any, status: int | None) -> BackendError:
         error.message = "openai-prompt: " + error.message[len("openai: "):]
         error.args = (error.message,)
     return error
-
-
-# -- the tool-use backend -----------------------------------------------------------------------

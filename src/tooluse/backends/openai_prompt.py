@@ -470,7 +470,7 @@ class OpenAIChatTextBackend:
         self.upstream.close()
 
 
-# -- reading chunks -----------------------------------------------------------------------------
+# -- the tool-use backend -----------------------------------------------------------------------
 
 
 class OpenAIPromptBackend(PromptToolsBackend):

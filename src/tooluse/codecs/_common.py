@@ -23,18 +23,19 @@ from ..errors import ConversionError, WireFormatError
 from ..messages import (
     ContentBlock,
     ImageBlock,
-    JsonBlock,
     Message,
     Request,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
 )
+from ..tools.names import NAME_PATTERN as TOOL_NAME
 
 Path = tuple[str | int, ...]
 M = TypeVar("M", bound=BaseModel)
 
-NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
+#: The tool-name rule of :mod:`tooluse.tools.names` as pattern text, for field constraints.
+NAME_PATTERN = TOOL_NAME.pattern
 ID_PATTERN = r"^[a-zA-Z0-9_-]+$"
 
 
@@ -238,27 +239,6 @@ def check_tool_pairing(turns: Sequence[Turn], words: PairingWords) -> None:
         missing = [x for x in ids if x not in answered]
         if missing:
             raise WireFormatError(words.missing(missing), turn.path)
-
-
-def result_parts_as_text(
-    result: ToolResultBlock, path: Path, target: str, strict: bool, *, images: bool
-) -> list[TextBlock | ImageBlock]:
-    """A tool result's parts for a target without JSON parts (JSON becomes its text, the
-    documented conversion) and, when ``images`` is False, without images (strict: error;
-    otherwise a text placeholder)."""
-    out: list[TextBlock | ImageBlock] = []
-    for k, part in enumerate(result.content):
-        if isinstance(part, JsonBlock):
-            out.append(TextBlock(text=json_text(part.value)))
-        elif isinstance(part, ImageBlock) and not images:
-            unsupported(
-                "an image in a tool result cannot be carried", (*path, "content", k), target, strict
-            )
-            out.append(image_placeholder(part))
-        else:
-            assert isinstance(part, (TextBlock, ImageBlock))
-            out.append(part)
-    return out
 
 
 def place_blocks(req: Request, target: str, strict: bool) -> Request:

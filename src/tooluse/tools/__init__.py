@@ -11,7 +11,7 @@ from .signature import read_docstring, read_function
 from .source import ToolSource, expand_sources
 from .tool import Tool, tool
 from .toolset import ToolSet, as_tool
-from .validation import compile_validator, format_path, input_problems
+from .validation import compile_validator, input_path, input_problems
 
 __all__ = [
     "BFCL_TYPE_ALIASES",
@@ -26,7 +26,7 @@ __all__ = [
     "check_schema",
     "compile_validator",
     "expand_sources",
-    "format_path",
+    "input_path",
     "input_problems",
     "is_valid_name",
     "map_name",

@@ -27,7 +27,7 @@ from .names import check_name
 from .names import map_name as _map_name
 from .schema import check_schema, normalize_schema, tidy_schema
 from .signature import read_docstring, read_function
-from .validation import compile_validator, format_path, input_problems
+from .validation import compile_validator, input_path, input_problems
 
 __all__ = ["Tool", "tool"]
 
@@ -281,7 +281,7 @@ class Tool:
             # The JSON Schema passed, so this is a constraint only pydantic knows (a custom
             # validator): still the model's fault, still worded by path.
             problems = [
-                f"'{format_path(err['loc'])}': {err['msg']}" if err["loc"] else err["msg"]
+                f"'{input_path(err['loc'])}': {err['msg']}" if err["loc"] else err["msg"]
                 for err in exc.errors()
             ]
             raise ToolInputError(self._name, problems) from None

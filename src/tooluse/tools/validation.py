@@ -24,7 +24,7 @@ from jsonschema.protocols import Validator
 
 from .._jsonvalue import json_type
 
-__all__ = ["compile_validator", "describe_errors", "format_path", "input_problems"]
+__all__ = ["compile_validator", "describe_errors", "input_path", "input_problems"]
 
 _CACHE_SIZE = 1024
 _cache: OrderedDict[str, Validator] = OrderedDict()
@@ -60,8 +60,9 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def format_path(path: Iterable[str | int]) -> str:
-    """``("items", 2, "price")`` -> ``"items[2].price"``; ``()`` -> ``""``."""
+def input_path(path: Iterable[str | int]) -> str:
+    """``("items", 2, "price")`` -> ``"items[2].price"``; ``()`` -> ``""``: a path inside a
+    tool's input, as a model reads it (a wire field path is ``errors.wire_path``)."""
     out = ""
     for part in path:
         if isinstance(part, int):
@@ -134,11 +135,11 @@ def _got(value: Any) -> str:
 
 
 def _subject(path: Sequence[str | int]) -> str:
-    return f"'{format_path(path)}'" if path else "the input"
+    return f"'{input_path(path)}'" if path else "the input"
 
 
 def _child(path: Sequence[str | int], name: str) -> str:
-    return format_path([*path, name])
+    return input_path([*path, name])
 
 
 def _describe(error: ValidationError) -> list[tuple[list[str | int], str]]:
