@@ -17,8 +17,6 @@ OUTSIDE = {
     "tooluse.cli.demo.TickerNotFound",
     # private control flow: the client went away while streaming
     "tooluse.server.streaming._Closed",
-    # `tooluse run`'s bad command line, caught by the command itself (exit status 2)
-    "tooluse.cli.run.UsageError",
 }
 
 
