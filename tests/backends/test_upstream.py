@@ -93,7 +93,7 @@ def test_retry_after_ms_is_honoured_and_the_deadline_stops_retries() -> None:
         calls.append(time.monotonic())
         return httpx2.Response(503, headers={"retry-after-ms": "150"}, json={"e": 1})
 
-    up = Upstream("t", _error, timeouts=Timeouts(total=0.5), retry=RetryPolicy(max_retries=10),
+    up = Upstream("t", _error, timeout=0.5, retry=RetryPolicy(max_retries=10),
                   transport=httpx2.MockTransport(handler))
     started = time.monotonic()
     with pytest.raises(BackendError, match="total timeout of 0.5s would pass") as info:
@@ -124,8 +124,8 @@ def test_timeouts_name_the_bound_that_passed() -> None:
     def handler(request: httpx2.Request) -> httpx2.Response:
         raise httpx2.ConnectTimeout("slow", request=request)
 
-    up = Upstream("t", _error, timeouts=Timeouts(total=9, connect=0.25),
-                  retry=RetryPolicy(max_retries=0), transport=httpx2.MockTransport(handler))
+    up = Upstream("t", _error, timeout=9, connect_timeout=0.25, max_retries=0,
+                  transport=httpx2.MockTransport(handler))
     with pytest.raises(BackendError, match="no connection from http://up/x within 0.25s") as info:
         up.send("http://up/x", b"{}", {}, stream=True)
     assert info.value.kind == "timeout"

@@ -14,6 +14,7 @@ a failure is raised rather than silently replayed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
@@ -29,7 +30,7 @@ from ..errors import BackendError, BackendErrorKind, WireFormatError
 from ..messages import Request, Response
 from ..stream import checked, events_from_response
 from ._retry import RetryPolicy
-from ._upstream import Upstream, http_options
+from ._upstream import Upstream, UsesUpstream
 
 __all__ = ["END_OF_STREAM", "HTTPBackend", "kind_for_status"]
 
@@ -58,7 +59,7 @@ def kind_for_status(status: int) -> BackendErrorKind:
     return _STATUS_KINDS.get(status, "api" if status >= 500 or status < 400 else "invalid_request")
 
 
-class HTTPBackend(Backend):
+class HTTPBackend(UsesUpstream, Backend):
     """Base of the JSON-over-HTTP backends; subclasses fill in the wire-format hooks.
 
     The HTTP itself (client lifetime, timeouts, retries, cancellation, failures) is
@@ -86,30 +87,14 @@ class HTTPBackend(Backend):
     ) -> None:
         if not base_url:
             raise ValueError(f"{type(self).__name__} needs a base_url")
-        timeouts, policy = http_options({
-            "timeout": timeout, "connect_timeout": connect_timeout,
-            "read_timeout": read_timeout, "retry": retry, "max_retries": max_retries})
         self.model = model
         self.base_url = base_url.rstrip("/")
         self.extra_headers = dict(headers or {})
         self.upstream = Upstream(
-            self.name, self._error, timeouts=timeouts, retry=policy, transport=transport,
-            async_transport=async_transport, http_client=http_client,
+            self.name, self._error, timeout=timeout, connect_timeout=connect_timeout,
+            read_timeout=read_timeout, retry=retry, max_retries=max_retries,
+            transport=transport, async_transport=async_transport, http_client=http_client,
             async_http_client=async_http_client)
-
-    @property
-    def timeout(self) -> float:
-        """The total timeout of a call (seconds)."""
-        return self.upstream.timeouts.total
-
-    @property
-    def retry(self) -> RetryPolicy:
-        return self.upstream.retry
-
-    @property
-    def retry_delays(self) -> list[float]:
-        """Seconds waited before each retry of the last call."""
-        return self.upstream.retry_delays
 
     # -- hooks for subclasses ---------------------------------------------------------------
     def _path(self, request: Request, *, stream: bool) -> str:
@@ -297,12 +282,10 @@ async def _decode_in_thread(
                     return
                 anyio.from_thread.run(send.send, event)
             anyio.from_thread.run(send.send, _END)
-        except BaseException as exc:  # re-raised in the consumer
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, re-raised there
             if not stop.is_set():
-                try:
+                with contextlib.suppress(Exception):  # the consumer went away
                     anyio.from_thread.run(send.send, exc)
-                except Exception:  # the consumer went away
-                    pass
 
     failure: BaseException | None = None
     async with anyio.create_task_group() as tg:

@@ -49,6 +49,7 @@ __all__ = [
     "Timeouts",
     "Upstream",
     "UpstreamCancelled",
+    "UsesUpstream",
     "http_options",
 ]
 
@@ -177,7 +178,9 @@ class _Attempts:
 
 class Upstream:
     """The HTTP side of one backend: ``name`` labels its errors, ``error_from_body``
-    (body, status) reads the upstream's error documents.
+    (body, status) reads the upstream's error documents; ``timeout`` (total),
+    ``connect_timeout``, ``read_timeout``, ``retry`` / ``max_retries`` as in
+    :func:`http_options`.
 
     ``transport`` / ``async_transport`` replace the network (``httpx2.MockTransport`` serves
     both); ``http_client`` / ``async_http_client`` are used as given and never closed here.
@@ -188,8 +191,11 @@ class Upstream:
         name: str,
         error_from_body: ErrorReader,
         *,
-        timeouts: Timeouts | None = None,
+        timeout: float | None = None,
+        connect_timeout: float | None = None,
+        read_timeout: float | None = None,
         retry: RetryPolicy | None = None,
+        max_retries: int | None = None,
         transport: httpx2.BaseTransport | None = None,
         async_transport: httpx2.AsyncBaseTransport | None = None,
         http_client: httpx2.Client | None = None,
@@ -197,8 +203,9 @@ class Upstream:
     ) -> None:
         self.name = name
         self.error_from_body = error_from_body
-        self.timeouts = timeouts or Timeouts()
-        self.retry = retry or RetryPolicy()
+        self.timeouts, self.retry = http_options({
+            "timeout": timeout, "connect_timeout": connect_timeout,
+            "read_timeout": read_timeout, "retry": retry, "max_retries": max_retries})
         self._transport = transport
         if async_transport is None and isinstance(transport, httpx2.AsyncBaseTransport):
             async_transport = transport  # MockTransport and ASGI-style test transports
@@ -354,6 +361,26 @@ class Upstream:
                 yield sse
         except httpx2.TransportError as exc:
             raise self.transport_error(exc, url, _timeout_of(response)) from None
+
+
+class UsesUpstream:
+    """What a backend built on an :class:`Upstream` shows of it (read-only)."""
+
+    upstream: Upstream
+
+    @property
+    def timeout(self) -> float:
+        """The total timeout of a call (seconds)."""
+        return self.upstream.timeouts.total
+
+    @property
+    def retry(self) -> RetryPolicy:
+        return self.upstream.retry
+
+    @property
+    def retry_delays(self) -> list[float]:
+        """Seconds waited before each retry of the last call."""
+        return self.upstream.retry_delays
 
 
 def _timeout_of(response: httpx2.Response) -> httpx2.Timeout | None:

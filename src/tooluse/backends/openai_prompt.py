@@ -63,7 +63,7 @@ from ._openai_chat_stream import (
     error_from_body,
 )
 from ._retry import RetryPolicy
-from ._upstream import Upstream, http_options
+from ._upstream import Upstream, UsesUpstream
 from .openai import DEFAULT_BASE_URL
 
 __all__ = [
@@ -135,7 +135,7 @@ class _Echo:
         return out
 
 
-class OpenAIChatTextBackend:
+class OpenAIChatTextBackend(UsesUpstream):
     """A :class:`~tooluse.prompting.text_backend.TextBackend` over ``/chat/completions``.
 
     - ``model``: sent as ``model`` (omitted when None: llama-cpp-python's server serves its
@@ -197,28 +197,13 @@ class OpenAIChatTextBackend:
         self.lookahead = max(1, int(lookahead))
         self.stream_usage = stream_usage
         self.extra_body = dict(extra_body or {})
-        timeouts, policy = http_options({
-            "timeout": timeout, "connect_timeout": connect_timeout,
-            "read_timeout": read_timeout, "retry": retry, "max_retries": max_retries})
         self.extra_headers = dict(headers or {})
-        self.upstream = Upstream("openai-prompt", error_from_body, timeouts=timeouts,
-                                 retry=policy, transport=transport, http_client=http_client)
+        self.upstream = Upstream(
+            "openai-prompt", error_from_body, timeout=timeout, connect_timeout=connect_timeout,
+            read_timeout=read_timeout, retry=retry, max_retries=max_retries,
+            transport=transport, http_client=http_client)
         #: How the last generation ended (kept when its consumer stopped early).
         self.last_end: TextEnd | None = None
-
-    @property
-    def timeout(self) -> float:
-        """The total timeout of a call (seconds)."""
-        return self.upstream.timeouts.total
-
-    @property
-    def retry(self) -> RetryPolicy:
-        return self.upstream.retry
-
-    @property
-    def retry_delays(self) -> list[float]:
-        """Seconds waited before each retry of the last call."""
-        return self.upstream.retry_delays
 
     @property
     def endpoint(self) -> str:
