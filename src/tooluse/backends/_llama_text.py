@@ -66,6 +66,11 @@ def _prefer_longer(ok: list[int], logits: Any, pieces: list[bytes]) -> int:
     return best
 
 
+def _log_softmax(np: Any, logits: Any) -> Any:
+    shifted = logits - logits.max()
+    return shifted - np.log(np.exp(shifted).sum())
+
+
 def _utf8_length(lead: int) -> int:
     """The length of the UTF-8 character a lead byte starts."""
     return 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
@@ -124,6 +129,50 @@ class LlamaTextBackend:
         with self.loaded.lock:
             yield from self._generate(prompt, stop, max_tokens, temperature, top_p, top_k,
                                       grammar)
+
+    def score_continuations(self, messages: Sequence[TextMessage], continuations: Sequence[str],
+                            *, prefill: str = "") -> list[float]:
+        """The model's log-likelihood of each whole continuation after ``messages`` and
+        ``prefill`` (natural log, summed over its tokens).
+
+        Scoring alternatives whole (a tool name, a call against an answer) instead of by
+        their first token: "get_weather_forecast" and "get_weather" differ only in later
+        tokens. The prompt's KV cache is reused and left as it was."""
+        import numpy as np
+
+        prompt = self.render(messages, prefill)
+        with self.loaded.lock:
+            llm = self.loaded.llm
+            tokens = self.tokenize(prompt)
+            if len(tokens) >= llm.n_ctx():
+                raise BackendError("the prompt does not fit the model's context",
+                                   kind="request_too_large")
+            self._eval_prompt(tokens)
+            first = _log_softmax(np, self._logits(np).astype(np.float64))
+            n_past = llm.n_tokens
+            n_vocab = llm.n_vocab()
+            scores: list[float] = []
+            for text in continuations:
+                ids = list(llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+                ids = ids[: max(0, min(llm.n_batch, llm.n_ctx() - n_past - 1))]
+                if not ids:
+                    scores.append(0.0)
+                    continue
+                total = float(first[ids[0]])
+                if len(ids) > 1:
+                    llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
+                    llm._batch.set_batch(batch=ids[:-1], n_past=n_past, logits_all=True)
+                    llm._ctx.decode(llm._batch)
+                    rows = np.ctypeslib.as_array(llm._ctx.get_logits(),
+                                                 shape=((len(ids) - 1) * n_vocab,))
+                    rows = rows.reshape(len(ids) - 1, n_vocab).astype(np.float64)
+                    for row, token in zip(rows, ids[1:], strict=True):
+                        total += float(_log_softmax(np, row)[token])
+                scores.append(total)
+            # What was decoded past the prompt is dropped (llm.n_tokens never moved); the
+            # next eval starts by removing it from the KV cache.
+            llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
+        return scores
 
     def _generate(self, prompt: str, stop: Sequence[str], max_tokens: int, temperature: float,
                   top_p: float | None, top_k: int | None,

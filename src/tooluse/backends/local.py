@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..prompting.backend import PromptToolsBackend
+from ..prompting.choices import CallDecision
 from ..prompting.grammar import GrammarLimits
 from ._llama_model import LoadedModel, ModelSettings, default_model_path, load_model
 from ._llama_text import GrammarEngine, LlamaTextBackend
@@ -24,6 +25,13 @@ from ._llama_text import GrammarEngine, LlamaTextBackend
 __all__ = ["LocalBackend", "default_model_path", "from_spec"]
 
 DEFAULT_AUTO_CALL_THRESHOLD = 0.01
+#: Under ``auto``, call or answer (fitted on the BFCL tuning slices, docs/benchmarks/bfcl.md).
+DEFAULT_DECISION = CallDecision(bias=0.0, w_open=1.0, w_tool=0.0, w_rel=0.0)
+#: The techniques on by default for the default model (each measured alone).
+DEFAULT_TECHNIQUES: dict[str, int | bool] = {
+    "max_tools": 0, "decide": False, "score_tools": False,
+    "optional_from_conversation": False,
+}
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -45,6 +53,12 @@ class LocalBackend(PromptToolsBackend):
       first token; ``None`` leaves it to argmax. Default: 0.01 for the default model (a
       135M model rarely *ranks* a call first, though it gives it clearly more probability
       when a tool fits), ``None`` for any other model.
+    - ``max_tools``, ``decide``, ``score_tools``, ``optional_from_conversation``: the
+      decisions taken around the model (:class:`~tooluse.prompting.PromptToolsBackend`;
+      ``decide``: under ``auto``, call or answer by :data:`DEFAULT_DECISION`, fitted for
+      the default model, or ``decision=CallDecision(...)``; on the command line
+      ``-o decision=bias,w_open,w_tool,w_rel``). Defaults: those measured to help the default model
+      (docs/benchmarks/bfcl.md), off for any other model.
     """
 
     name = "local"
@@ -65,7 +79,13 @@ class LocalBackend(PromptToolsBackend):
         extra_buffers: bool | None = None,
         limits: GrammarLimits | None = None,
         auto_call_threshold: float | None | Literal["default"] = "default",
+        max_tools: int | None = None,
+        decide: bool | None = None,
+        score_tools: bool | None = None,
+        optional_from_conversation: bool | None = None,
+        decision: CallDecision | None = None,
     ) -> None:
+        tuned = not model_path  # the defaults were measured on the default model only
         path = Path(model_path) if model_path else default_model_path()
         if auto_call_threshold == "default":
             # Measured for the default model only (docs/benchmarks/local.md); other models
@@ -82,8 +102,19 @@ class LocalBackend(PromptToolsBackend):
         self.loaded: LoadedModel = load_model(self.settings)
         text = LlamaTextBackend(self.loaded, engine=grammar_engine, chat_template=chat_template,
                                 call_threshold=auto_call_threshold)
-        super().__init__(text, style=style, grammar=grammar, max_tokens=max_tokens,
-                         limits=limits, model=text.model)
+        defaults = DEFAULT_TECHNIQUES if tuned else {}
+        decided = bool(defaults.get("decide", False) if decide is None else decide)
+        super().__init__(
+            text, style=style, grammar=grammar, max_tokens=max_tokens, limits=limits,
+            model=text.model,
+            max_tools=int(defaults.get("max_tools", 0) if max_tools is None else max_tools),
+            decision=(decision or DEFAULT_DECISION) if decided else None,
+            score_tools=bool(defaults.get("score_tools", False)
+                             if score_tools is None else score_tools),
+            optional_from_conversation=bool(
+                defaults.get("optional_from_conversation", False)
+                if optional_from_conversation is None else optional_from_conversation),
+        )
         self.model_path = path
 
     @property
@@ -110,7 +141,18 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
     path = options.pop("model_path", None) or options.pop("model", None) or (rest or None)
     if "grammar" in options:
         options["grammar"] = _flag(options["grammar"], "grammar")
-    for key in ("n_ctx", "n_threads", "n_batch", "seed", "max_tokens"):
+    for key in ("decide", "score_tools", "optional_from_conversation"):
+        if key in options and options[key] is not None:
+            options[key] = _flag(options[key], key)
+    weights = options.get("decision")
+    if isinstance(weights, str):  # "bias,w_open,w_tool,w_rel" (re-fitting the decision)
+        try:
+            bias, w_open, w_tool, w_rel = (float(x) for x in weights.split(","))
+        except ValueError:
+            raise ValueError("option 'decision' must be four numbers: bias,w_open,w_tool,"
+                             f"w_rel, not {weights!r}") from None
+        options["decision"] = CallDecision(bias, w_open, w_tool, w_rel)
+    for key in ("n_ctx", "n_threads", "n_batch", "seed", "max_tokens", "max_tools"):
         if key in options and options[key] is not None:
             options[key] = int(options[key])
     threshold = options.get("auto_call_threshold")

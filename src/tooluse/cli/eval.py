@@ -54,6 +54,15 @@ def register(sub: Any) -> None:
         "no call is right, or any call for a relevance category); default simple_python",
     )
     bfcl.add_argument("--limit", type=int, default=None, help="first N cases of each category")
+    bfcl.add_argument(
+        "--every",
+        type=int,
+        default=1,
+        metavar="N",
+        help="a fixed sample: every N-th case of each category (with --offset; before --limit)",
+    )
+    bfcl.add_argument("--offset", type=int, default=0, metavar="K",
+                      help="with --every: start at the K-th case (0-based)")
     bfcl.add_argument("--backend", default="local", help="backend spec (default: local)")
     bfcl.add_argument(
         "--option",
@@ -145,13 +154,16 @@ def _progress(total: int, label: str, disabled: bool) -> Any:
 def _run_bfcl(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise SystemExit("tooluse eval bfcl: --limit must be at least 1")
+    if args.every < 1 or args.offset < 0:
+        raise SystemExit("tooluse eval bfcl: --every must be at least 1, --offset at least 0")
     loaded = {}
     try:
         data_dir = args.data_dir if args.data_dir is not None else default_data_dir()
         categories, every = _categories(args.category, available_categories(data_dir))
         for category in categories:
             try:
-                loaded[category] = load_category(data_dir, category, args.limit)
+                cases = load_category(data_dir, category)[args.offset::args.every]
+                loaded[category] = cases[: args.limit] if args.limit else cases
             except BfclDataError as exc:
                 if not every:
                     raise
@@ -173,6 +185,8 @@ def _run_bfcl(args: argparse.Namespace) -> int:
         "options": {k: v for k, v in options.items() if k != "grammar"},
         "grammar": not args.no_grammar,
         "limit": args.limit,
+        "every": args.every,
+        "offset": args.offset,
         "max_tokens": args.max_tokens,
         "tool_choice": args.tool_choice,
         "data_dir": str(data_dir),
@@ -220,6 +234,8 @@ def _run_bfcl(args: argparse.Namespace) -> int:
     mode = "grammar" if not args.no_grammar else "no grammar"
     print(
         f"BFCL, backend {args.backend} ({mode}, tool_choice {args.tool_choice}), AST checker"
+        + (f", every {args.every}th case from #{args.offset} (a sample, not a full run)"
+           if args.every > 1 or args.offset else "")
         + (f", first {args.limit} cases per category" if args.limit else "")
     )
     print(format_table(summaries))

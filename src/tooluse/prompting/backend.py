@@ -20,8 +20,9 @@ the Messages API does for its models:
 from __future__ import annotations
 
 import json
+import logging
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any, Literal
 
 from ..backend import Backend
@@ -33,6 +34,7 @@ from ..codecs.legacy import (
     ParseProblem,
     TextItem,
     encode_request,
+    escape,
     new_message_id,
 )
 from ..errors import BackendError, ConversionError
@@ -47,10 +49,20 @@ from ..stream import (
     TextDelta,
     ToolInputDelta,
 )
+from .choices import (
+    CallDecision,
+    conversation_text,
+    keep_given_optionals,
+    question_text,
+    relevance,
+    select_tools,
+)
 from .grammar import GrammarLimits, ToolGrammar, tool_call_grammar
 from .text_backend import TextBackend, TextEnd, TextMessage
 
 __all__ = ["PromptToolsBackend", "build_text_prompt"]
+
+log = logging.getLogger("tooluse.prompting")
 
 _WS = " \t\r\n"
 _CALLS_OPEN = "<function_calls>"
@@ -113,6 +125,19 @@ class PromptToolsBackend(Backend):
     backend that supports grammars). ``max_tokens``: default when a request sets none.
     ``stop_on_malformed_call``: end the turn as soon as a call the model is writing can no
     longer parse (only possible without a grammar); the text written so far is returned.
+
+    Decisions taken around the model (:mod:`.choices`; each off by default here, on for the
+    default local model, measured in docs/benchmarks/bfcl.md):
+
+    - ``max_tools``: offer at most this many tools, the most relevant by BM25 (0: all);
+      the names left out are logged and kept in :attr:`last_left_out`;
+    - ``decision``: under ``auto``, call or answer as a :class:`~.choices.CallDecision`
+      on the model's scores says (needs a text backend with ``score_continuations`` and
+      the grammar);
+    - ``score_tools``: the first call's tool is the one whose whole name the model finds
+      likeliest (not the one its first token favours);
+    - ``optional_from_conversation``: optional parameters whose value the conversation
+      does not give are left out of the calls.
     """
 
     name = "prompt"
@@ -127,6 +152,10 @@ class PromptToolsBackend(Backend):
         limits: GrammarLimits | None = None,
         model: str | None = None,
         stop_on_malformed_call: bool = True,
+        max_tools: int = 0,
+        decision: CallDecision | None = None,
+        score_tools: bool = False,
+        optional_from_conversation: bool = False,
     ) -> None:
         if style not in ("xml", "json"):
             raise ValueError(f"style must be 'xml' or 'json', not {style!r}")
@@ -139,10 +168,17 @@ class PromptToolsBackend(Backend):
         self.stop_on_malformed_call = stop_on_malformed_call
         #: Structured output and ``strict`` tools are guaranteed only under the grammar.
         self.structured_output = grammar
+        self.max_tools = max_tools
+        self.decision = decision
+        self.score_tools = score_tools
+        self.optional_from_conversation = optional_from_conversation
         #: Timings and token counts of the last request (for benchmarks and the demo).
         self.last_end: TextEnd | None = None
+        #: Tools retrieval left out of the last request's prompt.
+        self.last_left_out: list[str] = []
 
     def stream(self, request: Request) -> Iterator[StreamEvent]:
+        request = self._retrieve(request)
         try:
             messages, prefill, stops, grammar = build_text_prompt(
                 request, style=self.style, grammar=self.grammar, limits=self.limits
@@ -151,6 +187,9 @@ class PromptToolsBackend(Backend):
             raise BackendError(str(exc), kind="invalid_request") from exc
         except ValueError as exc:  # e.g. tool_choice naming an unknown tool
             raise BackendError(str(exc), kind="invalid_request") from exc
+        planned: dict[str, float] = {}
+        if grammar is not None and request.tools and grammar.prefill == prefill:
+            prefill, grammar = self._plan(request, messages, prefill, grammar, planned)
         options: dict[str, Any] = {
             "stop": stops,
             "max_tokens": request.max_tokens or self.max_tokens,
@@ -162,6 +201,8 @@ class PromptToolsBackend(Backend):
         yield MessageStart(id=new_message_id(), model=request.model or self.model)
         emitter = _Emitter(LegacyParser(request.tools) if request.tools else None,
                            history=_earlier_calls(request))
+        if self.optional_from_conversation and request.tools:
+            emitter.adjust = _optional_filter(request)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):
@@ -183,6 +224,11 @@ class PromptToolsBackend(Backend):
             end = retry
         yield from emitter.close()
         end.timings.setdefault("total_s", time.perf_counter() - started)
+        end.timings.update(planned)
+        if emitter.dropped:
+            end.timings["optional_dropped"] = float(emitter.dropped)
+        if self.last_left_out:
+            end.timings["tools_left_out"] = float(len(self.last_left_out))
         self.last_end = end
         yield MessageDelta(
             stop_reason=emitter.stop_reason(end),
@@ -190,6 +236,62 @@ class PromptToolsBackend(Backend):
             usage=Usage(input_tokens=end.input_tokens, output_tokens=end.output_tokens),
         )
         yield MessageStop()
+
+    def _retrieve(self, request: Request) -> Request:
+        """Keep the ``max_tools`` tools most relevant to the question (see
+        :func:`~.choices.select_tools`); the ones left out are logged."""
+        self.last_left_out = []
+        if not self.max_tools or len(request.tools) <= self.max_tools:
+            return request
+        choice = request.tool_choice or ToolChoice()
+        keep = {b.name for m in request.messages for b in m.tool_uses}
+        if choice.type == "tool" and choice.name:
+            keep.add(choice.name)
+        kept, left_out = select_tools(question_text(request), request.tools, self.max_tools,
+                                      keep=sorted(keep))
+        if left_out:
+            self.last_left_out = left_out
+            log.info("tool retrieval: %d of %d tools offered; left out: %s", len(kept),
+                     len(request.tools), ", ".join(left_out))
+        return request.model_copy(update={"tools": kept})
+
+    def _plan(self, request: Request, messages: list[TextMessage], prefill: str,
+              grammar: ToolGrammar, planned: dict[str, float]) -> tuple[str, ToolGrammar]:
+        """Under ``auto``: call or answer (``decision``); under ``auto``/``any``: which tool
+        first (``score_tools``). Both from the model's likelihood of whole alternatives."""
+        score = getattr(self.text_backend, "score_continuations", None)
+        choice = request.tool_choice or ToolChoice()
+        if score is None or choice.type not in ("auto", "any"):
+            return prefill, grammar
+        decide = self.decision is not None and choice.type == "auto"
+        if not decide and (not self.score_tools or choice.type == "auto"):
+            # Scoring the first tool commits to a call: under ``auto`` only once decided.
+            return prefill, grammar
+        opener = "<function_calls>\n<invoke>\n<tool_name>"
+        names = [t.name for t in request.tools]
+        ends = [escape(n) + "</tool_name>" for n in names]
+        tool_lps = score(messages, ends, prefill=opener)
+        per_token = [lp / max(1, len(n) / 4) for lp, n in zip(tool_lps, ends, strict=True)]
+        best = max(range(len(names)), key=lambda i: tool_lps[i])
+        if decide:
+            assert self.decision is not None
+            (open_lp,) = score(messages, [opener])
+            rel = relevance(question_text(request), request.tools[best])
+            verdict = self.decision.calls(open_lp, per_token[best], rel)
+            planned.update({"call_open_lp": open_lp, "call_tool_lp": per_token[best],
+                            "call_relevance": rel,
+                            "call_score": self.decision.score(open_lp, per_token[best], rel),
+                            "call_decided": float(verdict)})
+            if not verdict:
+                text_only = tool_call_grammar(request.tools, ToolChoice(type="none"),
+                                              self.limits, request.response_schema)
+                return "", text_only
+        first = names[best] if self.score_tools else None
+        forced = tool_call_grammar(
+            request.tools,
+            ToolChoice(type="any", disable_parallel_tool_use=choice.disable_parallel_tool_use),
+            self.limits, request.response_schema, first=first)
+        return forced.prefill, forced
 
     def _generate(self, emitter: _Emitter, messages: list[TextMessage], prefill: str,
                   grammar: ToolGrammar | None,
@@ -230,6 +332,20 @@ class PromptToolsBackend(Backend):
         return end
 
 
+def _optional_filter(request: Request) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+    """Leaves out of each call the optional parameters the conversation gives no value for."""
+    conversation = conversation_text(request)
+    schemas = {t.name: t.input_schema for t in request.tools}
+
+    def adjust(block: ToolUseBlock) -> tuple[ToolUseBlock, int]:
+        kept, dropped = keep_given_optionals(block.input, schemas.get(block.name), conversation)
+        if not dropped:
+            return block, 0
+        return block.model_copy(update={"input": kept}), len(dropped)
+
+    return adjust
+
+
 def _call_key(block: ToolUseBlock) -> str:
     return json.dumps([block.name, block.input], sort_keys=True, default=str)
 
@@ -256,6 +372,9 @@ class _Emitter:
         self.calls = 0
         self.cut_in_call = False
         self.seen_calls: set[str] = set()
+        #: Rewrites each call before it is emitted (e.g. drops invented optional values).
+        self.adjust: Callable[[ToolUseBlock], tuple[ToolUseBlock, int]] | None = None
+        self.dropped = 0
         #: "turn": a call repeated one of this turn; "history": one already made earlier.
         self.repeated: Literal["turn", "history"] | None = None
 
@@ -309,6 +428,9 @@ class _Emitter:
         yield TextDelta(index=self.index, text=body)
 
     def _call(self, block: ToolUseBlock) -> Iterator[StreamEvent]:
+        if self.adjust is not None:
+            block, dropped = self.adjust(block)
+            self.dropped += dropped
         key = _call_key(block)
         if key in self.seen_calls or key in self.history:
             self.repeated = "turn" if key in self.seen_calls else "history"

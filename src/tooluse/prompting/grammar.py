@@ -370,12 +370,16 @@ def tool_call_grammar(
     choice: ToolChoice | None = None,
     limits: GrammarLimits | None = None,
     response_schema: Mapping[str, Any] | None = None,
+    *,
+    first: str | None = None,
 ) -> ToolGrammar:
     """The grammar (and the prefill it starts after) for ``tools`` under ``choice``.
 
     ``none`` gets plain text only. With ``response_schema`` (structured output) the text
-    answer is one JSON value matching it instead of free text. Results are cached per tool
-    set, choice, schema and limits, so a tool loop compiles its grammar once.
+    answer is one JSON value matching it instead of free text. ``first`` (with ``any``):
+    the first call is to that tool (chosen beforehand, e.g. by scoring each tool's whole
+    name), later ones to any tool. Results are cached per tool set, choice, schema and
+    limits, so a tool loop compiles its grammar once.
     """
     choice = choice or ToolChoice()
     limits = limits or GrammarLimits()
@@ -383,13 +387,14 @@ def tool_call_grammar(
         tuple(json.dumps(t.model_dump(), sort_keys=True, default=str) for t in tools),
         choice.type, choice.name, choice.disable_parallel_tool_use, limits,
         None if response_schema is None else json.dumps(response_schema, sort_keys=True),
+        first if choice.type == "any" else None,
     )
     return _build(key)
 
 
 @lru_cache(maxsize=64)
 def _build(key: tuple[Any, ...]) -> ToolGrammar:
-    tool_dumps, choice_type, choice_name, no_parallel, limits, schema_dump = key
+    tool_dumps, choice_type, choice_name, no_parallel, limits, schema_dump, first = key
     tools = [ToolSpec.model_validate(json.loads(d)) for d in tool_dumps]
     rules = _Rules(limits)
     if schema_dump is None:
@@ -421,6 +426,11 @@ def _build(key: tuple[Any, ...]) -> ToolGrammar:
         assert choice_name is not None
         prefill = FUNCTION_CALLS_OPEN + "<invoke>\n" + _header(choice_name)
         return ToolGrammar(root=seq(candidates[choice_name], tail), prefill=prefill, key=key)
+    if choice_type == "any" and first is not None:
+        if first not in bodies:
+            raise ValueError(f"first call to {first!r}, which is not among the tools")
+        prefill = FUNCTION_CALLS_OPEN + "<invoke>\n" + _header(first)
+        return ToolGrammar(root=seq(bodies[first], tail), prefill=prefill, key=key)
     if choice_type == "any":
         prefill = FUNCTION_CALLS_OPEN + "<invoke>\n<tool_name>"
         return ToolGrammar(root=seq(named, tail), prefill=prefill, key=key)

@@ -1,0 +1,227 @@
+"""Decisions made around a small model's tool calls, from the conversation and its scores.
+
+A 135M model writes calls that parse (the grammar sees to that) but decides badly: it
+rarely ranks a call first when one is needed, invents values for optional parameters, and
+is lost among many tools. What lives here decides for it, each piece measurable alone
+(docs/benchmarks/bfcl.md):
+
+- :func:`select_tools` — BM25 (``bm25s``) over the tools' names, descriptions and
+  parameters against the conversation, when more tools are offered than a small model
+  handles (the legacy format advises 3-5); the rest are left out of the prompt and named.
+- :class:`CallDecision` — under ``auto``, call or answer in text: a logistic model of the
+  model's own likelihood of opening a call block, of writing the best tool's name, and of
+  the word overlap between the question and that tool, with weights fitted on BFCL tuning
+  slices (never on the held-out ones).
+- :func:`keep_given_optionals` — an optional parameter stays in a call only when the
+  conversation gives its value (a string or number found in it, a flag whose name it
+  mentions); required ones are never touched.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..messages import Request, ToolSpec
+
+__all__ = [
+    "CallDecision",
+    "conversation_text",
+    "given_by",
+    "keep_given_optionals",
+    "question_text",
+    "relevance",
+    "select_tools",
+]
+
+log = logging.getLogger("tooluse.prompting")
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_NUMBER = re.compile(r"-?\d+(?:[.,]\d+)*(?:\.\d+)?")
+_STOP = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "could", "do", "does", "for",
+    "from", "get", "give", "how", "i", "in", "is", "it", "me", "my", "of", "on", "or",
+    "please", "show", "tell", "that", "the", "this", "to", "using", "use", "what", "when",
+    "where", "which", "who", "why", "will", "with", "would", "you", "your", "find",
+    "calculate",
+})
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def _stem(word: str) -> str:
+    """A crude stem so that 'prices'/'price' and 'calculated'/'calculate' meet."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def _split_name(name: str) -> str:
+    """``get_current_stock_price`` / ``getStockPrice`` / ``math.hypot`` -> plain words."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return re.sub(r"[._\-]+", " ", spaced)
+
+
+def tool_text(spec: ToolSpec) -> str:
+    """The words a tool is known by: its name, description, parameter names and their
+    descriptions."""
+    parts = [_split_name(spec.name), spec.description or ""]
+    schema = spec.input_schema if isinstance(spec.input_schema, Mapping) else {}
+    props = schema.get("properties")
+    for key, sub in (props.items() if isinstance(props, Mapping) else []):
+        parts.append(_split_name(str(key)))
+        if isinstance(sub, Mapping) and isinstance(sub.get("description"), str):
+            parts.append(sub["description"])
+    return " ".join(parts)
+
+
+def question_text(request: Request) -> str:
+    """The last user turn's text (what the model is asked now)."""
+    for message in reversed(request.messages):
+        if message.role == "user":
+            text = message.text()
+            if text.strip():
+                return text
+    return ""
+
+
+def conversation_text(request: Request) -> str:
+    """Everything the user side said: user text and tool results (where copied values come
+    from), and the system prompt."""
+    parts = [b.text for b in request.system] if request.system else []
+    for message in request.messages:
+        if message.role != "user":
+            continue
+        parts.append(message.text())
+        for block in message.content:
+            if block.type == "tool_result":
+                parts.extend(getattr(c, "text", "") for c in block.content)
+    return "\n".join(p for p in parts if p)
+
+
+def relevance(question: str, spec: ToolSpec) -> float:
+    """The share of the question's content words (stemmed) found among the tool's words."""
+    asked = {_stem(w) for w in _words(question) if w not in _STOP and len(w) > 2}
+    if not asked:
+        return 0.0
+    known = {_stem(w) for w in _words(tool_text(spec))}
+    return len(asked & known) / len(asked)
+
+
+def select_tools(question: str, tools: Sequence[ToolSpec], limit: int,
+                 keep: Sequence[str] = ()) -> tuple[list[ToolSpec], list[str]]:
+    """The ``limit`` tools most relevant to ``question`` by BM25 (``bm25s``), in their
+    original order, and the names of those left out. ``keep`` names tools that must stay
+    (a named ``tool_choice``, tools the conversation already called). Without ``bm25s``
+    installed, or when ``limit`` covers them all, every tool is kept."""
+    if limit <= 0 or len(tools) <= limit:
+        return list(tools), []
+    try:
+        import bm25s
+    except ImportError:
+        log.warning("tool retrieval needs bm25s (pip install bm25s); offering all %d tools",
+                    len(tools))
+        return list(tools), []
+    docs = [tool_text(t) for t in tools]
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(docs, stopwords="en", show_progress=False),
+                    show_progress=False)
+    query = bm25s.tokenize([question or " "], stopwords="en", show_progress=False)
+    chosen: list[int] = [i for i, t in enumerate(tools) if t.name in keep]
+    if query.vocab:
+        ranked, _ = retriever.retrieve(query, k=len(tools), show_progress=False)
+        for index in ranked[0]:
+            if len(chosen) >= limit:
+                break
+            if int(index) not in chosen:
+                chosen.append(int(index))
+    for index in range(len(tools)):  # no words in common: keep the first ones
+        if len(chosen) >= limit:
+            break
+        if index not in chosen:
+            chosen.append(index)
+    kept = sorted(set(chosen))
+    left_out = [t.name for i, t in enumerate(tools) if i not in kept]
+    return [tools[i] for i in kept], left_out
+
+
+# -- values the conversation gives ---------------------------------------------------------------
+
+
+def _normal(text: str) -> str:
+    return " ".join(_words(text))
+
+
+def given_by(value: Any, conversation: str, name: str = "") -> bool:
+    """Does the conversation give ``value`` (for parameter ``name``)?
+
+    Strings: their words appear in order in the conversation (case and punctuation aside).
+    Numbers: the number is written in it. Booleans: a word of the parameter's name is in it
+    (the user asked about that aspect). Lists and objects: every value inside is given.
+    """
+    if isinstance(value, bool):
+        words = {_stem(w) for w in _words(_split_name(name)) if len(w) > 3}
+        return bool(words & {_stem(w) for w in _words(conversation)})
+    if isinstance(value, (int, float)):
+        for match in _NUMBER.findall(conversation):
+            try:
+                if float(match.replace(",", "")) == float(value):
+                    return True
+            except ValueError:
+                continue
+        return False
+    if isinstance(value, str):
+        wanted = _normal(value)
+        return bool(wanted) and f" {wanted} " in f" {_normal(conversation)} "
+    if isinstance(value, list):
+        return all(given_by(v, conversation, name) for v in value)
+    if isinstance(value, dict):
+        return all(given_by(v, conversation, str(k)) for k, v in value.items())
+    return False
+
+
+def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
+                         conversation: str) -> tuple[dict[str, Any], list[str]]:
+    """``arguments`` without the optional parameters whose value the conversation does not
+    give, and the names of those dropped. Required parameters always stay."""
+    required = set(schema.get("required") or []) if isinstance(schema, Mapping) else set()
+    kept: dict[str, Any] = {}
+    dropped: list[str] = []
+    for key, value in arguments.items():
+        if key in required or given_by(value, conversation, key):
+            kept[key] = value
+        else:
+            dropped.append(key)
+    return kept, dropped
+
+
+# -- call or answer --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CallDecision:
+    """Under ``auto``: call when ``bias + w_open*open + w_tool*tool + w_rel*relevance > 0``.
+
+    ``open``: the model's log-likelihood of opening a call block rather than writing text;
+    ``tool``: its log-likelihood of the best tool's whole name after that opening (per
+    token); ``relevance``: :func:`relevance` of the question to that tool. Defaults: fitted
+    by logistic regression on the BFCL tuning slices (docs/benchmarks/bfcl.md)."""
+
+    bias: float = 0.0
+    w_open: float = 1.0
+    w_tool: float = 0.0
+    w_rel: float = 0.0
+
+    def score(self, open_lp: float, tool_lp: float, rel: float) -> float:
+        return self.bias + self.w_open * open_lp + self.w_tool * tool_lp + self.w_rel * rel
+
+    def calls(self, open_lp: float, tool_lp: float, rel: float) -> bool:
+        value = self.score(open_lp, tool_lp, rel)
+        return math.isfinite(value) and value > 0

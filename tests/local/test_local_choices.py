@@ -1,0 +1,106 @@
+"""The decisions taken around the real default model (prompting/choices.py), each on its
+own: tool retrieval, the call-or-answer decision, the tool scored by its whole name,
+optional parameters only when the conversation gives them, parallel calls that differ.
+Every call still validates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import pytest
+
+from tooluse.messages import Message, Request, Response, ToolChoice, ToolSpec
+
+pytestmark = pytest.mark.slow
+
+
+def spec(name: str, description: str, required: dict[str, Any],
+         optional: dict[str, Any] | None = None) -> ToolSpec:
+    return ToolSpec(name=name, description=description, input_schema={
+        "type": "object", "properties": {**required, **(optional or {})},
+        "required": list(required)})
+
+
+WEATHER = spec("get_weather", "Gets the current weather in a city.",
+               {"city": {"type": "string", "description": "The city, e.g. Paris."}},
+               {"unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+                "days": {"type": "integer", "description": "Forecast days."}})
+STOCK = spec("get_stock_price", "Gets the latest stock price of a company by its ticker.",
+             {"ticker": {"type": "string", "description": "Ticker symbol, e.g. AAPL."}})
+OTHERS = [
+    spec("send_email", "Sends an email to a recipient.", {"to": {"type": "string"}}),
+    spec("translate_text", "Translates a text into another language.",
+         {"text": {"type": "string"}}),
+    spec("book_flight", "Books a flight between two airports.", {"origin": {"type": "string"}}),
+    spec("play_music", "Plays a song by an artist.", {"song": {"type": "string"}}),
+    spec("set_alarm", "Sets an alarm clock.", {"time": {"type": "string"}}),
+]
+
+
+@pytest.fixture(scope="module")
+def make() -> Any:
+    pytest.importorskip("llama_cpp")
+    from tooluse.backends.local import LocalBackend
+    from tooluse.errors import BackendError
+
+    def build(**options: Any) -> Any:
+        base: dict[str, Any] = {"decide": False, "score_tools": False,
+                                "optional_from_conversation": False, "max_tools": 0}
+        try:
+            return LocalBackend(n_threads=2, **{**base, **options})
+        except BackendError as exc:
+            pytest.skip(str(exc))
+
+    return build
+
+
+def ask(backend: Any, question: str, tools: list[ToolSpec], choice: str = "auto") -> Response:
+    response: Response = backend.complete(Request(
+        messages=[Message(role="user", content=question)], tools=tools,
+        tool_choice=ToolChoice(type=choice), max_tokens=96))
+    for call in response.tool_uses:
+        schema = next(t for t in tools if t.name == call.name).input_schema
+        jsonschema.validate(call.input, schema)
+    return response
+
+
+def test_retrieval_keeps_the_relevant_tool_and_names_the_left_out(make: Any) -> None:
+    pytest.importorskip("bm25s")
+    backend = make(max_tools=3)
+    response = ask(backend, "What is the stock price of Apple (ticker AAPL)?",
+                   [*OTHERS, STOCK, WEATHER], "any")
+    assert len(backend.last_left_out) == 4 and "get_stock_price" not in backend.last_left_out
+    assert [c.name for c in response.tool_uses][:1] == ["get_stock_price"]
+
+
+def test_call_or_answer_decision(make: Any) -> None:
+    backend = make(decide=True)
+    called = ask(backend, "What's the weather like in Paris right now?", [WEATHER])
+    assert [c.name for c in called.tool_uses] == ["get_weather"]
+    answered = ask(backend, "Write a short poem about friendship.", [STOCK])
+    assert not answered.tool_uses and answered.text().strip()
+    assert backend.last_end.timings["call_decided"] == 0.0
+
+
+def test_tool_scored_by_its_whole_name(make: Any) -> None:
+    backend = make(score_tools=True)
+    response = ask(backend, "How much is one share of Tesla, ticker TSLA, worth today?",
+                   [WEATHER, STOCK], "any")
+    assert response.tool_uses[0].name == "get_stock_price"
+
+
+def test_optional_parameter_only_when_given_and_value_copied(make: Any) -> None:
+    backend = make(optional_from_conversation=True)
+    plain = ask(backend, "What's the weather in Lisbon?", [WEATHER], "any")
+    assert plain.tool_uses[0].input == {"city": "Lisbon"}
+    given = ask(backend, "What's the weather in Lisbon in fahrenheit?", [WEATHER], "any")
+    assert given.tool_uses[0].input["city"] == "Lisbon"
+    assert given.tool_uses[0].input.get("unit") in (None, "fahrenheit")
+
+
+def test_parallel_calls_differ(make: Any) -> None:
+    backend = make()
+    response = ask(backend, "What is the weather in Paris and in London?", [WEATHER], "any")
+    cities = [c.input["city"] for c in response.tool_uses]
+    assert len(cities) == len(set(map(str, cities))) >= 1

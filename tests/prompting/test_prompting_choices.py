@@ -1,0 +1,151 @@
+"""The decisions taken around a small model (prompting/choices.py) without a model: tool
+retrieval, values given by the conversation, the call-or-answer rule and their wiring in
+PromptToolsBackend through a fake text model that scores alternatives."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from tooluse.messages import Message, Request, ToolChoice, ToolSpec
+from tooluse.prompting import PromptToolsBackend, TextEnd, ToolGrammar, tool_call_grammar
+from tooluse.prompting.choices import (
+    CallDecision,
+    given_by,
+    keep_given_optionals,
+    relevance,
+    select_tools,
+)
+
+
+def tool(name: str, description: str, **props: Any) -> ToolSpec:
+    return ToolSpec(name=name, description=description, input_schema={
+        "type": "object", "properties": props or {"x": {"type": "string"}},
+        "required": list(props)[:1] or ["x"]})
+
+
+TOOLS = [
+    tool("get_weather", "Current weather and temperature in a city.", city={"type": "string"}),
+    tool("get_stock_price", "Latest stock price of a company ticker.", symbol={"type": "string"}),
+    tool("send_email", "Send an email message to a recipient.", to={"type": "string"}),
+    tool("translate_text", "Translate text into another language.", text={"type": "string"}),
+    tool("book_flight", "Book a flight between two airports.", origin={"type": "string"}),
+    tool("calculate_bmi", "Body mass index from weight and height.", weight={"type": "number"}),
+]
+
+
+def test_retrieval_keeps_the_relevant_tools_and_names_the_rest() -> None:
+    pytest.importorskip("bm25s")
+    kept, left_out = select_tools("What is the stock price of Apple?", TOOLS, 2)
+    assert "get_stock_price" in [t.name for t in kept] and len(kept) == 2
+    assert len(left_out) == 4 and "get_stock_price" not in left_out
+    # a tool that must stay (named choice, earlier call) stays, within the limit's count
+    kept, left_out = select_tools("weather in Paris", TOOLS, 2, keep=["send_email"])
+    assert {"get_weather", "send_email"} == {t.name for t in kept}
+    # order of the offer is kept; under the limit nothing is left out
+    assert select_tools("anything", TOOLS[:3], 5) == (TOOLS[:3], [])
+
+
+def test_values_given_by_the_conversation() -> None:
+    text = "Book 2 rooms at the Grand Hotel in São Paulo for 3.5 nights, with breakfast."
+    assert given_by("grand hotel", text) and given_by("São Paulo", text)
+    assert not given_by("Hilton", text) and not given_by("", text)
+    assert given_by(2, text) and given_by(3.5, text) and not given_by(4, text)
+    assert given_by(True, text, "include_breakfast") and not given_by(True, text, "pet_friendly")
+    assert given_by(["Grand Hotel", 2], text) and not given_by({"a": "Ritz"}, text)
+    schema = {"type": "object", "required": ["hotel"], "properties": {}}
+    kept, dropped = keep_given_optionals(
+        {"hotel": "Ritz", "rooms": 2, "currency": "EUR", "pets": True}, schema, text)
+    assert kept == {"hotel": "Ritz", "rooms": 2} and dropped == ["currency", "pets"]
+
+
+def test_relevance_and_decision() -> None:
+    assert relevance("What's the weather in Paris?", TOOLS[0]) == pytest.approx(0.5)
+    assert relevance("Tell me a joke", TOOLS[0]) == 0.0
+    rule = CallDecision(bias=10.0, w_open=1.0, w_tool=0.0, w_rel=5.0)
+    assert rule.calls(-8.0, -1.0, 0.0) and not rule.calls(-12.0, -1.0, 0.0)
+    assert rule.calls(-12.0, -1.0, 1.0)
+    assert not rule.calls(float("nan"), 0.0, 0.0)
+
+
+def test_grammar_first_tool_is_fixed_later_ones_free() -> None:
+    grammar = tool_call_grammar(TOOLS[:2], ToolChoice(type="any"), first="get_stock_price")
+    assert grammar.prefill.endswith("<tool_name>get_stock_price</tool_name>\n<parameters>\n")
+    second = "\n<invoke>\n<tool_name>get_weather</tool_name>\n<parameters>\n<city>Oslo</city>\n" \
+        "</parameters>\n</invoke>\n</function_calls>"
+    assert grammar.matcher.matches(
+        b"<symbol>AAPL</symbol>\n</parameters>\n</invoke>" + second.encode())
+    with pytest.raises(ValueError, match="not among the tools"):
+        tool_call_grammar(TOOLS[:2], ToolChoice(type="any"), first="nope")
+
+
+class ScoringText:
+    """A fake text model that scores alternatives from a table and writes one output."""
+
+    model = "fake"
+
+    def __init__(self, scores: dict[str, float], output: str) -> None:
+        self.scores = scores
+        self.output = output
+        self.asked: list[dict[str, Any]] = []
+
+    def score_continuations(self, messages: Sequence[dict[str, str]],
+                            continuations: Sequence[str], *, prefill: str = "") -> list[float]:
+        return [self.scores.get(c, -20.0) for c in continuations]
+
+    def generate_text(self, messages: Sequence[dict[str, str]], *, prefill: str = "",
+                      stop: Sequence[str] = (), max_tokens: int = 1024,
+                      temperature: float = 0.0, top_p: float | None = None,
+                      top_k: int | None = None,
+                      grammar: ToolGrammar | None = None) -> Iterator[str | TextEnd]:
+        self.asked.append({"prefill": prefill, "grammar": grammar})
+        yield self.output
+        yield TextEnd(reason="end")
+
+
+OPENER = "<function_calls>\n<invoke>\n<tool_name>"
+
+
+def _request(question: str, choice: str = "auto") -> Request:
+    return Request(messages=[Message(role="user", content=question)], tools=TOOLS[:2],
+                   tool_choice=ToolChoice(type=choice), max_tokens=64)
+
+
+def test_backend_decides_call_or_text_and_scores_the_whole_tool_name() -> None:
+    scores = {OPENER: -3.0, "get_weather</tool_name>": -9.0, "get_stock_price</tool_name>": -2.0}
+    call_body = "<symbol>AAPL</symbol>\n</parameters>\n</invoke>\n</function_calls>"
+    text = ScoringText(scores, call_body)
+    backend = PromptToolsBackend(text, decision=CallDecision(bias=5.0), score_tools=True)
+    response = backend.complete(_request("Stock price of AAPL?"))
+    assert [(b.name, b.input) for b in response.tool_uses] == [
+        ("get_stock_price", {"symbol": "AAPL"})]
+    assert text.asked[0]["prefill"].endswith("<tool_name>get_stock_price</tool_name>\n"
+                                             "<parameters>\n")
+    assert backend.last_end is not None and backend.last_end.timings["call_decided"] == 1.0
+    # a low likelihood of opening a call: text only (the text grammar, no prefill)
+    text = ScoringText({**scores, OPENER: -9.0}, "I cannot help with that.")
+    backend = PromptToolsBackend(text, decision=CallDecision(bias=5.0), score_tools=True)
+    response = backend.complete(_request("Tell me a joke"))
+    assert response.text() == "I cannot help with that." and not response.tool_uses
+    grammar = text.asked[0]["grammar"]
+    assert text.asked[0]["prefill"] == "" and grammar is not None
+    assert not grammar.matcher.matches(b"<function_calls>")
+
+
+def test_backend_leaves_out_invented_optionals_and_retrieves_tools() -> None:
+    pytest.importorskip("bm25s")
+    body = ("get_weather</tool_name>\n<parameters>\n<city>Oslo</city>\n"
+            "<unit>kelvin</unit>\n</parameters>\n</invoke>\n</function_calls>")
+    weather = ToolSpec(name="get_weather", description="Weather in a city.", input_schema={
+        "type": "object", "required": ["city"],
+        "properties": {"city": {"type": "string"}, "unit": {"type": "string"}}})
+    backend = PromptToolsBackend(ScoringText({}, body), optional_from_conversation=True,
+                                 max_tools=3)
+    request = Request(messages=[Message(role="user", content="Weather in Oslo?")],
+                      tools=[weather, *TOOLS[1:]], tool_choice=ToolChoice(type="any"))
+    response = backend.complete(request)
+    assert [b.input for b in response.tool_uses] == [{"city": "Oslo"}]
+    assert len(backend.last_left_out) == 3 and "get_weather" not in backend.last_left_out
+    assert backend.last_end is not None and backend.last_end.timings["optional_dropped"] == 1
