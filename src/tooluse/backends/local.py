@@ -43,7 +43,7 @@ class LocalBackend(PromptToolsBackend):
     - ``grammar``: constrain tool calls with a grammar (default True).
     - ``grammar_engine``: ``"fast"`` (top candidates checked, fixed text fed in one batch)
       or ``"llama"`` (llama.cpp's sampler over the whole vocabulary; slower, for reference).
-    - ``style``: ``"xml"`` (the seed's tool descriptions) or ``"json"`` (JSON Schema).
+    - ``style``: ``"xml"`` (``<tool_description>`` blocks) or ``"json"`` (JSON Schema).
     - ``n_ctx``, ``n_threads``, ``n_batch``, ``seed``: llama.cpp settings. Backends with
       the same file and settings share one loaded model (and queue on its lock).
     - ``max_tokens``: the default when a request sets none.

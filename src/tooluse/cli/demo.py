@@ -1,16 +1,17 @@
-"""``tooluse demo``: the seeds' worked example, run for real on a local model.
+"""``tooluse demo``: the stock-price example of ``docs/legacy.md``, run for real on a local
+model.
 
-Two tools, ``get_ticker_symbol`` and ``get_current_stock_price`` (the seed's, returning
-``GM`` and ``38.50``), and the question "What is the current stock price of General
+Two tools, ``get_ticker_symbol`` and ``get_current_stock_price`` (returning ``GM`` and
+``38.50``), and the question "What is the current stock price of General
 Motors?". The tool loop (:class:`~tooluse.runner.Runner`) runs on the default local model
 (SmolLM2-135M-Instruct, on the CPU, offline) and every step is printed as it happens: each
 call with its input, each result, the final answer, and how long each step took.
 
 A 135M-parameter model is small. The demo uses only the levers a real application has —
-the seed's tool descriptions, a one-line system prompt, ``tool_choice`` and
+the example's tool descriptions, a one-line system prompt, ``tool_choice`` and
 grammar-constrained decoding — and then says plainly what the model did.
 
-By default ``tool_choice`` follows the seed's plan, one turn each: ``get_ticker_symbol``,
+By default ``tool_choice`` follows the example's plan, one turn each: ``get_ticker_symbol``,
 ``get_current_stock_price``, then ``none`` (answer in text). The model writes every input
 (the symbol it passes is the one the lookup returned) and the answer. Left to choose
 (``--tool-choice any``), this model skips the lookup: it knows "GM" and asks for the price
@@ -27,10 +28,10 @@ __all__ = ["DEMO_PLAN", "DEMO_QUESTION", "demo_tools", "register", "run_demo"]
 
 DEMO_QUESTION = "What is the current stock price of General Motors?"
 DEMO_SYSTEM = "Answer the user's question in one short sentence, using the tool results."
-#: The seed's sequence: look up the symbol, get the price, answer.
+#: The example's sequence: look up the symbol, get the price, answer.
 DEMO_PLAN = "get_ticker_symbol,get_current_stock_price,none"
 
-# Demo data: the seed's General Motors values, plus a few companies so that --question can
+# Demo data: the example's General Motors values, plus a few companies so that --question can
 # ask about others. Anything else is an error, as a real lookup would give.
 _TICKERS = {"general motors": "GM", "gm": "GM", "apple": "AAPL", "microsoft": "MSFT",
             "ford": "F", "ford motor": "F", "tesla": "TSLA"}
@@ -71,12 +72,12 @@ def get_current_stock_price(symbol: str) -> str:
     price = _PRICES.get(symbol.strip().upper())
     if price is None:
         raise ValueError(f"unknown stock symbol {symbol!r}")
-    return price  # the seed's tool prints 38.50: kept as text so the result reads the same
+    return price  # the example's tool prints 38.50: kept as text so it reads the same
 
 
 def demo_tools() -> list[Any]:
-    """The two seed tools as :class:`~tooluse.tools.Tool` objects, in the order of the
-    seed's example prompt (the price tool first), with the seed's descriptions."""
+    """The example's two tools as :class:`~tooluse.tools.Tool` objects, in the order of its
+    prompt (the price tool first), with its descriptions."""
     from ..tools import Tool
 
     return [Tool.from_function(get_current_stock_price), Tool.from_function(get_ticker_symbol)]
@@ -85,8 +86,8 @@ def demo_tools() -> list[Any]:
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "demo",
-        help="run the seeds' stock-price example end to end on a local model",
-        description="Run the seeds' worked example (get_ticker_symbol, "
+        help="run the stock-price example end to end on a local model",
+        description="Run the stock-price example of docs/legacy.md (get_ticker_symbol, "
         "get_current_stock_price) through the tool loop, offline, on the default local "
         "model SmolLM2-135M-Instruct, printing each call, result and the answer with timings.",
     )
@@ -101,7 +102,7 @@ def register(sub: Any) -> None:
     p.add_argument("--tool-choice", default=DEMO_PLAN, metavar="CHOICE[,CHOICE...]",
                    help="tool choice of each model turn: any, auto, none or a tool name, "
                    "comma-separated for a plan of several turns (turns after it: auto); "
-                   f"default the seed's plan {DEMO_PLAN}")
+                   f"default the example's plan {DEMO_PLAN}")
     p.add_argument("--threads", type=int, default=None, help="CPU threads for the local model")
     p.add_argument("--no-grammar", action="store_true",
                    help="let the local model write calls without grammar constraints")
@@ -193,7 +194,7 @@ def backend_label(backend: Any) -> str:
 
 
 def _honesty_notes(result: Any, calls_by_turn: list[list[Any]], backend: Any) -> list[str]:
-    """What the model actually did, where it differs from the seed's ideal run."""
+    """What the model actually did, where it differs from the example's ideal run."""
     notes: list[str] = []
     ticker_turn = price_turn = None
     for i, calls in enumerate(calls_by_turn):
@@ -205,7 +206,7 @@ def _honesty_notes(result: Any, calls_by_turn: list[list[Any]], backend: Any) ->
     if price_turn is not None and (ticker_turn is None or price_turn <= ticker_turn):
         notes.append(
             "the model called get_current_stock_price without waiting for get_ticker_symbol's "
-            "result: it wrote the symbol itself (the seed's model waits for the lookup)."
+            "result: it wrote the symbol itself (the example's model waits for the lookup)."
         )
     if ticker_turn is None:
         notes.append("the model never called get_ticker_symbol.")

@@ -1,8 +1,8 @@
 """Tool use for any text-only model: the serving side of the prompt-based format.
 
 :class:`PromptToolsBackend` implements the neutral :class:`~tooluse.backend.Backend`
-on top of a :class:`~tooluse.prompting.text_backend.TextBackend`, doing what the seeds say
-the Messages API does for its models:
+on top of a :class:`~tooluse.prompting.text_backend.TextBackend`, doing what the
+Messages API does for its models (``docs/legacy.md``):
 
 - the tools become a special system prompt (the legacy XML description by default, JSON
   Schema as an option) followed by the user's own system prompt;
@@ -120,7 +120,8 @@ def build_text_prompt(
 class PromptToolsBackend(Backend):
     """Messages-API tool use over a text model (see the module docstring).
 
-    ``style``: how tools are described (``"xml"``, the seed's form, or ``"json"``).
+    ``style``: how tools are described (``"xml"``, ``<tool_description>``
+    blocks, or ``"json"``).
     ``grammar``: constrain decoding so calls always parse and validate (needs a text
     backend that supports grammars). ``max_tokens``: default when a request sets none.
     ``stop_on_malformed_call``: end the turn as soon as a call the model is writing can no

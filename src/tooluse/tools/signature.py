@@ -1,6 +1,6 @@
 """Reading a Python function into a tool: annotations -> JSON Schema, docstring -> words.
 
-The seeds insist the description is what makes tool use work, and a Python programmer
+A tool's description is what makes a model use it well, and a Python programmer
 already writes it down twice: in the docstring (what the function does, what each parameter
 means) and in the annotations (the types). This module reads both so the user writes
 nothing a third time. Types go through a pydantic model built with ``create_model``: pydantic

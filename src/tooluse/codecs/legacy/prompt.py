@@ -1,11 +1,12 @@
 """The system prompt that describes tools to a model that only reads and writes text.
 
-The frame is the seed's (English original in SPEC.md §2): how to call, then ``<tools>`` with
-one ``<tool_description>`` per tool. Two additions come from the later form of this prompt
-that the Messages API builds: the value rule (strings as is, lists and objects as JSON,
-spaces kept) and, with ``style="json"``, tools given as JSON Schema instead of XML.
+The frame is the documented legacy format's (``docs/legacy.md``): how to call, then
+``<tools>`` with one ``<tool_description>`` per tool. Two additions come from the later form
+of this prompt that the Messages API builds: the value rule (strings as is, lists and
+objects as JSON, spaces kept) and, with ``style="json"``, tools given as JSON Schema instead
+of XML.
 
-The seed's ``<parameter>`` holds only ``<name>``, ``<type>`` and ``<description>``. What a
+The documented ``<parameter>`` holds only ``<name>``, ``<type>`` and ``<description>``. What a
 model also needs (required or optional, the allowed values, a default, the shape of a nested
 object or array) goes into the description text and, for nested shapes, as the parameter's
 JSON Schema: models read both, and a grammar or the parser never depends on it.
@@ -139,7 +140,7 @@ def _parameter_notes(
 
 
 def render_tool_description(tool: _ToolLike) -> str:
-    """One ``<tool_description>`` in the seed's shape, with the extras described above."""
+    """One ``<tool_description>`` in the documented shape, with the extras described above."""
     schema: Mapping[str, Any] = tool.input_schema or {}
     properties = schema.get("properties")
     props: Mapping[str, Any] = properties if isinstance(properties, Mapping) else {}

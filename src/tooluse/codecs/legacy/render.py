@@ -1,6 +1,6 @@
 """Rendering tool calls and tool results as the legacy format's XML text.
 
-The shapes are the seed's, character for character::
+The shapes are the documented ones (``docs/legacy.md``), character for character::
 
     <function_calls>
     <invoke>
@@ -59,7 +59,7 @@ _TARGET = "prompt-based XML format"
 def parameter_tag(name: str) -> tuple[str, str]:
     """The opening and closing tag for parameter ``name``.
 
-    Names that are valid tag names (``company_name``) are written as in the seed
+    Names that are valid tag names (``company_name``) are their own tag
     (``<company_name>``); any other name (spaces, ``<``, digits first) is written as
     ``<parameter name="...">`` so it survives the trip through the text unchanged.
     """
