@@ -24,6 +24,7 @@ from tooluse.runner import (
     aextract,
     extract,
     extract_result,
+    output_tool,
 )
 
 
@@ -186,6 +187,25 @@ def test_extract_when_model_ignores_the_forced_tool() -> None:
     address = extract(backend, Address, "?")
     assert address.city == "c"
     assert "Address" in backend.requests[1].messages[-1].text()
+
+
+def test_run_with_an_output_tool_runs_other_tools_until_the_output_call() -> None:
+    """The public driver extract() uses: Runner.run(output=tool) runs ordinary tools as
+    usual and ends at the first valid call of the output tool, its parsed input the output."""
+    record = output_tool(Address)
+    backend = ScriptedBackend([
+        tool_turn(("l1", "lookup", {"query": "Paris", "limit": 1})),
+        tool_turn(("x1", "Address", {"street": "1 Rue A", "city": "Paris", "postcode": "75001"})),
+    ])
+    runner = Runner(backend, [lookup, record])
+    result = runner.run("Where?", output=record)
+    assert result.output == Address(street="1 Rue A", city="Paris", postcode="75001")
+    assert backend.requests[1].messages[-1].tool_results[0].text() == '["Paris-0"]'
+    assert anyio.run(lambda: Runner(ScriptedBackend([tool_turn(
+        ("x2", "Address", {"street": "s", "city": "c", "postcode": "12345"}))]), [record])
+        .arun("?", output=record)).output.city == "c"
+    with pytest.raises(ValueError, match="not one of this runner's tools"):
+        Runner(backend, [lookup]).run("?", output=record)
 
 
 # -- the seeds' worked example (legacy tool-use document) ---------------------------------

@@ -190,49 +190,45 @@ class _Budget:
         return exhausted
 
 
-def conversation(
-    settings: Settings,
-    tools: ToolSet,
-    messages: list[Message],
-    *,
-    output: Output | None = None,
-) -> Generator[Action, Any, RunResult]:
-    """Run the loop over ``messages`` (extended in place); returns the :class:`RunResult`."""
+@dataclass
+class _State:
+    """What one run carries from turn to turn (the loop itself is :func:`conversation`)."""
 
-    budget = _Budget(settings.max_validation_retries)
-    usage = Usage()
-    choice = settings.tool_choice
-    later = list(settings.later_choices)
-    iterations = 0
-    last: Response | None = None
+    settings: Settings
+    tools: ToolSet
+    messages: list[Message]
+    output: Output | None
+    budget: _Budget
+    usage: Usage = field(default_factory=Usage)
+    iterations: int = 0
 
-    def finish(response: Response, value: Any = None) -> RunResult:
+    def finish(self, response: Response, value: Any = None) -> RunResult:
         return RunResult(
-            messages=messages,
+            messages=self.messages,
             response=response,
-            iterations=iterations,
-            usage=usage,
+            iterations=self.iterations,
+            usage=self.usage,
             output=value,
-            tools=tools,
-            system=settings.system,
-            model=settings.model,
-            max_tokens=settings.max_tokens,
+            tools=self.tools,
+            system=self.settings.system,
+            model=self.settings.model,
+            max_tokens=self.settings.max_tokens,
         )
 
-    def answer(calls: list[ToolUseBlock]) -> Generator[Action, Any, Any]:
+    def answer(self, calls: list[ToolUseBlock]) -> Generator[Action, Any, tuple[bool, Any]]:
         """Validate and run one turn's calls; append the results turn. In output mode,
         returns ``(True, value)`` when the output tool got a valid call."""
         results: list[ToolResultBlock | None] = [None] * len(calls)
         turn: list[tuple[str, list[str] | None]] = []
         pending: list[tuple[int, Invocation]] = []
         for i, call in enumerate(calls):
-            tool = tools.get(call.name)
+            tool = self.tools.get(call.name)
             if tool is None:
-                problem = unknown_tool_text(call.name, tools)
+                problem = unknown_tool_text(call.name, self.tools)
                 results[i] = error_result(call, problem)
                 turn.append((call.name, [problem]))
                 continue
-            if output is not None and tool.name == output.tool.name:
+            if self.output is not None and tool.name == self.output.tool.name:
                 try:
                     value = tool.parse(call.input)
                 except ToolInputError as exc:
@@ -260,32 +256,53 @@ def conversation(
                 turn.append((inv.tool.name, outcome.problems))
         answered = [r for r in results if r is not None]
         content: list[ContentBlock] = list(answered)
-        messages.append(Message(role="user", content=content))
+        self.messages.append(Message(role="user", content=content))
         yield Results(list(calls), answered)
-        exhausted = budget.record(turn)
-        if exhausted is not None:
-            name, problems = exhausted
-            n = settings.max_validation_retries
-            text = (
-                f"tool {name!r} was called with invalid input {n} times in a row; "
-                f"last problems: {'; '.join(problems)}"
-            )
-            if output is not None:
-                raise ExtractionError(
-                    f"no valid {name!r} output after {n} tries; last problems: "
-                    + "; ".join(problems),
-                    messages,
-                    problems=problems,
-                )
-            raise ToolRetriesExhausted(text, messages, tool=name, problems=problems)
+        self._check_budget(turn)
         return (False, None)
+
+    def _check_budget(self, turn: list[tuple[str, list[str] | None]]) -> None:
+        exhausted = self.budget.record(turn)
+        if exhausted is None:
+            return
+        name, problems = exhausted
+        n = self.settings.max_validation_retries
+        if self.output is not None:
+            raise ExtractionError(
+                f"no valid {name!r} output after {n} tries; last problems: "
+                + "; ".join(problems),
+                self.messages,
+                problems=problems,
+            )
+        raise ToolRetriesExhausted(
+            f"tool {name!r} was called with invalid input {n} times in a row; "
+            f"last problems: {'; '.join(problems)}",
+            self.messages,
+            tool=name,
+            problems=problems,
+        )
+
+
+def conversation(
+    settings: Settings,
+    tools: ToolSet,
+    messages: list[Message],
+    *,
+    output: Output | None = None,
+) -> Generator[Action, Any, RunResult]:
+    """Run the loop over ``messages`` (extended in place); returns the :class:`RunResult`."""
+    run = _State(settings, tools, messages, output, _Budget(settings.max_validation_retries))
+    usage = run.usage
+    choice = settings.tool_choice
+    later = list(settings.later_choices)
+    last: Response | None = None
 
     pending_calls = unanswered_calls(messages) if output is None else []
     if pending_calls:
-        yield from answer(pending_calls)
+        yield from run.answer(pending_calls)
 
-    while iterations < settings.max_iterations:
-        iterations += 1
+    while run.iterations < settings.max_iterations:
+        run.iterations += 1
         request = Request(
             model=settings.model,
             system=_system(settings.system),
@@ -320,7 +337,7 @@ def conversation(
         calls = response.tool_uses
         if not calls:
             if output is None:
-                return finish(response)
+                return run.finish(response)
             # A model that ignored the forced tool: ask once more, within the budget.
             problem = f"the answer did not call the {output.tool.name!r} tool"
             messages.append(
@@ -331,7 +348,7 @@ def conversation(
                     ],
                 )
             )
-            exhausted = budget.record([(output.tool.name, [problem])])
+            exhausted = run.budget.record([(output.tool.name, [problem])])
             if exhausted is not None:
                 raise ExtractionError(
                     f"no {output.tool.name!r} call after "
@@ -340,9 +357,9 @@ def conversation(
                     problems=[problem],
                 )
             continue
-        done, value = yield from answer(calls)
+        done, value = yield from run.answer(calls)
         if done:
-            return finish(response, value)
+            return run.finish(response, value)
         if output is None:
             choice = later.pop(0) if later else _after_forced(choice)
 

@@ -17,11 +17,9 @@ from typing import Any, TypeVar, overload
 from pydantic import BaseModel
 
 from ..backend import Backend
-from ..backends.registry import load_backend
-from ..messages import Message, ToolChoice
+from ..messages import Message
 from ..tools import Tool, ToolSet
-from .core import Output, Settings, conversation
-from .loop import Prompt, Runner, _start
+from .loop import Prompt, Runner
 from .run_result import RunResult
 
 __all__ = ["aextract", "extract", "extract_result", "output_tool"]
@@ -54,44 +52,30 @@ def output_tool(
     )
 
 
-def _setup(
+def _runner(
     backend: Backend | str,
-    target: type[BaseModel] | Mapping[str, Any] | Tool,
-    prompt: Prompt | None,
-    messages: Iterable[Message | Mapping[str, Any]] | None,
-    name: str | None,
-    description: str | None,
+    tool: Tool,
     system: str | None,
     model: str | None,
     max_tokens: int,
     max_validation_retries: int,
     retry_max_tokens: int | None,
     request_options: dict[str, Any],
-) -> tuple[Runner, Any]:
-    tool = output_tool(target, name=name, description=description)
-    runner = Runner(
-        load_backend(backend) if isinstance(backend, str) else backend,
+) -> Runner:
+    """A runner whose one tool is ``tool``, forced on the first turn, with one more turn
+    than tries (each failed try costs one turn; more are never needed)."""
+    return Runner(
+        backend,
         ToolSet([tool]),
         system=system,
         model=model,
         max_tokens=max_tokens,
+        tool_choice=tool.name,
+        max_iterations=max_validation_retries + 1,
         max_validation_retries=max_validation_retries,
         retry_max_tokens=retry_max_tokens,
         **request_options,
     )
-    settings = Settings(
-        model=model,
-        system=system,
-        max_tokens=max_tokens,
-        tool_choice=ToolChoice(type="tool", name=tool.name),
-        # Each failed try costs one turn; one more turn than tries is never needed.
-        max_iterations=max_validation_retries + 1,
-        max_validation_retries=max_validation_retries,
-        retry_max_tokens=retry_max_tokens,
-        request_options=dict(request_options),
-    )
-    loop = conversation(settings, runner.tools, _start(prompt, messages), output=Output(tool))
-    return runner, loop
 
 
 @overload
@@ -131,11 +115,10 @@ def extract_result(
 ) -> RunResult:
     """:func:`extract`, returning the whole :class:`RunResult` (``.output`` is the value;
     ``.messages`` the conversation, including any failed tries)."""
-    runner, loop = _setup(
-        backend, target, prompt, messages, name, description, system, model, max_tokens,
-        max_validation_retries, retry_max_tokens, request_options,
-    )
-    return runner._drive(loop)
+    tool = output_tool(target, name=name, description=description)
+    runner = _runner(backend, tool, system, model, max_tokens, max_validation_retries,
+                     retry_max_tokens, request_options)
+    return runner.run(prompt, messages=messages, output=tool)
 
 
 async def aextract(
@@ -154,9 +137,8 @@ async def aextract(
     **request_options: Any,
 ) -> Any:
     """:func:`extract` for async code."""
-    runner, loop = _setup(
-        backend, target, prompt, messages, name, description, system, model, max_tokens,
-        max_validation_retries, retry_max_tokens, request_options,
-    )
-    result = await runner._adrive(loop)
+    tool = output_tool(target, name=name, description=description)
+    runner = _runner(backend, tool, system, model, max_tokens, max_validation_retries,
+                     retry_max_tokens, request_options)
+    result = await runner.arun(prompt, messages=messages, output=tool)
     return result.output

@@ -35,7 +35,7 @@ from ..stream import (
     TextDelta,
     ToolInputDelta,
 )
-from ..tools import ToolSet, ToolSource
+from ..tools import Tool, ToolSet, ToolSource
 from ..tools.toolset import ToolLike
 from .core import (
     Action,
@@ -252,9 +252,14 @@ class Runner:
         self,
         prompt: Prompt | None,
         messages: Iterable[Message | Mapping[str, Any]] | None,
-        output: Output | None = None,
+        output: Tool | None = None,
     ) -> _Run:
-        return conversation(self.settings, self.tools, _start(prompt, messages), output=output)
+        if output is not None and output.name not in self.tools:
+            raise ValueError(f"output tool {output.name!r} is not one of this runner's tools")
+        return conversation(
+            self.settings, self.tools, _start(prompt, messages),
+            output=Output(output) if output is not None else None,
+        )
 
     # -- whole turns ------------------------------------------------------------------------
     def run(
@@ -262,10 +267,13 @@ class Runner:
         prompt: Prompt | None = None,
         *,
         messages: Iterable[Message | Mapping[str, Any]] | None = None,
+        output: Tool | None = None,
     ) -> RunResult:
         """Run to the model's answer. ``messages`` continues a saved conversation (a final
-        assistant turn with unanswered calls has them run first)."""
-        return self._drive(self._loop(prompt, messages))
+        assistant turn with unanswered calls has them run first). With ``output`` (one of
+        the runner's tools, usually schema-only) the run ends at the first valid call of it,
+        and :attr:`RunResult.output` is its parsed input: :func:`~tooluse.runner.extract`."""
+        return self._drive(self._loop(prompt, messages, output))
 
     def _drive(self, loop: _Run) -> RunResult:
         reply: Any = None
@@ -290,9 +298,10 @@ class Runner:
         prompt: Prompt | None = None,
         *,
         messages: Iterable[Message | Mapping[str, Any]] | None = None,
+        output: Tool | None = None,
     ) -> RunResult:
         """:meth:`run` for async code: async tools are awaited, sync tools run in threads."""
-        return await self._adrive(self._loop(prompt, messages))
+        return await self._adrive(self._loop(prompt, messages, output))
 
     async def _adrive(self, loop: _Run) -> RunResult:
         reply: Any = None
