@@ -120,6 +120,10 @@ def part_disconnect(args: argparse.Namespace) -> dict[str, Any]:
         upstream.stop()
 
 
+#: The configured bound of the fault runs: the whole call (timeout), the longest silence
+#: (read_timeout), retries — what --upstream-timeout/-read-timeout/-retries set.
+DEFAULT_OPTIONS = ["timeout=20", "read_timeout=10", "max_retries=2"]
+
 PARTS = {"fuzz": part_fuzz, "soak": part_soak, "faults": part_faults, "disconnect": part_disconnect}
 
 
@@ -142,14 +146,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--soak-clients", type=int, default=200)
     parser.add_argument("--soak-seconds", type=float, default=60.0)
     parser.add_argument("--disconnect-clients", type=int, default=20)
-    parser.add_argument("--bound", type=float, default=30.0,
-                        help="seconds within which every upstream fault must be answered")
-    parser.add_argument("--backend-option", action="append", default=[],
-                        help="KEY=VALUE handed to the anthropic:/openai: backends (timeouts, retries)")
+    parser.add_argument("--bound", type=float, default=None,
+                        help="seconds within which every upstream fault must be answered "
+                             "(default: the backends' timeout + 5 s)")
+    parser.add_argument("--backend-option", action="append", default=None,
+                        help="KEY=VALUE handed to the anthropic:/openai: backends, as the --upstream-* "
+                             "flags of tooluse serve set them (default: " + " ".join(DEFAULT_OPTIONS) + ")")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--json", type=Path, default=ROOT / "docs" / "benchmarks" / "robustness.json")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
+    if args.backend_option is None:
+        args.backend_option = list(DEFAULT_OPTIONS)
+    if args.bound is None:
+        timeout = next((float(o.split("=", 1)[1]) for o in args.backend_option if o.startswith("timeout=")), 300.0)
+        args.bound = timeout + 5.0
     if args.quick:
         args.fuzz_requests, args.schemathesis = 300, 20
         args.soak_clients, args.soak_seconds, args.disconnect_clients = 40, 15.0, 5
