@@ -128,8 +128,6 @@ class Backend:
 
 def _iterate_async(agen: AsyncIterator[StreamEvent]) -> Iterator[StreamEvent]:
     """Drive an async iterator from sync code on a private event loop."""
-    import asyncio
-
     loop = asyncio.new_event_loop()
     try:
         while True:

@@ -11,6 +11,7 @@ round-trip tests, and serialise with ``model_dump()`` for saving a conversation.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -106,8 +107,6 @@ class ToolResultBlock(_Model):
 
     def text(self) -> str:
         """The result's text parts joined, JSON parts serialised; images left out."""
-        import json
-
         parts: list[str] = []
         for part in self.content:
             if isinstance(part, TextBlock):

@@ -10,6 +10,7 @@ their tokens in one context.
 from __future__ import annotations
 
 import atexit
+import ctypes
 import importlib.metadata
 import os
 import re
@@ -103,9 +104,7 @@ class LoadedModel:
     def pieces(self) -> list[bytes]:
         """Each token's bytes (empty for control tokens), computed once."""
         if self._pieces is None:
-            import ctypes
-
-            import llama_cpp
+            import llama_cpp  # the optional [local] extra
 
             vocab = self.llm._model.vocab
             buf = ctypes.create_string_buffer(256)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..backends.registry import load_backend
+
 __all__ = ["load_cli_backend", "parse_options"]
 
 
@@ -22,8 +24,6 @@ def parse_options(items: Iterable[str], command: str) -> dict[str, Any]:
 
 def load_cli_backend(spec: str, options: dict[str, Any], command: str) -> Any:
     """The backend ``spec`` names, built with ``options``; exits with one line on failure."""
-    from ..backends.registry import load_backend
-
     try:
         return load_backend(spec, **options)
     except TypeError as exc:

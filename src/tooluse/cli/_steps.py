@@ -10,6 +10,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
+from ..runner import FinalEvent, MessageEvent, ToolCallEvent, ToolResultEvent
+
 __all__ = ["StepPrinter", "args_text", "plan_steps", "short", "token_note", "turn_choice"]
 
 
@@ -75,8 +77,6 @@ class StepPrinter:
         return self.final
 
     def feed(self, event: Any) -> None:
-        from ..runner import FinalEvent, MessageEvent, ToolCallEvent, ToolResultEvent
-
         now = time.perf_counter()
         if isinstance(event, ToolCallEvent):
             while len(self.calls_by_turn) <= self.turns:

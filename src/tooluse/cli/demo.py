@@ -24,6 +24,13 @@ import argparse
 import sys
 from typing import Any, TextIO
 
+from ..backends import load_backend
+from ..backends.local import LocalBackend, from_spec
+from ..errors import BackendError
+from ..runner import Runner, RunnerError
+from ..tools import Tool
+from ._steps import StepPrinter, plan_steps, token_note
+
 __all__ = ["DEMO_PLAN", "DEMO_QUESTION", "demo_tools", "register", "run_demo"]
 
 DEMO_QUESTION = "What is the current stock price of General Motors?"
@@ -78,8 +85,6 @@ def get_current_stock_price(symbol: str) -> str:
 def demo_tools() -> list[Any]:
     """The example's two tools as :class:`~tooluse.tools.Tool` objects, in the order of its
     prompt (the price tool first), with its descriptions."""
-    from ..tools import Tool
-
     return [Tool.from_function(get_current_stock_price), Tool.from_function(get_ticker_symbol)]
 
 
@@ -111,8 +116,6 @@ def register(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..errors import BackendError
-
     try:
         backend = _backend(args)
     except BackendError as exc:
@@ -123,14 +126,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _backend(args: argparse.Namespace) -> Any:
-    from ..backends import load_backend
-
     if args.backend and args.model:
         raise SystemExit("tooluse demo: give --backend or --model, not both")
     if args.backend and not args.backend.startswith("local"):
         return load_backend(args.backend)
-    from ..backends.local import LocalBackend, from_spec
-
     if args.backend:
         options: dict[str, Any] = {"grammar": not args.no_grammar}
         if args.threads:
@@ -143,9 +142,6 @@ def run_demo(backend: Any, *, question: str = DEMO_QUESTION, tool_choice: str = 
              max_tokens: int = 256, out: TextIO | None = None,
              system: str = DEMO_SYSTEM) -> int:
     """Run the demo conversation on ``backend``, printing each step to ``out``."""
-    from ..runner import Runner, RunnerError
-    from ._steps import StepPrinter, plan_steps, token_note
-
     tools = demo_tools()
     plan = plan_steps(tool_choice)
     printer = StepPrinter(out, plan=plan, note=lambda: token_note(backend))

@@ -22,6 +22,7 @@ from ..eval.bfcl import (
 )
 from ..eval.harness import CaseResult, CategorySummary, run_case, summarize
 from ..eval.report import format_table, write_json
+from ._backend import load_cli_backend, parse_options
 
 __all__ = ["register"]
 
@@ -171,8 +172,6 @@ def _run_bfcl(args: argparse.Namespace) -> int:
     except BfclDataError as exc:
         raise SystemExit(f"tooluse eval bfcl: {exc}") from None
     categories = [c for c in categories if c in loaded]
-
-    from ._backend import load_cli_backend, parse_options
 
     options = parse_options(args.option, "tooluse eval bfcl")
     if args.no_grammar:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..codecs import get_codec
 from ..messages import Message, Request, Response, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from ..tools import ToolSet
 
@@ -62,6 +63,4 @@ class RunResult:
         """The conversation as a request body of ``format`` (``anthropic``, ``bedrock``,
         ``openai``, ``legacy``), through that format's codec. ``options`` go to its
         ``encode_request`` (e.g. ``strict=False`` for OpenAI's ``is_error`` fallback)."""
-        from ..codecs import get_codec
-
         return get_codec(format).encode_request(self.to_request(), **options)

@@ -13,6 +13,7 @@ validators are built once per distinct schema and cached by the schema's canonic
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -205,8 +206,6 @@ def _show_list(values: Any) -> str:
 
 
 def _extra_keys(value: Mapping[str, Any], schema: Mapping[str, Any]) -> list[str]:
-    import re
-
     props = schema.get("properties", {}) or {}
     patterns = [re.compile(p) for p in (schema.get("patternProperties") or {})]
     return [
