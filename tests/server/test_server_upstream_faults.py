@@ -29,6 +29,7 @@ from botocore.eventstream import EventStreamBuffer
 from tooluse.backends._retry import RetryPolicy
 from tooluse.backends.anthropic import AnthropicBackend
 from tooluse.backends.openai import OpenAIBackend
+from tooluse.backends.openai_prompt import OpenAIPromptBackend
 from tooluse.server import ServerThread, create_app
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}
@@ -363,25 +364,32 @@ def _open_streams(url: str, n: int, path: str, body: dict[str, Any]) -> Iterator
         yield sock
 
 
-@pytest.mark.parametrize("upstream", ["anthropic", "openai"])
-def test_clients_that_leave_while_the_upstream_is_silent_leave_no_retries_and_no_threads(upstream: str) -> None:
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+@pytest.mark.parametrize("upstream", ["anthropic", "openai", "openai-prompt"])
+def test_clients_that_leave_while_the_upstream_is_silent_leave_no_retries_and_no_threads(
+        upstream: str, stream: bool) -> None:
     n = 6
     read_timeout = 2.0
     with SilentUpstream() as silent:
-        # Without cancellation every stream would be retried after read_timeout, 5 times.
+        # Without cancellation every call would be retried after read_timeout, 5 times.
         options: dict[str, Any] = {
             "timeout": 60, "read_timeout": read_timeout,
             "retry": RetryPolicy(max_retries=5, initial_delay=0.01, jitter=0.0)}
         backend: Any = (AnthropicBackend("m", api_key="k", base_url=silent.url, **options)
                         if upstream == "anthropic"
-                        else OpenAIBackend("m", base_url=silent.url + "/v1", **options))
+                        else OpenAIBackend("m", base_url=silent.url + "/v1", **options)
+                        if upstream == "openai"
+                        else OpenAIPromptBackend("m", base_url=silent.url + "/v1", **options))
         with ServerThread(create_app(backend, close_backend=True)) as srv:
             assert _wait(lambda: not _threads_inside_backend_http(), 5)
-            body = {"model": "m", "max_tokens": 50, "stream": True,
+            body = {"model": "m", "max_tokens": 50, "stream": stream,
                     "messages": [{"role": "user", "content": "hi"}]}
             clients = list(_open_streams(srv.url, n, "/v1/messages", body))
             assert _wait(lambda: silent.requests == n, 10), silent.requests
-            assert len(_threads_inside_backend_http()) == n  # each stream waits on the upstream
+            # each call waits on the upstream: in a thread of its own where the backend is sync
+            # (streams; openai-prompt always), on the event loop where it is async
+            in_threads = n if stream or upstream == "openai-prompt" else 0
+            assert len(_threads_inside_backend_http()) == in_threads
             left = time.monotonic()
             for sock in clients:
                 sock.close()

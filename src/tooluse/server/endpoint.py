@@ -29,6 +29,7 @@ from ..messages import Request
 from ..messages import Response as NeutralResponse
 from .body import parse_json_object, read_body
 from .common import input_error, output_error
+from .disconnect import ClientGone, unless_disconnected
 from .encoding import JsonResponse, json_bytes
 from .errors import GatewayError
 from .policy import check_servable
@@ -127,9 +128,11 @@ def api_endpoint(api: WireApi) -> Callable[[HttpRequest], Awaitable[Response]]:
             )
         try:
             started = time.monotonic()
-            response = await state.complete(neutral)
+            response = await unless_disconnected(request.receive, lambda: state.complete(neutral))
             latency_ms = int((time.monotonic() - started) * 1000)
             out = api.encode_response(response, latency_ms)
+        except ClientGone:  # the client left: its upstream call was stopped; nobody reads this
+            return fail(GatewayError("the client disconnected", "api"))
         except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
             return fail(output_error(exc))
         return JsonResponse(out, headers={api.request_id_header: request_id})
