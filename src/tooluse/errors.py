@@ -121,6 +121,7 @@ BackendErrorKind = Literal[
     "permission",
     "not_found",
     "request_too_large",
+    "context_length",
     "rate_limit",
     "timeout",
     "overloaded",

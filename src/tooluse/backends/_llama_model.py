@@ -67,7 +67,8 @@ class ModelSettings:
     """What identifies one loaded model instance."""
 
     path: str
-    n_ctx: int = 4096
+    #: 0: the model's trained context length (``n_ctx_train`` in the GGUF metadata).
+    n_ctx: int = 0
     n_threads: int | None = None
     n_batch: int = 512
     extra_buffers: bool | None = None  # None: automatic (off on CPUs with AMX, see below)

@@ -29,7 +29,7 @@ from typing import Any, Literal
 from ..errors import BackendError
 from ..prompting.grammar import ToolGrammar
 from ..prompting.matcher import Matcher, MatchState
-from ..prompting.text_backend import StopScanner, TextEnd, TextMessage
+from ..prompting.text_backend import StopScanner, TextEnd, TextMessage, context_error
 from ._llama_model import LoadedModel
 
 __all__ = ["GrammarEngine", "LlamaTextBackend"]
@@ -112,6 +112,12 @@ class LlamaTextBackend:
     def tokenize(self, text: str) -> list[int]:
         return list(self.loaded.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
+    def prompt_tokens(self, messages: Sequence[TextMessage], prefill: str = "") -> int:
+        return len(self.tokenize(self.render(messages, prefill)))
+
+    def context_length(self) -> int:
+        return int(self.loaded.llm.n_ctx())
+
     # -- generation ---------------------------------------------------------------------------
     def generate_text(
         self,
@@ -184,11 +190,7 @@ class LlamaTextBackend:
         tokens = self.tokenize(prompt)
         n_ctx = llm.n_ctx()
         if len(tokens) >= n_ctx:
-            raise BackendError(
-                f"the prompt is {len(tokens)} tokens; the model's context holds {n_ctx} "
-                "(set n_ctx higher or shorten the conversation)",
-                kind="request_too_large",
-            )
+            raise context_error(len(tokens), n_ctx)
         max_tokens = max(0, min(max_tokens, n_ctx - len(tokens)))
         cached = self._eval_prompt(tokens)
         prompt_done = time.perf_counter()

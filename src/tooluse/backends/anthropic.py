@@ -137,6 +137,18 @@ class AnthropicBackend(HTTPBackend):
         betas = [*self.betas, *(b.strip() for b in sent.split(",") if b.strip())]
         return {"anthropic-beta": ",".join(dict.fromkeys(betas))}
 
+    def count_tokens(self, request: Request) -> int | None:
+        """The upstream's own count (``POST /v1/messages/count_tokens``)."""
+        body = json.loads(self._body(request, stream=False))
+        body.pop("max_tokens", None)
+        url = self.base_url + "/v1/messages/count_tokens"
+        response = self.upstream.send(url, json.dumps(body, ensure_ascii=False).encode(),
+                                      self._headers(request), stream=False)
+        try:
+            return int(response.json()["input_tokens"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise self._wrap_decode_error(exc) from None
+
     def _encode(self, request: Request, *, stream: bool) -> dict[str, Any]:
         if request.max_tokens is None:
             # The Messages API requires max_tokens; the runner always sets it, a bare

@@ -44,8 +44,10 @@ class LocalBackend(PromptToolsBackend):
     - ``grammar_engine``: ``"fast"`` (top candidates checked, fixed text fed in one batch)
       or ``"llama"`` (llama.cpp's sampler over the whole vocabulary; slower, for reference).
     - ``style``: ``"xml"`` (``<tool_description>`` blocks) or ``"json"`` (JSON Schema).
-    - ``n_ctx``, ``n_threads``, ``n_batch``, ``seed``: llama.cpp settings. Backends with
-      the same file and settings share one loaded model (and queue on its lock).
+    - ``n_ctx``, ``n_threads``, ``n_batch``, ``seed``: llama.cpp settings. ``n_ctx`` 0 (the
+      default) is the model's trained context length (``n_ctx_train`` in the GGUF; 8192
+      for SmolLM2); a prompt over it is refused before generating ("prompt is too long").
+      Backends with the same file and settings share one loaded model (and its lock).
     - ``max_tokens``: the default when a request sets none.
     - ``chat_template``: a Jinja2 template replacing the GGUF's own.
     - ``auto_call_threshold``: under ``tool_choice: auto`` (with the fast grammar engine),
@@ -70,7 +72,7 @@ class LocalBackend(PromptToolsBackend):
         grammar: bool = True,
         grammar_engine: GrammarEngine = "fast",
         style: Literal["xml", "json"] = "xml",
-        n_ctx: int = 4096,
+        n_ctx: int = 0,
         n_threads: int | None = None,
         n_batch: int = 512,
         seed: int = 0,

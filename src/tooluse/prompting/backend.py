@@ -58,7 +58,7 @@ from .choices import (
     select_tools,
 )
 from .grammar import GrammarLimits, ToolGrammar, tool_call_grammar
-from .text_backend import TextBackend, TextEnd, TextMessage
+from .text_backend import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
 
 __all__ = ["PromptToolsBackend", "build_text_prompt"]
 
@@ -178,16 +178,32 @@ class PromptToolsBackend(Backend):
         #: Tools retrieval left out of the last request's prompt.
         self.last_left_out: list[str] = []
 
-    def stream(self, request: Request) -> Iterator[StreamEvent]:
-        request = self._retrieve(request)
+    def _prompt(self, request: Request) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
         try:
-            messages, prefill, stops, grammar = build_text_prompt(
+            return build_text_prompt(
                 request, style=self.style, grammar=self.grammar, limits=self.limits
             )
         except ConversionError as exc:
             raise BackendError(str(exc), kind="invalid_request") from exc
         except ValueError as exc:  # e.g. tool_choice naming an unknown tool
             raise BackendError(str(exc), kind="invalid_request") from exc
+
+    def count_tokens(self, request: Request) -> int | None:
+        """The tokens of the rendered prompt (exact), when the text backend can count."""
+        if not isinstance(self.text_backend, CountingTextBackend):
+            return None
+        messages, prefill, _, _ = self._prompt(self._retrieve(request))
+        return self.text_backend.prompt_tokens(messages, prefill)
+
+    def stream(self, request: Request) -> Iterator[StreamEvent]:
+        request = self._retrieve(request)
+        messages, prefill, stops, grammar = self._prompt(request)
+        if isinstance(self.text_backend, CountingTextBackend):
+            # Known before the first event: the gateway answers an HTTP error, not a stream.
+            used = self.text_backend.prompt_tokens(messages, prefill)
+            limit = self.text_backend.context_length()
+            if used >= limit:
+                raise context_error(used, limit)
         planned: dict[str, float] = {}
         if grammar is not None and request.tools and grammar.prefill == prefill:
             prefill, grammar = self._plan(request, messages, prefill, grammar, planned)

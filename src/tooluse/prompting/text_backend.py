@@ -15,9 +15,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
+from ..errors import BackendError
 from .grammar import ToolGrammar
 
-__all__ = ["StopScanner", "TextBackend", "TextEnd", "TextMessage"]
+__all__ = ["CountingTextBackend", "StopScanner", "TextBackend", "TextEnd", "TextMessage",
+           "context_error"]
 
 #: ``{"role": "system" | "user" | "assistant", "content": "..."}``
 TextMessage = dict[str, str]
@@ -67,6 +69,29 @@ class TextBackend(Protocol):
         text.
         """
         ...
+
+
+@runtime_checkable
+class CountingTextBackend(Protocol):
+    """A text backend that can count a prompt's tokens before generating (the local model):
+    a prompt over its context is then refused before the answer starts (an HTTP 400 even
+    for a stream), and ``count_tokens`` is exact."""
+
+    def prompt_tokens(self, messages: Sequence[TextMessage], prefill: str = "") -> int:
+        """The tokens of the rendered prompt."""
+        ...
+
+    def context_length(self) -> int:
+        """The most tokens the model's context holds (prompt and answer together)."""
+        ...
+
+
+def context_error(prompt_tokens: int, limit: int) -> BackendError:
+    """The error for a prompt over the context, in the Messages API's wording (each API's
+    front end gives it its own error type: 400 invalid_request_error, ValidationException,
+    context_length_exceeded)."""
+    return BackendError(f"prompt is too long: {prompt_tokens} tokens > {limit} maximum",
+                        kind="context_length")
 
 
 class StopScanner:

@@ -110,6 +110,7 @@ def create_app(
     """
     from .chat_api import chat_completions_endpoint
     from .converse_api import converse_endpoint, converse_stream_endpoint
+    from .info_api import count_tokens_endpoint, model_endpoint, models_endpoint
     from .messages_api import messages_endpoint
     from .openapi import openapi_endpoint
 
@@ -141,6 +142,9 @@ def create_app(
 
     routes = [
         Route("/v1/messages", messages_endpoint, methods=["POST"]),
+        Route("/v1/messages/count_tokens", count_tokens_endpoint, methods=["POST"]),
+        Route("/v1/models", models_endpoint, methods=["GET"]),
+        Route("/v1/models/{model_id:path}", model_endpoint, methods=["GET"]),
         Route("/model/{model_id:path}/converse-stream", converse_stream_endpoint, methods=["POST"]),
         Route("/model/{model_id:path}/converse", converse_endpoint, methods=["POST"]),
         Route("/v1/chat/completions", chat_completions_endpoint, methods=["POST"]),

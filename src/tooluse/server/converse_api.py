@@ -64,6 +64,7 @@ def _error_headers(error: GatewayError) -> dict[str, str]:
 _STREAM_EXCEPTIONS: Final[dict[ErrorKind, str]] = {
     "invalid_request": "validationException",
     "request_too_large": "validationException",
+    "context_length": "validationException",
     "rate_limit": "throttlingException",
     "overloaded": "serviceUnavailableException",
     "unavailable": "serviceUnavailableException",

@@ -15,6 +15,8 @@ ERROR_TYPES: dict[BackendErrorKind, tuple[int, str]] = {
     "permission": (403, "permission_error"),
     "not_found": (404, "not_found_error"),
     "request_too_large": (413, "request_too_large"),
+    # The prompt exceeds the model's context: the API's 400 "prompt is too long: ...".
+    "context_length": (400, "invalid_request_error"),
     "rate_limit": (429, "rate_limit_error"),
     "timeout": (504, "timeout_error"),
     "api": (500, "api_error"),
@@ -22,7 +24,7 @@ ERROR_TYPES: dict[BackendErrorKind, tuple[int, str]] = {
     "unavailable": (503, "api_error"),
 }
 _KIND_OF_TYPE: dict[str, BackendErrorKind] = {
-    t: k for k, (_, t) in ERROR_TYPES.items() if k != "unavailable"
+    t: k for k, (_, t) in ERROR_TYPES.items() if k not in ("unavailable", "context_length")
 }
 
 
@@ -38,4 +40,6 @@ def backend_error(body: Any, status: int | None = None) -> BackendError:
     type_ = error.get("type") if isinstance(error, dict) else None
     message = error.get("message") if isinstance(error, dict) else None
     kind: BackendErrorKind = _KIND_OF_TYPE.get(str(type_), "api")
+    if kind == "invalid_request" and str(message or "").startswith("prompt is too long"):
+        kind = "context_length"
     return BackendError(str(message or body), kind=kind, status=status)

@@ -17,6 +17,7 @@ ERROR_TYPES: dict[BackendErrorKind, tuple[int, str]] = {
     "permission": (403, "AccessDeniedException"),
     "not_found": (404, "ResourceNotFoundException"),
     "request_too_large": (400, "ValidationException"),
+    "context_length": (400, "ValidationException"),
     "timeout": (408, "ModelTimeoutException"),
     "rate_limit": (429, "ThrottlingException"),
     "api": (500, "InternalServerException"),

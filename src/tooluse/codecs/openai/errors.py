@@ -24,6 +24,7 @@ ERROR_TYPES: dict[BackendErrorKind, tuple[int, str]] = {
     "permission": (403, "permission_error"),
     "not_found": (404, "not_found_error"),
     "request_too_large": (413, "invalid_request_error"),
+    "context_length": (400, "invalid_request_error"),
     "timeout": (408, "timeout"),
     "rate_limit": (429, "rate_limit_exceeded"),
     "api": (500, "server_error"),
@@ -40,7 +41,10 @@ _KIND_OF_STATUS: dict[int, BackendErrorKind] = {
 def error_body(kind: BackendErrorKind, message: str, param: str | None = None) -> tuple[int, dict[str, Any]]:
     """HTTP status and body an OpenAI-compatible server answers for an error of ``kind``."""
     status, type_ = ERROR_TYPES.get(kind, ERROR_TYPES["api"])
-    return status, {"error": {"message": message, "type": type_, "param": param, "code": None}}
+    code = "context_length_exceeded" if kind == "context_length" else None
+    if code is not None and param is None:
+        param = "messages"
+    return status, {"error": {"message": message, "type": type_, "param": param, "code": code}}
 
 
 def backend_error(body: Any, status: int | None = None) -> BackendError:
@@ -50,4 +54,6 @@ def backend_error(body: Any, status: int | None = None) -> BackendError:
     kind: BackendErrorKind = _KIND_OF_STATUS.get(status or 0, "api")
     if status is None and isinstance(error, dict) and error.get("code") == "rate_limit_exceeded":
         kind = "rate_limit"
+    if isinstance(error, dict) and error.get("code") == "context_length_exceeded":
+        kind = "context_length"
     return BackendError(str(message or body), kind=kind, status=status)
