@@ -8,18 +8,27 @@ from typing import Any
 
 from ..backends.registry import load_backend
 
-__all__ = ["load_cli_backend", "parse_options"]
+__all__ = ["load_cli_backend", "parse_options", "parse_pairs"]
+
+
+def parse_pairs(items: Iterable[str], separator: str, form: str) -> dict[str, str]:
+    """``["a=1"]`` -> ``{"a": "1"}`` (split at the first ``separator``, both sides stripped);
+    raises ValueError ``"must be <form>, not 'item'"`` for an item without a key."""
+    pairs: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition(separator)
+        if not sep or not key.strip():
+            raise ValueError(f"must be {form}, not {item!r}")
+        pairs[key.strip()] = value.strip()
+    return pairs
 
 
 def parse_options(items: Iterable[str], command: str) -> dict[str, Any]:
     """``["n_threads=1"]`` -> ``{"n_threads": "1"}``; a malformed item exits with a message."""
-    options: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise SystemExit(f"{command}: --option must be KEY=VALUE, not {item!r}")
-        options[key.strip()] = value.strip()
-    return options
+    try:
+        return dict(parse_pairs(items, "=", "KEY=VALUE"))
+    except ValueError as exc:
+        raise SystemExit(f"{command}: --option {exc}") from None
 
 
 def load_cli_backend(spec: str, options: dict[str, Any], command: str) -> Any:

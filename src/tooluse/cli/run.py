@@ -167,13 +167,12 @@ def _connect(spec: str, args: argparse.Namespace) -> Any:
 
 
 def _headers(items: list[str]) -> dict[str, str]:
-    headers: dict[str, str] = {}
-    for item in items:
-        name, sep, value = item.partition(":")
-        if not sep or not name.strip():
-            raise UsageError(f"--header must be 'NAME: VALUE', not {item!r}")
-        headers[name.strip()] = value.strip()
-    return headers
+    from ._backend import parse_pairs
+
+    try:
+        return parse_pairs(items, ":", "'NAME: VALUE'")
+    except ValueError as exc:
+        raise UsageError(f"--header {exc}") from None
 
 
 def load_function_tool(spec: str) -> Any:
