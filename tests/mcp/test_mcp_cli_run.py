@@ -17,6 +17,9 @@ from tooluse.cli import build_parser, main
 from tooluse.cli.run import run_command
 from tooluse.messages import Response, ToolUseBlock
 
+#: Real MCP server processes (and for HTTP, uvicorn): slow by the project's rule.
+pytestmark = pytest.mark.slow
+
 TIME = shlex.join(TIME_COMMAND)
 
 

@@ -18,6 +18,9 @@ from tooluse.messages import JsonBlock, Response, ToolUseBlock
 from tooluse.runner import Runner
 from tooluse.server import ServerThread
 
+#: Real MCP server processes (and for HTTP, uvicorn): slow by the project's rule.
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("uvicorn")
 
 TOKEN = "s3cret"

@@ -18,6 +18,9 @@ from tooluse.messages import ImageBlock, JsonBlock, Response, ToolUseBlock
 from tooluse.runner import FinalEvent, Runner, ToolResultEvent
 from tooluse.tools import ToolSet
 
+#: Real MCP server processes (and for HTTP, uvicorn): slow by the project's rule.
+pytestmark = pytest.mark.slow
+
 
 def call(name: str, **input: Any) -> Response:
     return Response(content=[ToolUseBlock(id="toolu_01", name=name, input=input)],
