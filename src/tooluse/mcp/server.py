@@ -357,7 +357,7 @@ class MCPServer:
         if client is None or self._gone:
             return _error(self._unavailable(tool_name))
         what = f"MCP server {self.label}: tool {tool_name!r}"
-        self._http_status = None
+        self._http_status = self._noise = None  # only what happens during this call
         try:
             with anyio.fail_after(self.timeout):
                 result = await client.call_tool(tool_name, arguments)
