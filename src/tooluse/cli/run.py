@@ -25,7 +25,12 @@ import sys
 from contextlib import ExitStack
 from typing import Any, TextIO
 
-from ..errors import ToolUseError
+from ..errors import BackendError, ToolDefinitionError, ToolUseError
+from ..runner import Runner, RunnerError
+from ..tools import as_tool
+from ._backend import load_cli_backend, parse_options, parse_pairs
+from ._steps import StepPrinter, plan_steps, token_note
+from .demo import backend_label
 
 __all__ = ["load_function_tool", "register", "run_command"]
 
@@ -70,8 +75,6 @@ class UsageError(ToolUseError, ValueError):
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ._backend import load_cli_backend, parse_options
-
     options = parse_options(args.option, _COMMAND)
     backend = load_cli_backend(args.backend, options, _COMMAND)
     return run_command(args, backend)
@@ -91,10 +94,6 @@ def run_command(args: argparse.Namespace, backend: Any, *, out: TextIO | None = 
 
 
 def _run_with(args: argparse.Namespace, backend: Any, stack: ExitStack, out: TextIO) -> int:
-    from ..errors import BackendError, ToolDefinitionError
-    from ..runner import Runner, RunnerError
-    from ._steps import StepPrinter, plan_steps, token_note
-
     if args.max_tokens < 1 or args.max_iterations < 1 or args.timeout <= 0:
         raise UsageError("--max-tokens, --max-iterations and --timeout must be positive")
     functions = [load_function_tool(spec) for spec in args.tool]
@@ -118,8 +117,6 @@ def _run_with(args: argparse.Namespace, backend: Any, stack: ExitStack, out: Tex
             return 1
         print(json.dumps(_conversation(result, runner), ensure_ascii=False, indent=2), file=out)
         return 0
-
-    from .demo import backend_label
 
     printer = StepPrinter(out, plan=plan, note=lambda: token_note(backend))
     say = printer.say
@@ -167,8 +164,6 @@ def _connect(spec: str, args: argparse.Namespace) -> Any:
 
 
 def _headers(items: list[str]) -> dict[str, str]:
-    from ._backend import parse_pairs
-
     try:
         return parse_pairs(items, ":", "'NAME: VALUE'")
     except ValueError as exc:
@@ -195,9 +190,6 @@ def load_function_tool(spec: str) -> Any:
         value = getattr(value, part)
     if not callable(value):
         raise UsageError(f"--tool {spec!r}: {attr!r} is not a function")
-    from ..errors import ToolDefinitionError
-    from ..tools import as_tool
-
     try:
         return as_tool(value)
     except ToolDefinitionError as exc:
