@@ -98,7 +98,7 @@ class Backend:
                         return
                     put(event)
                 put(_DONE)
-            except BaseException as exc:  # handed to the consumer, re-raised there
+            except BaseException as exc:  # noqa: BLE001 - handed to the consumer, re-raised there
                 if not cancelled.is_set():
                     put(exc)
             finally:

@@ -12,7 +12,7 @@ round-trip tests, and serialise with ``model_dump()`` for saving a conversation.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -84,7 +84,7 @@ class ToolUseBlock(_Model):
     input: dict[str, Any] = Field(default_factory=dict)
 
 
-ResultPart = Annotated[Union[TextBlock, ImageBlock, JsonBlock], Field(discriminator="type")]
+ResultPart = Annotated[TextBlock | ImageBlock | JsonBlock, Field(discriminator="type")]
 
 
 class ToolResultBlock(_Model):
@@ -117,7 +117,7 @@ class ToolResultBlock(_Model):
 
 
 ContentBlock = Annotated[
-    Union[TextBlock, ImageBlock, ToolUseBlock, ToolResultBlock], Field(discriminator="type")
+    TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock, Field(discriminator="type")
 ]
 
 Role = Literal["user", "assistant"]

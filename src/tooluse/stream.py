@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterable, Iterable, Iterator
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 import jiter
 from pydantic import BaseModel, ConfigDict, Field
@@ -63,7 +63,7 @@ class BlockStart(_Event):
 
     type: Literal["block_start"] = "block_start"
     index: int
-    block: Annotated[Union[TextBlock, ToolUseBlock], Field(discriminator="type")]
+    block: Annotated[TextBlock | ToolUseBlock, Field(discriminator="type")]
 
 
 class TextDelta(_Event):
@@ -97,7 +97,7 @@ class MessageStop(_Event):
 
 
 StreamEvent = Annotated[
-    Union[MessageStart, BlockStart, TextDelta, ToolInputDelta, BlockStop, MessageDelta, MessageStop],
+    MessageStart | BlockStart | TextDelta | ToolInputDelta | BlockStop | MessageDelta | MessageStop,
     Field(discriminator="type"),
 ]
 

@@ -179,7 +179,7 @@ def _load(settings: ModelSettings) -> Any:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import llama_cpp
-        import llama_cpp.llama as llama_module
+        import llama_cpp.llama_cpp as llama_bindings
     except ImportError:
         raise BackendError(
             "the local backend needs llama-cpp-python: `pip install 'tooluse[local]'` "
@@ -196,7 +196,7 @@ def _load(settings: ModelSettings) -> Any:
         # some virtualised CPUs that report AMX; the plain CPU kernels are fast enough for
         # small models, so AMX machines load without the extra buffer types by default.
         extra = not _cpu_has_amx()
-    low_level: Any = llama_module.llama_cpp  # the ctypes bindings Llama() calls
+    low_level: Any = llama_bindings  # the ctypes bindings Llama() calls (as llama_cpp.llama)
     original = low_level.llama_model_default_params
 
     def params() -> Any:

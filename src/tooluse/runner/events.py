@@ -10,7 +10,7 @@ result. They are plain dataclasses: cheap to make, one per backend delta.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from ..messages import Response, ToolResultBlock, ToolUseBlock
 from .run_result import RunResult
@@ -107,13 +107,13 @@ class FinalEvent:
     type: str = "final"
 
 
-RunEvent = Union[
-    TextDeltaEvent,
-    ToolCallStartEvent,
-    ToolInputDeltaEvent,
-    ToolCallEvent,
-    ToolResultEvent,
-    MessageEvent,
-    RetryEvent,
-    FinalEvent,
-]
+RunEvent = (
+    TextDeltaEvent
+    | ToolCallStartEvent
+    | ToolInputDeltaEvent
+    | ToolCallEvent
+    | ToolResultEvent
+    | MessageEvent
+    | RetryEvent
+    | FinalEvent
+)

@@ -63,7 +63,7 @@ def _timeout(invocation: Invocation, seconds: float) -> Outcome:
 def _call(invocation: Invocation) -> Outcome:
     try:
         value = invocation.tool.call(invocation.call.input)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any tool failure becomes its error result
         return _failure(invocation, exc)
     return _success(invocation, value)
 
@@ -118,7 +118,7 @@ async def _acall(invocation: Invocation, timeout: float | None) -> Outcome:
                 value = await anyio.to_thread.run_sync(
                     tool.call, invocation.call.input, abandon_on_cancel=True
                 )
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any tool failure becomes its error result
         return _failure(invocation, exc)
     if scope.cancelled_caught:
         assert timeout is not None

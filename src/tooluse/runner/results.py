@@ -81,7 +81,7 @@ def result_content(value: Any) -> list[ResultPart]:
                 "image; return str for text"
             )
         return [ImageBlock(media_type=media_type, data=base64.b64encode(data).decode("ascii"))]
-    if isinstance(value, bool) or isinstance(value, (int, float)):
+    if isinstance(value, (bool, int, float)):
         return [TextBlock(text=json.dumps(value))]
     if isinstance(value, Sequence) and value and all(isinstance(v, _PARTS) for v in value):
         return list(value)
