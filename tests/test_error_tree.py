@@ -17,6 +17,8 @@ OUTSIDE = {
     "tooluse.cli.demo.TickerNotFound",
     # private control flow: the client went away while streaming
     "tooluse.server.streaming._Closed",
+    # control flow: the client disconnected before its answer; the endpoint catches it
+    "tooluse.server.disconnect.ClientGone",
 }
 
 

@@ -25,10 +25,10 @@
 Outside the tree, on purpose: :class:`tooluse.runner.ToolError` is raised *by a tool
 function* (not by tooluse) to fail with exactly its message, and the runner turns it into
 the tool's error result; the demo's ``TickerNotFound`` is likewise its tool's own error;
-the gateway's private ``_Closed`` never leaves the code that raises it
-(``tests/test_error_tree.py`` keeps this list true). The second base (``ValueError``,
-``RuntimeError``, ``ConnectionError``) keeps ``except`` clauses written against the builtin
-working.
+the gateway's ``_Closed`` and ``ClientGone`` (the client went away) never leave the server
+code that raises them (``tests/test_error_tree.py`` keeps this list true). The second base
+(``ValueError``, ``RuntimeError``, ``ConnectionError``) keeps ``except`` clauses written
+against the builtin working.
 
 Each one carries what a caller needs to answer in its own terms: a field path for a
 malformed wire request (so the gateway can say ``tools.0.name: ...``), the list of problems
