@@ -154,7 +154,7 @@ BAD = [
     (_set([1, 2], "messages", 1, "content", 0, "toolUse", "input"), "messages.1.content.0.toolUse.input: toolUse input must be a JSON object"),
     (_set({"image": {"format": "bmp", "source": {"bytes": "AA=="}}}, "messages", 2, "content", 0, "toolResult", "content", 0),
      "messages.2.content.0.toolResult.content.0.image.format: Input should be 'png', 'jpeg', 'gif' or 'webp'"),
-    (_set({"top_k": 5, "thinking": {}}, "additionalModelRequestFields"), "additionalModelRequestFields.thinking: Extra inputs are not permitted"),
+    (_set({"top_k": -1, "thinking": {}}, "additionalModelRequestFields"), "additionalModelRequestFields.top_k: Input should be greater than or equal to 0"),
 ]
 
 

@@ -95,6 +95,7 @@ class BedrockBackend(Backend):
     """Converse via a boto3 ``bedrock-runtime`` client (made lazily unless ``client=``)."""
 
     name = "bedrock"
+    forwards = frozenset({"bedrock"})
 
     def __init__(
         self,

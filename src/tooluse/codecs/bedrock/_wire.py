@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from .._common import NAME_PATTERN, LenientModel, WireModel
 
@@ -77,8 +77,38 @@ class _Empty(WireModel):
     pass
 
 
-class _AdditionalFields(WireModel):
+class _AdditionalFields(BaseModel):
+    """Model-specific fields: ``top_k`` is applied; the rest is the upstream model's to read
+    (kept for a Bedrock upstream)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
     top_k: int | None = Field(default=None, ge=0)
+
+
+class _Document(WireModel):
+    format: Literal["pdf", "csv", "doc", "docx", "xls", "xlsx", "html", "txt", "md"] | None = None
+    name: str = Field(min_length=1)
+    source: dict[str, Any]
+    context: str | None = None
+    citations: dict[str, Any] | None = None
+
+
+#: Document formats carried as text (their bytes decoded as UTF-8).
+TEXT_DOCUMENTS = ("csv", "html", "txt", "md")
+
+
+class _GuardText(WireModel):
+    text: str
+    qualifiers: list[Literal["grounding_source", "query", "guard_content"]] | None = None
+
+
+class _ServiceTier(WireModel):
+    type: Literal["priority", "default", "flex", "reserved"]
+
+
+class _PerformanceConfig(WireModel):
+    latency: Literal["standard", "optimized"]
 
 
 class _Request(WireModel):
@@ -89,6 +119,8 @@ class _Request(WireModel):
     toolConfig: _ToolConfig | None = None
     additionalModelRequestFields: _AdditionalFields | None = None
     requestMetadata: dict[str, str] | None = None
+    serviceTier: _ServiceTier | None = None
+    performanceConfig: _PerformanceConfig | None = None
 
 
 # --- responses ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from ...messages import (
     ImageBlock,
     JsonBlock,
     Message,
+    Passthrough,
     Request,
     TextBlock,
     ToolChoice,
@@ -40,9 +41,12 @@ from .._images import decode_base64, sniff_media_type
 from ._wire import (
     IMAGE_FORMATS,
     TARGET,
+    TEXT_DOCUMENTS,
     _AdditionalFields,
     _CachePoint,
+    _Document,
     _Empty,
+    _GuardText,
     _Image,
     _Inference,
     _Message,
@@ -120,12 +124,52 @@ def _result_part(data: Any, path: Path) -> TextBlock | ImageBlock | JsonBlock:
     return _image(value, (*path, "image"))
 
 
+def _document(data: Any, path: Path) -> TextBlock:
+    """A text document (txt, md, csv, html; bytes or text) is carried as text, its name
+    first; pdf and office documents are refused: no tooluse backend reads them."""
+    doc = validate(_Document, data, path)
+    key, value = one_key(doc.source, (*path, "source"), ("bytes", "text", "content", "s3Location"),
+                         "DocumentSource")
+    where: Path = (*path, "source", key)
+    if key == "text" and isinstance(value, str):
+        body = value
+    elif key == "bytes" and (doc.format in TEXT_DOCUMENTS):
+        raw = bytes(value) if isinstance(value, (bytes, bytearray)) else \
+            decode_base64(value) if isinstance(value, str) else None
+        if raw is None:
+            raise WireFormatError("document bytes must be base64 text", where)
+        try:
+            body = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise WireFormatError(f"a {doc.format} document must be UTF-8 text", where) from None
+    elif key == "content" and isinstance(value, list):
+        body = "\n\n".join(_text(one_key(p, (*where, k), ("text",), "DocumentContentBlock")[1],
+                                 (*where, k, "text")).text for k, p in enumerate(value))
+    else:
+        raise WireFormatError(
+            f"document format {doc.format!r} from {key} is not supported by this gateway (only "
+            f"text documents are carried: {', '.join(TEXT_DOCUMENTS)}, or source.text)",
+            where,
+        )
+    head = [x for x in (doc.name, doc.context) if x]
+    return _text("\n\n".join([*head, body]), path)
+
+
+def _guard_text(data: Any, path: Path) -> TextBlock:
+    """``guardContent`` text is carried as text: without a ``guardrailConfig`` (which the
+    gateway does not take) Bedrock reads it as ordinary content."""
+    key, value = one_key(data, path, ("text",), "GuardrailConverseContentBlock")
+    guard = validate(_GuardText, value, (*path, key))
+    return _text(guard.text, (*path, key, "text"))
+
+
 def _block(data: Any, path: Path, role: str) -> ContentBlock | None:
     key, value = one_key(
-        data, path, ("text", "image", "toolUse", "toolResult", "cachePoint"), "ContentBlock"
+        data, path, ("text", "image", "toolUse", "toolResult", "cachePoint", "document",
+                     "guardContent", "reasoningContent"), "ContentBlock"
     )
-    allowed = {"user": ("text", "image", "toolResult", "cachePoint"),
-               "assistant": ("text", "toolUse", "cachePoint")}[role]
+    allowed = {"user": ("text", "image", "toolResult", "cachePoint", "document", "guardContent"),
+               "assistant": ("text", "toolUse", "cachePoint", "reasoningContent")}[role]
     if key not in allowed:
         raise WireFormatError(f"{key} blocks are not allowed in {role} messages", (*path, key))
     if key == "text":
@@ -135,6 +179,15 @@ def _block(data: Any, path: Path, role: str) -> ContentBlock | None:
     if key == "cachePoint":
         validate(_CachePoint, value, (*path, key))
         return None  # a caching hint, not content
+    if key == "document":
+        return _document(value, (*path, key))
+    if key == "guardContent":
+        return _guard_text(value, (*path, key))
+    if key == "reasoningContent":
+        # Dropped, as thinking blocks are: tooluse never asks a model to reason, so there
+        # is no turn to give it back to.
+        one_key(value, (*path, key), ("reasoningText", "redactedContent"), "ReasoningContentBlock")
+        return None
     if key == "toolUse":
         use = validate(_ToolUse, value, (*path, key))
         if not isinstance(use.input, dict):
@@ -245,15 +298,25 @@ def decode_request(data: Any, model_id: str | None = None) -> Request:
     req = validate(_Request, data, ())
     system: list[TextBlock] = []
     for k, raw in enumerate(req.system or []):
-        key, value = one_key(raw, ("system", k), ("text", "cachePoint"), "SystemContentBlock")
+        key, value = one_key(raw, ("system", k), ("text", "cachePoint", "guardContent"),
+                             "SystemContentBlock")
         if key == "text":
             system.append(_text(value, ("system", k, "text")))
+        elif key == "guardContent":
+            system.append(_guard_text(value, ("system", k, key)))
         else:
             validate(_CachePoint, value, ("system", k, key))
     turns = _turns(req.messages, req.toolConfig is not None)
     tools, choice = _tools(req.toolConfig)
     inference = req.inferenceConfig or _Inference()
     extra = req.additionalModelRequestFields or _AdditionalFields()
+    passthrough = Passthrough(api=TARGET)
+    model_fields = extra.model_extra or {}
+    if model_fields:
+        passthrough.fields["additionalModelRequestFields"] = dict(model_fields)
+    for key in ("serviceTier", "performanceConfig"):
+        if isinstance(data, dict) and data.get(key) is not None:
+            passthrough.fields[key] = data[key]
     return Request(
         model=model_id or req.modelId,
         system=system,
@@ -266,6 +329,7 @@ def decode_request(data: Any, model_id: str | None = None) -> Request:
         top_k=extra.top_k,
         stop_sequences=list(inference.stopSequences or []),
         metadata=dict(req.requestMetadata or {}),
+        passthrough=passthrough if passthrough.fields else None,
     )
 
 
@@ -412,4 +476,11 @@ def encode_request(req: Request, *, strict: bool = True, binary: bool = False) -
                 item = json.dumps(item)
             meta[key] = item
         out["requestMetadata"] = meta
+    forward = req.passthrough if req.passthrough is not None and req.passthrough.api == TARGET else None
+    if forward is not None:
+        for key, value in forward.fields.items():
+            if key == "additionalModelRequestFields":
+                out[key] = {**value, **out.get(key, {})}
+            else:
+                out.setdefault(key, value)
     return out
