@@ -27,6 +27,7 @@ def register(sub: Any) -> None:
         default="local",
         metavar="SPEC",
         help="backend spec: local, local:/path/model.gguf, scripted[:TEXT], "
+        "scripted:call:NAME {JSON}, scripted:[STEPS] (a tool loop offline; docs/server.md), "
         "anthropic:MODEL, bedrock:MODEL_ID, openai:URL#MODEL (native tools), "
         "openai-prompt:URL#MODEL (prompt-based tools for models without) (default: local)",
     )
