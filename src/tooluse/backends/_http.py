@@ -28,7 +28,7 @@ import httpx2
 from ..backend import Backend
 from ..errors import BackendError, BackendErrorKind, WireFormatError
 from ..messages import Request, Response
-from ..stream import checked, events_from_response
+from ..stream import StreamEvent, checked, events_from_response
 from ._retry import RetryPolicy
 from ._upstream import Upstream, UsesUpstream
 
@@ -109,7 +109,7 @@ class HTTPBackend(UsesUpstream, Backend):
     def _decode(self, data: Any) -> Response:
         raise NotImplementedError
 
-    def _decode_events(self, payloads: Iterable[Any]) -> Iterator[Any]:
+    def _decode_events(self, payloads: Iterable[Any]) -> Iterator[StreamEvent]:
         raise NotImplementedError
 
     def _payload(self, sse: httpx2.ServerSentEvent) -> Any:
@@ -162,7 +162,7 @@ class HTTPBackend(UsesUpstream, Backend):
         except (ValueError, WireFormatError) as exc:
             raise self._wrap_decode_error(exc) from None
 
-    def _checked(self, payloads: Iterable[Any]) -> Iterator[Any]:
+    def _checked(self, payloads: Iterable[Any]) -> Iterator[StreamEvent]:
         """The codec's events, checked for completeness (:func:`~tooluse.stream.checked`)."""
         return checked(self._decode_events(payloads), source=self.name)
 
@@ -173,7 +173,7 @@ class HTTPBackend(UsesUpstream, Backend):
                                       stream=False)
         return self._decode_json(response)
 
-    def stream(self, request: Request) -> Iterator[Any]:
+    def stream(self, request: Request) -> Iterator[StreamEvent]:
         url = self._url(request, stream=True)
         response = self.upstream.send(url, self._body(request, stream=True), self._headers(request),
                                       stream=True)
@@ -210,7 +210,7 @@ class HTTPBackend(UsesUpstream, Backend):
                                              self._headers(request), stream=False)
         return self._decode_json(response)
 
-    async def astream(self, request: Request) -> AsyncIterator[Any]:
+    async def astream(self, request: Request) -> AsyncIterator[StreamEvent]:
         url = self._url(request, stream=True)
         response = await self.upstream.asend(url, self._body(request, stream=True),
                                              self._headers(request), stream=True)
@@ -250,8 +250,8 @@ def _is_json(response: httpx2.Response) -> bool:
 
 
 async def _decode_in_thread(
-    decode: Callable[[Iterable[Any]], Iterator[Any]], payloads: AsyncIterator[Any]
-) -> AsyncIterator[Any]:
+    decode: Callable[[Iterable[Any]], Iterator[StreamEvent]], payloads: AsyncIterator[Any]
+) -> AsyncIterator[StreamEvent]:
     """Run a codec's synchronous, pull-based ``decode_events`` over an async source.
 
     The codec's decoder is a generator that pulls payloads from an iterable; it cannot be

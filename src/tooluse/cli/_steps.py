@@ -10,7 +10,14 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
-from ..runner import FinalEvent, MessageEvent, ToolCallEvent, ToolResultEvent
+from ..runner import (
+    FinalEvent,
+    MessageEvent,
+    RunEvent,
+    RunResult,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 
 __all__ = ["StepPrinter", "args_text", "plan_steps", "short", "token_note", "turn_choice"]
 
@@ -59,7 +66,7 @@ class StepPrinter:
         self.note = note
         self.turns = 0
         self.calls_by_turn: list[list[Any]] = []
-        self.final: Any = None
+        self.final: RunResult | None = None
         self.started = time.perf_counter()
         self._step_start = self.started
 
@@ -70,13 +77,13 @@ class StepPrinter:
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
 
-    def run(self, events: Iterable[Any]) -> Any:
+    def run(self, events: Iterable[RunEvent]) -> RunResult | None:
         """Print every event; returns the final result (or None if there was none)."""
         for event in events:
             self.feed(event)
         return self.final
 
-    def feed(self, event: Any) -> None:
+    def feed(self, event: RunEvent) -> None:
         now = time.perf_counter()
         if isinstance(event, ToolCallEvent):
             while len(self.calls_by_turn) <= self.turns:

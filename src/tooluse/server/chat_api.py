@@ -17,6 +17,7 @@ from starlette.requests import Request as HttpRequest
 from ..codecs import openai as codec
 from ..messages import Request
 from ..messages import Response as NeutralResponse
+from ..stream import StreamEvent
 from .auth import check_api_key
 from .endpoint import WireApi, api_endpoint
 from .errors import GatewayError
@@ -33,7 +34,7 @@ def _include_usage(data: dict[str, Any]) -> bool:
     return bool(isinstance(options, dict) and options.get("include_usage"))
 
 
-def _encode_sse(events: Iterator[Any], data: dict[str, Any]) -> Iterator[bytes]:
+def _encode_sse(events: Iterator[StreamEvent], data: dict[str, Any]) -> Iterator[bytes]:
     for chunk in codec.encode_events(events, include_usage=_include_usage(data)):
         yield data_only(chunk)
     yield DONE

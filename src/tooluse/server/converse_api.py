@@ -22,6 +22,7 @@ from starlette.requests import Request as HttpRequest
 from ..codecs import bedrock as codec
 from ..messages import Request
 from ..messages import Response as NeutralResponse
+from ..stream import StreamEvent
 from .auth import check_api_key, verify_sigv4
 from .endpoint import WireApi, api_endpoint
 from .errors import ErrorKind, GatewayError
@@ -31,7 +32,7 @@ from .state import GatewayState
 __all__ = ["CONVERSE", "CONVERSE_STREAM", "converse_endpoint", "converse_stream_endpoint"]
 
 
-def _encode_frames(events: Iterator[Any], data: dict[str, Any]) -> Iterator[bytes]:
+def _encode_frames(events: Iterator[StreamEvent], data: dict[str, Any]) -> Iterator[bytes]:
     started = time.monotonic()
     for payload in codec.encode_events(events):
         ((event_type, body),) = payload.items()

@@ -27,6 +27,7 @@ from starlette.responses import Response
 
 from ..messages import Request
 from ..messages import Response as NeutralResponse
+from ..stream import StreamEvent
 from .body import parse_json_object, read_body
 from .common import input_error, output_error
 from .disconnect import ClientGone, unless_disconnected
@@ -63,7 +64,7 @@ class WireApi:
     #: The response body; gets the backend's latency in ms (Converse reports it).
     encode_response: Callable[[NeutralResponse, int], Data]
     #: The stream's bytes; gets the request body (Chat reads ``stream_options``).
-    encode_stream: Callable[[Iterator[Any], Data], Iterator[bytes]]
+    encode_stream: Callable[[Iterator[StreamEvent], Data], Iterator[bytes]]
     # -- the error shape
     error_status: Callable[[GatewayError], int]
     error_body: Callable[[GatewayError], Data]

@@ -18,6 +18,7 @@ from starlette.requests import Request as HttpRequest
 from ..codecs import anthropic as codec
 from ..messages import Passthrough, Request
 from ..messages import Response as NeutralResponse
+from ..stream import StreamEvent
 from .auth import check_api_key
 from .endpoint import WireApi, api_endpoint
 from .errors import GatewayError
@@ -27,7 +28,7 @@ from .state import GatewayState, new_id
 __all__ = ["MESSAGES", "messages_endpoint"]
 
 
-def _encode_sse(events: Iterator[Any], data: dict[str, Any]) -> Iterator[bytes]:
+def _encode_sse(events: Iterator[StreamEvent], data: dict[str, Any]) -> Iterator[bytes]:
     for payload in codec.encode_events(events):
         yield named_event(payload["type"], payload)
         if payload["type"] == "message_start":

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..backend import Backend
 from ..messages import Request, Response, ToolUseBlock
-from ..stream import BlockStart, BlockStop, TextDelta, ToolInputDelta
+from ..stream import BlockStart, BlockStop, StreamEvent, TextDelta, ToolInputDelta
 from .errors import GatewayError
 
 __all__ = ["check_servable", "limit_response_calls", "limit_stream_calls", "max_tool_calls"]
@@ -78,7 +78,9 @@ def limit_response_calls(response: Response, limit: int | None) -> Response:
     return response.model_copy(update={"content": kept})
 
 
-def limit_stream_calls(events: Iterable[Any], limit: int | None) -> Iterator[Any]:
+def limit_stream_calls(
+    events: Iterable[StreamEvent], limit: int | None
+) -> Iterator[StreamEvent]:
     """The stream with tool_use blocks past the first ``limit`` removed and indices renumbered."""
     if limit is None:
         yield from events

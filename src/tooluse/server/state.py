@@ -12,14 +12,13 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Any
 
 import anyio
 from starlette.responses import Response as HttpResponse
 
 from ..backend import Backend
 from ..messages import Request, Response
-from ..stream import MessageStart, MessageStop
+from ..stream import MessageStart, MessageStop, StreamEvent
 from .errors import GatewayError
 from .policy import limit_response_calls, limit_stream_calls, max_tool_calls
 from .streaming import DEFAULT_STREAM_THREADS, GatewayStreamingResponse
@@ -60,7 +59,7 @@ class GatewayState:
     def streaming_response(
         self,
         request: Request,
-        encode: Callable[[Iterator[Any]], Iterator[bytes]],
+        encode: Callable[[Iterator[StreamEvent]], Iterator[bytes]],
         *,
         media_type: str,
         headers: dict[str, str],
@@ -82,7 +81,7 @@ class GatewayState:
         )
 
     def stream_producer(
-        self, request: Request, encode: Callable[[Iterator[Any]], Iterator[bytes]]
+        self, request: Request, encode: Callable[[Iterator[StreamEvent]], Iterator[bytes]]
     ) -> Callable[[], Iterator[bytes]]:
         """A function, run in a worker thread, yielding the wire bytes of the stream.
 
@@ -105,7 +104,7 @@ class GatewayState:
         return produce
 
 
-def _complete_only(events: Iterator[Any]) -> Iterator[Any]:
+def _complete_only(events: Iterator[StreamEvent]) -> Iterator[StreamEvent]:
     """The backend's events, failing when the stream says nothing or stops short.
 
     An empty stream fails before anything is written, so every API answers it with its
@@ -128,7 +127,7 @@ def _complete_only(events: Iterator[Any]) -> Iterator[Any]:
         )
 
 
-def _fill_start(events: Iterator[Any], model: str | None) -> Iterator[Any]:
+def _fill_start(events: Iterator[StreamEvent], model: str | None) -> Iterator[StreamEvent]:
     """Give the stream an id and model when the backend left them empty."""
     for event in events:
         if isinstance(event, MessageStart) and (not event.id or event.model is None):
