@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ._text import escape, escape_attr, new_message_id, new_tool_use_id, unescape
 from .completion import ParsedCompletion, items_to_completion, parse_completion
+from .items import CallItem, Item, ParseProblem, TextItem, ToolLike
 from .mapping import (
     LegacyPrompt,
     LegacyTurn,
@@ -20,7 +21,7 @@ from .mapping import (
     encode_response,
     tool_choice_prefill,
 )
-from .parser import MAX_TAG, CallItem, Item, LegacyParser, ParseProblem, TextItem, ToolLike
+from .parser import MAX_TAG, LegacyParser
 from .prompt import render_tool_description, render_tools_prompt
 from .render import (
     FUNCTION_CALLS_START,

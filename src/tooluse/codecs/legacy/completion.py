@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ...messages import TextBlock, ToolUseBlock
-from .parser import Item, LegacyParser, ParseProblem, TextItem, ToolLike
+from .items import Item, ParseProblem, TextItem, ToolLike
+from .parser import LegacyParser
 
 __all__ = ["ParsedCompletion", "items_to_completion", "parse_completion"]
 

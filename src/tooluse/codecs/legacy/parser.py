@@ -32,21 +32,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from ...messages import ToolUseBlock
 from ._text import new_tool_use_id, unescape
+from .items import CallItem, Item, ParseProblem, TextItem, ToolLike
 from .schema import ConversionProblem, ValueReader
 
-__all__ = [
-    "MAX_TAG",
-    "CallItem",
-    "Item",
-    "LegacyParser",
-    "ParseProblem",
-    "TextItem",
-    "ToolLike",
-]
+__all__ = ["MAX_TAG", "LegacyParser"]
 
 #: Longest text between ``<`` and ``>`` still read as a tag; a longer one is literal text.
 MAX_TAG = 1024
@@ -56,43 +49,6 @@ _NAME_ATTR = re.compile(r"""\bname\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _WS = " \t\r\n"
 _LT_RUN = re.compile("<+")
 _UNTYPED = ValueReader({})
-
-
-@dataclass(frozen=True)
-class TextItem:
-    """Free text of the completion, in order."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class CallItem:
-    """One parsed tool call; ``raw`` is the text it was read from (``<invoke>...</invoke>``,
-    with the ``<function_calls>`` opening for the first call of a block)."""
-
-    block: ToolUseBlock
-    raw: str = ""
-
-
-@dataclass(frozen=True)
-class ParseProblem:
-    """A malformed call: what is wrong, and the text it was found in (nothing is dropped)."""
-
-    message: str
-    raw: str
-
-
-Item = TextItem | CallItem | ParseProblem
-
-
-class ToolLike(Protocol):
-    """Anything that names a tool and gives its input schema (``ToolSpec``, ``Tool``)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def input_schema(self) -> Mapping[str, Any]: ...
 
 
 @dataclass(frozen=True)
