@@ -29,3 +29,13 @@ def test_mypy_strict_src_is_clean(tmp_path: Path) -> None:
     pytest.importorskip("mypy", reason="mypy is in the [test] extra")
     out = _run("mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "src")
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_no_module_over_600_lines() -> None:
+    """The guide asks at ~600 lines whether a file holds two things; past 600 it does."""
+    long = {
+        str(path.relative_to(ROOT)): n
+        for path in sorted((ROOT / "src").rglob("*.py"))
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 600
+    }
+    assert not long, f"modules over 600 lines: {long}"
