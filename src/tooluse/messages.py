@@ -47,6 +47,13 @@ class TextBlock(_Model):
     text: str
 
 
+def _text_as_block(value: Any) -> Any:
+    """``content`` given as a plain string means one text block."""
+    if isinstance(value, str):
+        return [TextBlock(text=value)]
+    return value
+
+
 class ImageBlock(_Model):
     """An image, either inline (base64 text, as every JSON wire format carries it) or by URL.
 
@@ -98,12 +105,7 @@ class ToolResultBlock(_Model):
     content: list[ResultPart] = Field(default_factory=list)
     is_error: bool = False
 
-    @field_validator("content", mode="before")
-    @classmethod
-    def _text_shorthand(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return [TextBlock(text=value)]
-        return value
+    _text_shorthand = field_validator("content", mode="before")(_text_as_block)
 
     def text(self) -> str:
         """The result's text parts joined, JSON parts serialised; images left out."""
@@ -127,12 +129,7 @@ class Message(_Model):
     role: Role
     content: list[ContentBlock] = Field(default_factory=list)
 
-    @field_validator("content", mode="before")
-    @classmethod
-    def _text_shorthand(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return [TextBlock(text=value)]
-        return value
+    _text_shorthand = field_validator("content", mode="before")(_text_as_block)
 
     def text(self) -> str:
         """The message's text blocks concatenated."""

@@ -21,6 +21,7 @@ from ..prompting.choices import CallDecision
 from ..prompting.grammar import GrammarLimits
 from ._llama_model import LoadedModel, ModelSettings, default_model_path, load_model
 from ._llama_text import GrammarEngine, LlamaTextBackend
+from .registry import flag_option
 
 __all__ = ["LocalBackend", "default_model_path", "from_spec"]
 
@@ -32,8 +33,6 @@ DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "max_tools": 0, "decide": False, "score_tools": False,
     "optional_from_conversation": False,
 }
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
 
 
 class LocalBackend(PromptToolsBackend):
@@ -125,27 +124,16 @@ class LocalBackend(PromptToolsBackend):
         return self.text_backend
 
 
-def _flag(value: Any, name: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise ValueError(f"option {name!r} must be true or false, not {value!r}")
-
-
 def from_spec(rest: str, **options: Any) -> LocalBackend:
     """``local`` or ``local:/path/model.gguf``; options (strings from a command line are
     accepted): ``grammar``, ``grammar_engine``, ``style``, ``n_ctx``, ``n_threads``,
     ``n_batch``, ``seed``, ``max_tokens``, ``model`` / ``model_path``."""
     path = options.pop("model_path", None) or options.pop("model", None) or (rest or None)
     if "grammar" in options:
-        options["grammar"] = _flag(options["grammar"], "grammar")
+        options["grammar"] = flag_option(options["grammar"], "grammar")
     for key in ("decide", "score_tools", "optional_from_conversation"):
         if key in options and options[key] is not None:
-            options[key] = _flag(options[key], key)
+            options[key] = flag_option(options[key], key)
     weights = options.get("decision")
     if isinstance(weights, str):  # "bias,w_open,w_tool,w_rel" (re-fitting the decision)
         try:

@@ -65,6 +65,7 @@ from ._openai_chat_stream import (
 from ._retry import RetryPolicy
 from ._upstream import Upstream, UsesUpstream
 from .openai import DEFAULT_BASE_URL
+from .registry import flag_option
 
 __all__ = [
     "OpenAIChatTextBackend",
@@ -506,21 +507,6 @@ class OpenAIPromptBackend(PromptToolsBackend):
         self.text_model.close()
 
 
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
-
-
-def _flag(value: Any, name: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise ValueError(f"option {name!r} must be true or false, not {value!r}")
-
-
 #: Options that may also be given in the spec string's query (``...?grammar_field=grammar``),
 #: for command lines that pass only a spec (``tooluse serve --backend``).
 SPEC_OPTIONS = ("grammar_field", "client_grammar", "candidates", "lookahead", "grammar",
@@ -557,7 +543,7 @@ def from_spec(rest: str, **options: Any) -> OpenAIPromptBackend:
         base_url, model = _spec_query(url, options), name or None
     for key in ("grammar", "stream_usage", "client_grammar"):
         if key in options and options[key] is not None:
-            options[key] = _flag(options[key], key)
+            options[key] = flag_option(options[key], key)
     for key in ("max_tokens", "max_retries", "candidates", "lookahead"):
         if key in options and options[key] is not None:
             options[key] = int(options[key])

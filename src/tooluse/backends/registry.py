@@ -17,7 +17,13 @@ from typing import Any
 
 from ..backend import Backend
 
-__all__ = ["BackendFactory", "available_backends", "load_backend", "register_backend"]
+__all__ = [
+    "BackendFactory",
+    "available_backends",
+    "flag_option",
+    "load_backend",
+    "register_backend",
+]
 
 BackendFactory = Callable[..., Backend]
 _registered: dict[str, BackendFactory] = {}
@@ -51,3 +57,20 @@ def load_backend(spec: str | Backend, **options: Any) -> Backend:
             )
         factory = ep.load()
     return factory(rest, **options)
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def flag_option(value: Any, name: str) -> bool:
+    """A yes/no backend option, given as a bool or as a command line's text (``1``/``0``,
+    ``true``/``false``, ``yes``/``no``, ``on``/``off``); anything else is a ``ValueError``."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError(f"option {name!r} must be true or false, not {value!r}")

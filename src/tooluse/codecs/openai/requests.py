@@ -34,6 +34,7 @@ OpenAI-compatible backend (:func:`encode_request`).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...errors import WireFormatError
@@ -407,20 +408,31 @@ def _encode_call(block: ToolUseBlock) -> dict[str, Any]:
                          "arguments": json.dumps(block.input, ensure_ascii=False)}}
 
 
-def _assistant_message(msg: Message, path: Path, strict: bool) -> dict[str, Any]:
+def _split_turn(
+    blocks: Sequence[ContentBlock], other: Callable[[int, ContentBlock], str | None]
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """An assistant turn's text pieces and ``tool_calls`` entries, in order; ``other`` is
+    asked about any other block (its text, or None; or it raises)."""
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
-    for j, b in enumerate(msg.content):
+    for j, b in enumerate(blocks):
         if isinstance(b, TextBlock):
             texts.append(b.text)
         elif isinstance(b, ToolUseBlock):
             calls.append(_encode_call(b))
-        else:
-            unsupported(
-                f"an assistant message cannot carry a {b.type} block", (*path, j), TARGET, strict
-            )
-            if isinstance(b, ImageBlock):
-                texts.append(image_placeholder(b).text)
+        elif (text := other(j, b)) is not None:
+            texts.append(text)
+    return texts, calls
+
+
+def _assistant_message(msg: Message, path: Path, strict: bool) -> dict[str, Any]:
+    def other(j: int, b: ContentBlock) -> str | None:
+        unsupported(
+            f"an assistant message cannot carry a {b.type} block", (*path, j), TARGET, strict
+        )
+        return image_placeholder(b).text if isinstance(b, ImageBlock) else None
+
+    texts, calls = _split_turn(msg.content, other)
     out: dict[str, Any] = {"role": "assistant", "content": _text_content(texts) if texts else None}
     if calls:
         out["tool_calls"] = calls

@@ -13,7 +13,7 @@ from ...errors import ConversionError, WireFormatError
 from ...messages import ContentBlock, Response, TextBlock, ToolUseBlock, Usage
 from .._common import Path, validate
 from ._wire import TARGET, _CallIn, _ResponseIn, _UsageIn
-from .requests import _arguments, _encode_call
+from .requests import _arguments, _split_turn
 
 _FINISH_IN = {
     "stop": "end_turn",
@@ -76,15 +76,11 @@ def _usage(usage: Usage) -> dict[str, int]:
 def encode_response(resp: Response, *, created: int | None = None) -> dict[str, Any]:
     """:class:`Response` -> ``chat.completion``. Text blocks are joined (the format has one
     content string); the matched stop sequence is not carried."""
-    texts: list[str] = []
-    calls: list[dict[str, Any]] = []
-    for k, b in enumerate(resp.content):
-        if isinstance(b, TextBlock):
-            texts.append(b.text)
-        elif isinstance(b, ToolUseBlock):
-            calls.append(_encode_call(b))
-        else:
-            raise ConversionError(f"a response cannot hold a {b.type} block", ("content", k), target=TARGET)
+    def other(k: int, b: ContentBlock) -> str | None:
+        raise ConversionError(f"a response cannot hold a {b.type} block", ("content", k),
+                              target=TARGET)
+
+    texts, calls = _split_turn(resp.content, other)
     message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None,
                                "refusal": None}
     if calls:
