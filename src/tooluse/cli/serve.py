@@ -10,6 +10,7 @@ from typing import Any
 
 from ..backends._retry import RetryPolicy
 from ..backends._upstream import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_TIMEOUT
+from ..backends.registry import load_backend
 
 __all__ = ["register"]
 
@@ -116,7 +117,6 @@ def _run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from ..backends.registry import load_backend
         from ..server import DEFAULT_MAX_BODY_BYTES, create_app
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
         print(f"tooluse serve needs the 'server' extra: pip install 'tooluse[server]' ({exc})",
