@@ -189,6 +189,18 @@ def test_extract_when_model_ignores_the_forced_tool() -> None:
     assert "Address" in backend.requests[1].messages[-1].text()
 
 
+def test_extract_options_reach_the_request_and_unknown_ones_are_refused() -> None:
+    backend = ScriptedBackend(
+        [tool_turn(("x1", "Address", {"street": "s", "city": "c", "postcode": "12345"}))]
+    )
+    extract(backend, Address, "?", system="Be exact.", max_tokens=77, temperature=0.2)
+    (request,) = backend.requests
+    assert (request.system_text(), request.max_tokens, request.temperature) == \
+        ("Be exact.", 77, 0.2)
+    with pytest.raises(TypeError, match="unknown options: bogus"):
+        extract(backend, Address, "?", bogus=1)  # type: ignore[call-overload]
+
+
 def test_run_with_an_output_tool_runs_other_tools_until_the_output_call() -> None:
     """The public driver extract() uses: Runner.run(output=tool) runs ordinary tools as
     usual and ends at the first valid call of the output tool, its parsed input the output."""

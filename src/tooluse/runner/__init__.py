@@ -21,12 +21,13 @@ from .events import (
     ToolInputDeltaEvent,
     ToolResultEvent,
 )
-from .extract import aextract, extract, extract_result, output_tool
+from .extract import ExtractOptions, aextract, extract, extract_result, output_tool
 from .loop import Prompt, Runner, make_tool_choice
 from .results import ToolError, result_content
 from .run_result import RunResult
 
 __all__ = [
+    "ExtractOptions",
     "ExtractionError",
     "FinalEvent",
     "IncompleteToolCall",

@@ -12,7 +12,7 @@ problems).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar, overload
+from typing import Any, TypedDict, TypeVar, Unpack, overload
 
 from pydantic import BaseModel
 
@@ -22,7 +22,7 @@ from ..tools import Tool, ToolSet
 from .loop import Prompt, Runner
 from .run_result import RunResult
 
-__all__ = ["aextract", "extract", "extract_result", "output_tool"]
+__all__ = ["ExtractOptions", "aextract", "extract", "extract_result", "output_tool"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -52,72 +52,79 @@ def output_tool(
     )
 
 
-def _runner(
+class ExtractOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`extract`, :func:`extract_result` and
+    :func:`aextract`: ``messages`` continues a saved conversation; ``name`` and
+    ``description`` name the output tool (see :func:`output_tool`); the rest are as for
+    :class:`~tooluse.runner.Runner` (``max_validation_retries`` counts tries: one model turn
+    each, so the run has one more turn than tries at most)."""
+
+    messages: Iterable[Message | Mapping[str, Any]] | None
+    name: str | None
+    description: str | None
+    system: str | None
+    model: str | None
+    max_tokens: int
+    max_validation_retries: int
+    retry_max_tokens: int | None
+    temperature: float
+    top_p: float
+    top_k: int
+    stop_sequences: list[str]
+    metadata: dict[str, Any]
+
+
+def _prepare(
     backend: Backend | str,
-    tool: Tool,
-    system: str | None,
-    model: str | None,
-    max_tokens: int,
-    max_validation_retries: int,
-    retry_max_tokens: int | None,
-    request_options: dict[str, Any],
-) -> Runner:
-    """A runner whose one tool is ``tool``, forced on the first turn, with one more turn
-    than tries (each failed try costs one turn; more are never needed)."""
-    return Runner(
-        backend,
-        ToolSet([tool]),
-        system=system,
-        model=model,
-        max_tokens=max_tokens,
-        tool_choice=tool.name,
-        max_iterations=max_validation_retries + 1,
-        max_validation_retries=max_validation_retries,
-        retry_max_tokens=retry_max_tokens,
-        **request_options,
-    )
+    target: type[BaseModel] | Mapping[str, Any] | Tool,
+    options: ExtractOptions,
+) -> tuple[Runner, Tool, Iterable[Message | Mapping[str, Any]] | None]:
+    """The output tool and a runner whose one tool it is, forced on the first turn, with
+    one more turn than tries (each failed try costs one turn; more are never needed)."""
+    rest: dict[str, Any] = dict(options)
+    messages = rest.pop("messages", None)
+    tool = output_tool(target, name=rest.pop("name", None),
+                       description=rest.pop("description", None))
+    tries = rest.pop("max_validation_retries", 3)
+    runner = Runner(backend, ToolSet([tool]), tool_choice=tool.name,
+                    max_iterations=tries + 1, max_validation_retries=tries, **rest)
+    return runner, tool, messages
 
 
 @overload
 def extract(
-    backend: Backend | str, target: type[M], prompt: Prompt | None = ..., **kw: Any
+    backend: Backend | str,
+    target: type[M],
+    prompt: Prompt | None = ...,
+    **options: Unpack[ExtractOptions],
 ) -> M: ...
 @overload
 def extract(
-    backend: Backend | str, target: Mapping[str, Any] | Tool, prompt: Prompt | None = ..., **kw: Any
+    backend: Backend | str,
+    target: Mapping[str, Any] | Tool,
+    prompt: Prompt | None = ...,
+    **options: Unpack[ExtractOptions],
 ) -> Any: ...
 def extract(
     backend: Backend | str,
     target: type[BaseModel] | Mapping[str, Any] | Tool,
     prompt: Prompt | None = None,
-    **kw: Any,
+    **options: Unpack[ExtractOptions],
 ) -> Any:
     """Ask the model for ``target``-shaped output and return it validated: an instance of
-    a pydantic model class, or the dict for a JSON Schema. Keyword arguments as for
-    :func:`extract_result`."""
-    return extract_result(backend, target, prompt, **kw).output
+    a pydantic model class, or the dict for a JSON Schema. Options: :class:`ExtractOptions`."""
+    return extract_result(backend, target, prompt, **options).output
 
 
 def extract_result(
     backend: Backend | str,
     target: type[BaseModel] | Mapping[str, Any] | Tool,
     prompt: Prompt | None = None,
-    *,
-    messages: Iterable[Message | Mapping[str, Any]] | None = None,
-    name: str | None = None,
-    description: str | None = None,
-    system: str | None = None,
-    model: str | None = None,
-    max_tokens: int = 1024,
-    max_validation_retries: int = 3,
-    retry_max_tokens: int | None = None,
-    **request_options: Any,
+    **options: Unpack[ExtractOptions],
 ) -> RunResult:
     """:func:`extract`, returning the whole :class:`RunResult` (``.output`` is the value;
     ``.messages`` the conversation, including any failed tries)."""
-    tool = output_tool(target, name=name, description=description)
-    runner = _runner(backend, tool, system, model, max_tokens, max_validation_retries,
-                     retry_max_tokens, request_options)
+    runner, tool, messages = _prepare(backend, target, options)
     return runner.run(prompt, messages=messages, output=tool)
 
 
@@ -125,20 +132,9 @@ async def aextract(
     backend: Backend | str,
     target: type[BaseModel] | Mapping[str, Any] | Tool,
     prompt: Prompt | None = None,
-    *,
-    messages: Iterable[Message | Mapping[str, Any]] | None = None,
-    name: str | None = None,
-    description: str | None = None,
-    system: str | None = None,
-    model: str | None = None,
-    max_tokens: int = 1024,
-    max_validation_retries: int = 3,
-    retry_max_tokens: int | None = None,
-    **request_options: Any,
+    **options: Unpack[ExtractOptions],
 ) -> Any:
     """:func:`extract` for async code."""
-    tool = output_tool(target, name=name, description=description)
-    runner = _runner(backend, tool, system, model, max_tokens, max_validation_retries,
-                     retry_max_tokens, request_options)
+    runner, tool, messages = _prepare(backend, target, options)
     result = await runner.arun(prompt, messages=messages, output=tool)
     return result.output
