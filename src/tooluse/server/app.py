@@ -22,8 +22,14 @@ from starlette.routing import Route
 from ..backend import Backend
 from ..backends.registry import load_backend
 from .body import DEFAULT_MAX_BODY_BYTES
+from .chat_api import CHAT, chat_completions_endpoint
+from .common import output_error
+from .converse_api import CONVERSE, converse_endpoint, converse_stream_endpoint
 from .endpoint import WireApi
 from .errors import ErrorKind, GatewayError
+from .info_api import count_tokens_endpoint, model_endpoint, models_endpoint
+from .messages_api import MESSAGES, messages_endpoint
+from .openapi import openapi_endpoint
 from .state import GatewayState
 
 __all__ = ["create_app"]
@@ -37,10 +43,6 @@ _KIND_OF_STATUS: dict[int, ErrorKind] = {
 
 def _api_of(path: str) -> WireApi:
     """The API whose error shape answers for ``path`` (also for paths no route matched)."""
-    from .chat_api import CHAT
-    from .converse_api import CONVERSE
-    from .messages_api import MESSAGES
-
     if path.startswith("/model/"):
         return CONVERSE
     if path.startswith(("/v1/chat", "/v1/models")):
@@ -65,8 +67,6 @@ async def _http_exception(request: HttpRequest, exc: Exception) -> Response:
 
 async def _unexpected(request: HttpRequest, exc: Exception) -> Response:
     """Last resort: a bug outside the endpoints' own handling; no traceback leaks."""
-    from .common import output_error
-
     return _api_of(request.url.path).error_response(output_error(exc))
 
 
@@ -108,12 +108,6 @@ def create_app(
       ``ping`` keep-alive.
     - ``close_backend``: close the backend on shutdown (default: only when built from a spec).
     """
-    from .chat_api import chat_completions_endpoint
-    from .converse_api import converse_endpoint, converse_stream_endpoint
-    from .info_api import count_tokens_endpoint, model_endpoint, models_endpoint
-    from .messages_api import messages_endpoint
-    from .openapi import openapi_endpoint
-
     owned = isinstance(backend, str)
     instance = load_backend(backend) if isinstance(backend, str) else backend
     if close_backend is None:
