@@ -4,6 +4,7 @@ with every request, and the errors for a refused or unreachable URL."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -101,3 +102,15 @@ def test_refused_without_the_header(url: str) -> None:
     message = str(info.value)
     assert message.startswith(f"MCP server {url}: cannot connect: ")
     assert message.endswith("(HTTP 401 Unauthorized)") and "\n" not in message
+
+
+def test_server_gone_mid_session_is_an_error_result_at_once() -> None:
+    server = ServerThread(build_app()).start()
+    with MCPServer(f"{server.url}/mcp", headers={"X-Api-Key": TOKEN}, timeout=30) as inventory:
+        assert not inventory.call("stock", {"item": "apple"}).is_error
+        server.stop()
+        started = time.monotonic()
+        gone = inventory.call("stock", {"item": "apple"})
+        assert time.monotonic() - started < 10  # not the 30 s timeout
+        assert gone.is_error
+        assert gone.text().startswith("MCP server inventory: tool 'stock' failed: ")
