@@ -4,8 +4,11 @@ reaches the server and what comes back can be checked exactly."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
+import uuid
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -241,3 +244,28 @@ def test_async_context_closes_the_session() -> None:
     assert not server.connected
     closed = server.call("get_current_time", {"timezone": "Etc/UTC"})
     assert closed.is_error and "not connected" in closed.text()
+
+
+def test_a_server_never_closed_does_not_hold_up_interpreter_exit(tmp_path: Any) -> None:
+    marker = f"--tooluse-test-{uuid.uuid4().hex}"  # misc_server ignores its arguments
+    script = tmp_path / "forget.py"
+    script.write_text(
+        "import sys\n"
+        "from tooluse.mcp import MCPServer\n"
+        f"server = MCPServer({[*MISC_COMMAND, marker]!r})\n"
+        "print(len(server.get_tools()))\n"
+    )
+    completed = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                               timeout=60, check=False)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == "7"
+    alive = [p for p in Path("/proc").glob("[0-9]*")
+             if marker in _cmdline(p)]
+    assert alive == []
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
