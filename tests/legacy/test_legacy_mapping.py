@@ -59,12 +59,14 @@ def test_tool_choice_tool_prefills_the_name_too() -> None:
     ]
 
 
-def test_tool_choice_none_leaves_the_tools_out() -> None:
+def test_tool_choice_none_keeps_the_tools_in_the_prompt() -> None:
+    # As the Messages API does: the same tool system prompt as under auto (so a tool
+    # loop's text-only last turn shares its prompt prefix), no prefill.
     prompt = encode_request(_request(system="Be brief.", tool_choice=ToolChoice(type="none")))
-    assert prompt.system == "Be brief."
-    assert prompt.prefill is None
     auto = encode_request(_request(system="Be brief."))
     assert "<tool_description>" in auto.system and auto.system.endswith("\n\nBe brief.")
+    assert prompt.system == auto.system
+    assert prompt.prefill is None
 
 
 def test_disable_parallel_tool_use_asks_for_one_call() -> None:

@@ -60,6 +60,12 @@ class LocalBackend(PromptToolsBackend):
       the default model, or ``decision=CallDecision(...)``; on the command line
       ``-o decision=bias,w_open,w_tool,w_rel``). Defaults: those measured to help the default model
       (docs/benchmarks/bfcl.md), off for any other model.
+    - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
+      none``, as the Messages API does, so a tool loop's last turn reuses the cached prompt
+      prefix. Default: True for any other model, False for the default model: with the
+      tools in view, the 135M model answers the demo's last turn by describing a function
+      ("You can use the `getCurrentStockPrice` function...") instead of stating the price
+      (docs/local.md).
     """
 
     name = "local"
@@ -85,6 +91,7 @@ class LocalBackend(PromptToolsBackend):
         score_tools: bool | None = None,
         optional_from_conversation: bool | None = None,
         decision: CallDecision | None = None,
+        tools_under_none: bool | Literal["default"] = "default",
     ) -> None:
         tuned = not model_path  # the defaults were measured on the default model only
         path = Path(model_path) if model_path else default_model_path()
@@ -92,6 +99,8 @@ class LocalBackend(PromptToolsBackend):
             # Measured for the default model only (docs/benchmarks/local.md); other models
             # decide by their own argmax unless a threshold is given.
             auto_call_threshold = None if model_path else DEFAULT_AUTO_CALL_THRESHOLD
+        if tools_under_none == "default":
+            tools_under_none = bool(model_path)
         self.settings = ModelSettings(
             path=str(path.expanduser().resolve()),
             n_ctx=int(n_ctx),
@@ -115,6 +124,7 @@ class LocalBackend(PromptToolsBackend):
             optional_from_conversation=bool(
                 defaults.get("optional_from_conversation", False)
                 if optional_from_conversation is None else optional_from_conversation),
+            tools_under_none=tools_under_none,
         )
         self.model_path = path
 
@@ -129,8 +139,9 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
     accepted): ``grammar``, ``grammar_engine``, ``style``, ``n_ctx``, ``n_threads``,
     ``n_batch``, ``seed``, ``max_tokens``, ``model`` / ``model_path``."""
     path = options.pop("model_path", None) or options.pop("model", None) or (rest or None)
-    if "grammar" in options:
-        options["grammar"] = flag_option(options["grammar"], "grammar")
+    for key in ("grammar", "tools_under_none"):
+        if key in options and options[key] != "default":
+            options[key] = flag_option(options[key], key)
     for key in ("decide", "score_tools", "optional_from_conversation"):
         if key in options and options[key] is not None:
             options[key] = flag_option(options[key], key)

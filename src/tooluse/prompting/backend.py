@@ -9,7 +9,9 @@ Messages API does for its models (``docs/legacy.md``):
 - the conversation becomes text turns: assistant ``tool_use`` blocks as ``<function_calls>``,
   user ``tool_result`` blocks as ``<function_results>`` (the legacy codec does both);
 - ``tool_choice`` ``any``/``tool`` prefill the assistant turn with the opening of a call,
-  ``none`` leaves the tools out and stops at any ``<function_calls>``, ``auto`` lets the
+  ``none`` keeps the tool descriptions (as the Messages API does; the prompt prefix, and
+  so a local model's KV cache, stays the same through a tool loop) but allows only text
+  (a text-only grammar, and a stop at any ``<function_calls>``), ``auto`` lets the
   model choose;
 - generation stops at ``</function_calls>``; the text is parsed as it streams, and each call
   becomes a ``tool_use`` block (with a fresh id) as soon as its ``</invoke>`` arrives;
@@ -75,13 +77,15 @@ def build_text_prompt(
     style: Literal["xml", "json"] = "xml",
     grammar: bool = True,
     limits: GrammarLimits | None = None,
+    tools_under_none: bool = True,
 ) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
     """What the text model is given for ``request``: chat messages, the prefill of the
     assistant turn, the stop strings and the grammar (None when not constraining).
+    ``tools_under_none=False``: ``tool_choice: none`` leaves the tool descriptions out.
 
     Raises :class:`ConversionError` for what text cannot carry (images).
     """
-    prompt = encode_request(request, style=style)
+    prompt = encode_request(request, style=style, tools_under_none=tools_under_none)
     messages: list[TextMessage] = []
     system = prompt.system
     schema = request.response_schema
@@ -139,6 +143,11 @@ class PromptToolsBackend(Backend):
       likeliest (not the one its first token favours);
     - ``optional_from_conversation``: optional parameters whose value the conversation
       does not give are left out of the calls.
+
+    ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
+    none`` (the default, as the Messages API does: the prompt prefix stays that of the
+    earlier turns, so a cached prefix is reused); False leaves them out, for a model that
+    answers better without them.
     """
 
     name = "prompt"
@@ -157,6 +166,7 @@ class PromptToolsBackend(Backend):
         decision: CallDecision | None = None,
         score_tools: bool = False,
         optional_from_conversation: bool = False,
+        tools_under_none: bool = True,
     ) -> None:
         if style not in ("xml", "json"):
             raise ValueError(f"style must be 'xml' or 'json', not {style!r}")
@@ -173,6 +183,7 @@ class PromptToolsBackend(Backend):
         self.decision = decision
         self.score_tools = score_tools
         self.optional_from_conversation = optional_from_conversation
+        self.tools_under_none = tools_under_none
         #: Timings and token counts of the last request (for benchmarks and the demo).
         self.last_end: TextEnd | None = None
         #: Tools retrieval left out of the last request's prompt.
@@ -181,7 +192,8 @@ class PromptToolsBackend(Backend):
     def _prompt(self, request: Request) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
         try:
             return build_text_prompt(
-                request, style=self.style, grammar=self.grammar, limits=self.limits
+                request, style=self.style, grammar=self.grammar, limits=self.limits,
+                tools_under_none=self.tools_under_none,
             )
         except ConversionError as exc:
             raise BackendError(str(exc), kind="invalid_request") from exc

@@ -165,18 +165,24 @@ def _message_text(
 
 
 def encode_request(
-    request: Request, *, style: Literal["xml", "json"] = "xml", strict: bool = True
+    request: Request, *, style: Literal["xml", "json"] = "xml", strict: bool = True,
+    tools_under_none: bool = True,
 ) -> LegacyPrompt:
     """The request as a text prompt. Raises :class:`ConversionError` (with the path of the
     block, e.g. ``messages.2.content.1``) for images, which text cannot carry;
     ``strict=False`` writes the codecs' documented placeholder text instead.
 
-    ``tool_choice`` ``none`` leaves the tools out of the prompt; ``any``/``tool`` prefill the
+    The tools are described under every ``tool_choice``, ``none`` included: the Messages
+    API keeps its tool system prompt under ``none`` (it counts the same tool-prompt tokens
+    as under ``auto``), and a tool loop's last, text-only turn then shares its prompt
+    prefix with the turns before it (a local model reuses its KV cache). Under ``none``
+    the caller forbids calls (a grammar, or the ``<function_calls>`` stop string);
+    ``tools_under_none=False`` leaves the tools out instead. ``any``/``tool`` prefill the
     answer with the opening of a call; ``disable_parallel_tool_use`` asks for one call.
     """
     choice = request.tool_choice
     system_text = request.system_text()
-    if request.tools and not (choice is not None and choice.type == "none"):
+    if request.tools and (tools_under_none or choice is None or choice.type != "none"):
         system = render_tools_prompt(
             request.tools,
             system_text or None,
