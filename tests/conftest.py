@@ -24,3 +24,11 @@ def bfcl_dir(shared_dir: Path) -> Path:
     if not path.is_dir():
         pytest.skip(f"BFCL data not found at {path}")
     return path
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_prompt_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The local backend's disk prompt cache goes to a directory of this session (also for
+    subprocesses, through the environment), never to the user's ~/.cache."""
+    if "TOOLUSE_PROMPT_CACHE" not in os.environ:
+        os.environ["TOOLUSE_PROMPT_CACHE"] = str(tmp_path_factory.mktemp("prompt-cache"))

@@ -134,8 +134,11 @@ class LoadedModel:
             import llama_cpp
 
             vocab = self.llm._model.vocab
+            # End-of-generation tokens are control tokens, which have no text piece: only
+            # those are asked about (a few dozen calls instead of one per vocabulary entry).
             self._eog = frozenset(
-                t for t in range(self.llm.n_vocab()) if llama_cpp.llama_vocab_is_eog(vocab, t)
+                t for t, piece in enumerate(self.pieces())
+                if not piece and llama_cpp.llama_vocab_is_eog(vocab, t)
             )
         return self._eog
 

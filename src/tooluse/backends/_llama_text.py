@@ -30,6 +30,7 @@ from ..errors import BackendError
 from ..prompting.grammar import ToolGrammar
 from ..prompting.matcher import Matcher, MatchState
 from ..prompting.text_backend import StopScanner, TextEnd, TextMessage, context_error
+from ._llama_cache import DiskPromptCache, eval_prompt, system_prefix_length
 from ._llama_model import LoadedModel
 
 __all__ = ["GrammarEngine", "LlamaTextBackend"]
@@ -88,6 +89,7 @@ class LlamaTextBackend:
         model: str | None = None,
         call_threshold: float | None = None,
         heal_forced: bool = True,
+        prompt_cache: DiskPromptCache | None = None,
     ) -> None:
         if engine not in ("fast", "llama"):
             raise ValueError(f"grammar engine must be 'fast' or 'llama', not {engine!r}")
@@ -98,6 +100,8 @@ class LlamaTextBackend:
         self.call_threshold = call_threshold
         #: Leave the last token of grammar-forced text to the model (token healing).
         self.heal_forced = heal_forced
+        #: KV states of tool system prompts saved on disk, shared between processes.
+        self.prompt_cache = prompt_cache
         self.model: str | None = model or Path(loaded.settings.path).stem
         self._formatter = _formatter(loaded, chat_template)
         #: How the last generation ended (kept even when its consumer stopped early).
@@ -132,9 +136,10 @@ class LlamaTextBackend:
         grammar: ToolGrammar | None = None,
     ) -> Iterator[str | TextEnd]:
         prompt = self.render(messages, prefill)
+        system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
         with self.loaded.lock:
             yield from self._generate(prompt, stop, max_tokens, temperature, top_p, top_k,
-                                      grammar)
+                                      grammar, system)
 
     def score_continuations(self, messages: Sequence[TextMessage], continuations: Sequence[str],
                             *, prefill: str = "") -> list[float]:
@@ -181,8 +186,8 @@ class LlamaTextBackend:
         return scores
 
     def _generate(self, prompt: str, stop: Sequence[str], max_tokens: int, temperature: float,
-                  top_p: float | None, top_k: int | None,
-                  grammar: ToolGrammar | None) -> Iterator[str | TextEnd]:
+                  top_p: float | None, top_k: int | None, grammar: ToolGrammar | None,
+                  system: str = "") -> Iterator[str | TextEnd]:
         import numpy as np
 
         llm = self.loaded.llm
@@ -192,7 +197,9 @@ class LlamaTextBackend:
         if len(tokens) >= n_ctx:
             raise context_error(len(tokens), n_ctx)
         max_tokens = max(0, min(max_tokens, n_ctx - len(tokens)))
-        cached = self._eval_prompt(tokens)
+        prefix = system_prefix_length(self.tokenize, prompt, system, tokens) \
+            if self.prompt_cache is not None else 0
+        cached, from_disk = eval_prompt(self.loaded, tokens, prefix, self.prompt_cache)
         prompt_done = time.perf_counter()
         end = TextEnd(reason="length", input_tokens=len(tokens), cached_tokens=cached)
 
@@ -285,6 +292,7 @@ class LlamaTextBackend:
                 "prompt_s": prompt_done - started,
                 "generate_s": time.perf_counter() - prompt_done,
                 "forced_tokens": float(forced_tokens),
+                "disk_cache_tokens": float(from_disk),
             }
             self.last_end = end
         yield end
@@ -337,28 +345,6 @@ class LlamaTextBackend:
     def _finished(matcher: Matcher, state: MatchState) -> bool:
         """The grammar is complete and allows nothing more: no need to ask the model."""
         return matcher.accepts(state) and not matcher.allowed_bytes(state)
-
-    def _eval_prompt(self, tokens: list[int]) -> int:
-        """Evaluate ``tokens``, reusing the longest prefix already in the KV cache.
-
-        Returns how many tokens were reused.
-        """
-        llm = self.loaded.llm
-        reuse = 0
-        if llm.n_tokens > 0:
-            previous = llm._input_ids[: llm.n_tokens]
-            limit = min(len(previous), len(tokens))
-            while reuse < limit and previous[reuse] == tokens[reuse]:
-                reuse += 1
-            # The last prompt token must be evaluated again for fresh logits.
-            reuse = min(reuse, len(tokens) - 1)
-        if reuse <= 0:
-            llm.reset()
-            reuse = 0
-        else:
-            llm.n_tokens = reuse
-        llm.eval(tokens[reuse:])
-        return reuse
 
     # -- choosing the next token -------------------------------------------------------------------
     def _logits(self, np: Any) -> Any:

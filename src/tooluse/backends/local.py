@@ -19,6 +19,7 @@ from typing import Any, Literal
 from ..prompting.backend import PromptToolsBackend
 from ..prompting.choices import CallDecision
 from ..prompting.grammar import GrammarLimits
+from ._llama_cache import load_pieces, prompt_cache_from_option
 from ._llama_model import LoadedModel, ModelSettings, default_model_path, load_model
 from ._llama_text import GrammarEngine, LlamaTextBackend
 from .registry import flag_option
@@ -66,6 +67,11 @@ class LocalBackend(PromptToolsBackend):
       tools in view, the 135M model answers the demo's last turn by describing a function
       ("You can use the `getCurrentStockPrice` function...") instead of stating the price
       (docs/local.md).
+    - ``prompt_cache``: save the KV state of the tool system prompt on disk and load it in
+      later processes (True: ``$TOOLUSE_PROMPT_CACHE`` or ``~/.cache/tooluse/prompt-cache``;
+      a path: that directory; False or ``"off"``: no disk cache; ``TOOLUSE_PROMPT_CACHE=off``
+      turns the default off). ``prompt_cache_mb``: the directory's size bound (default
+      ``$TOOLUSE_PROMPT_CACHE_MB`` or 512; least recently used files are evicted).
     """
 
     name = "local"
@@ -92,6 +98,8 @@ class LocalBackend(PromptToolsBackend):
         optional_from_conversation: bool | None = None,
         decision: CallDecision | None = None,
         tools_under_none: bool | Literal["default"] = "default",
+        prompt_cache: bool | str | Path | None = True,
+        prompt_cache_mb: float | None = None,
     ) -> None:
         tuned = not model_path  # the defaults were measured on the default model only
         path = Path(model_path) if model_path else default_model_path()
@@ -110,8 +118,12 @@ class LocalBackend(PromptToolsBackend):
             seed=int(seed),
         )
         self.loaded: LoadedModel = load_model(self.settings)
+        disk = prompt_cache_from_option(
+            prompt_cache, None if prompt_cache_mb is None else int(prompt_cache_mb * 2**20))
+        if disk is not None:
+            load_pieces(self.loaded, disk)
         text = LlamaTextBackend(self.loaded, engine=grammar_engine, chat_template=chat_template,
-                                call_threshold=auto_call_threshold)
+                                call_threshold=auto_call_threshold, prompt_cache=disk)
         defaults = DEFAULT_TECHNIQUES if tuned else {}
         decided = bool(defaults.get("decide", False) if decide is None else decide)
         super().__init__(
@@ -137,7 +149,8 @@ class LocalBackend(PromptToolsBackend):
 def from_spec(rest: str, **options: Any) -> LocalBackend:
     """``local`` or ``local:/path/model.gguf``; options (strings from a command line are
     accepted): ``grammar``, ``grammar_engine``, ``style``, ``n_ctx``, ``n_threads``,
-    ``n_batch``, ``seed``, ``max_tokens``, ``model`` / ``model_path``."""
+    ``n_batch``, ``seed``, ``max_tokens``, ``model`` / ``model_path``, ``tools_under_none``,
+    ``prompt_cache`` (true, false/off or a directory), ``prompt_cache_mb``."""
     path = options.pop("model_path", None) or options.pop("model", None) or (rest or None)
     for key in ("grammar", "tools_under_none"):
         if key in options and options[key] != "default":
@@ -153,6 +166,8 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
             raise ValueError("option 'decision' must be four numbers: bias,w_open,w_tool,"
                              f"w_rel, not {weights!r}") from None
         options["decision"] = CallDecision(bias, w_open, w_tool, w_rel)
+    if "prompt_cache_mb" in options and options["prompt_cache_mb"] is not None:
+        options["prompt_cache_mb"] = float(options["prompt_cache_mb"])
     for key in ("n_ctx", "n_threads", "n_batch", "seed", "max_tokens", "max_tools"):
         if key in options and options[key] is not None:
             options[key] = int(options[key])
