@@ -136,7 +136,7 @@ class LlamaTextBackend:
         grammar: ToolGrammar | None = None,
     ) -> Iterator[str | TextEnd]:
         prompt = self.render(messages, prefill)
-        system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
+        system = _system_text(messages)
         with self.loaded.lock:
             yield from self._generate(prompt, stop, max_tokens, temperature, top_p, top_k,
                                       grammar, system)
@@ -158,7 +158,7 @@ class LlamaTextBackend:
             if len(tokens) >= llm.n_ctx():
                 raise BackendError("the prompt does not fit the model's context",
                                    kind="request_too_large")
-            self._eval_prompt(tokens)
+            self._eval_prompt(prompt, tokens, _system_text(messages))
             first = _log_softmax(np, self._logits(np).astype(np.float64))
             n_past = llm.n_tokens
             n_vocab = llm.n_vocab()
@@ -197,9 +197,7 @@ class LlamaTextBackend:
         if len(tokens) >= n_ctx:
             raise context_error(len(tokens), n_ctx)
         max_tokens = max(0, min(max_tokens, n_ctx - len(tokens)))
-        prefix = system_prefix_length(self.tokenize, prompt, system, tokens) \
-            if self.prompt_cache is not None else 0
-        cached, from_disk = eval_prompt(self.loaded, tokens, prefix, self.prompt_cache)
+        cached, from_disk = self._eval_prompt(prompt, tokens, system)
         prompt_done = time.perf_counter()
         end = TextEnd(reason="length", input_tokens=len(tokens), cached_tokens=cached)
 
@@ -341,6 +339,14 @@ class LlamaTextBackend:
             self._single_bytes: dict[int, int] = found
         return found
 
+    def _eval_prompt(self, prompt: str, tokens: list[int], system: str) -> tuple[int, int]:
+        """Evaluate the prompt's ``tokens``, reusing the KV cache and the disk cache of the
+        prompt up to the end of the system message ``system`` (the tool system prompt).
+        Returns (tokens reused, of which loaded from disk)."""
+        prefix = system_prefix_length(self.tokenize, prompt, system, tokens) \
+            if self.prompt_cache is not None else 0
+        return eval_prompt(self.loaded, tokens, prefix, self.prompt_cache)
+
     @staticmethod
     def _finished(matcher: Matcher, state: MatchState) -> bool:
         """The grammar is complete and allows nothing more: no need to ask the model."""
@@ -459,6 +465,10 @@ class LlamaTextBackend:
             llama_cpp.llama_sampler_chain_add(
                 sampler, llama_cpp.llama_sampler_init_dist(self.loaded.settings.seed))
         return sampler
+
+
+def _system_text(messages: Sequence[TextMessage]) -> str:
+    return messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
 
 
 def compile_gbnf(loaded: LoadedModel, gbnf: str) -> Any:
