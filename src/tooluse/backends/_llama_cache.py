@@ -153,18 +153,7 @@ class DiskPromptCache:
         if len(blob) > self.max_bytes:
             return None
         path = self.path_for(model, tokens)
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(blob)
-                os.replace(tmp, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
-        except OSError:
+        if not _write_atomic(path, blob):
             return None
         self.evict(keep=path)
         return path
@@ -200,6 +189,25 @@ class DiskPromptCache:
             return sum(p.stat().st_size for p in self.directory.glob("*" + _SUFFIX))
         except OSError:
             return 0
+
+
+def _write_atomic(path: Path, blob: bytes) -> bool:
+    """Write ``blob`` to a temporary file renamed to ``path`` (a reader never sees half a
+    file); False when the disk refuses."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(blob)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError:
+        return False
+    return True
 
 
 def _pack_tokens(tokens: Sequence[int]) -> bytes:
@@ -337,12 +345,7 @@ def load_pieces(loaded: LoadedModel, disk: DiskPromptCache) -> list[bytes]:
     pieces = loaded.pieces()
     body = b"".join(struct.pack("<H", len(p)) + p for p in pieces)
     head = model.encode() + struct.pack("<I", n_vocab) + hashlib.sha256(body).digest()
-    with contextlib.suppress(OSError):
-        disk.directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=disk.directory, suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(_PIECES_MAGIC + head + body)
-        os.replace(tmp, path)
+    _write_atomic(path, _PIECES_MAGIC + head + body)
     return pieces
 
 

@@ -176,6 +176,10 @@ def _run_bfcl(args: argparse.Namespace) -> int:
     options = parse_options(args.option, "tooluse eval bfcl")
     if args.no_grammar:
         options["grammar"] = False
+    if (args.backend or "").startswith("local") and "prompt_cache" not in options:
+        # BFCL's tool sets are nearly all distinct (3 repeats in the 1,240 cases of the five
+        # categories): saving each one's KV state (~10 MB) would only cost disk writes.
+        options["prompt_cache"] = "off"
     backend = load_cli_backend(args.backend, options, "tooluse eval bfcl")
 
     meta = {
