@@ -120,6 +120,9 @@ def _env(cache_dir: Path | None) -> dict[str, str]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
     env["TOOLUSE_PROMPT_CACHE"] = str(cache_dir) if cache_dir is not None else "off"
+    # tooluse sets this before loading llama.cpp (busy-waiting threads collapse on a shared
+    # machine); the floor gets the same, so the two differ only in what they compute
+    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     return env
 
 
