@@ -99,8 +99,10 @@ def test_retry_after_ms_is_honoured_and_the_deadline_stops_retries() -> None:
     with pytest.raises(BackendError, match="total timeout of 0.5s would pass") as info:
         up.send("http://up/x", b"{}", {}, stream=False)
     assert info.value.status == 503 and info.value.retry_after == pytest.approx(0.15)
-    assert up.retry_delays == [0.15, 0.15, 0.15]  # the fourth would end past the deadline
-    assert time.monotonic() - started < 0.8 and len(calls) == 4
+    # waits of exactly retry-after-ms, until the next one would end past the deadline (three
+    # fit in 0.5 s on a quiet machine; a loaded one may fit only two)
+    assert up.retry_delays in ([0.15] * 3, [0.15] * 2)
+    assert len(calls) == len(up.retry_delays) + 1 and time.monotonic() - started < 0.8
 
 
 def test_a_set_cancel_signal_stops_retries_and_their_waits() -> None:
