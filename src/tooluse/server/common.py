@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from ..errors import ConversionError, WireFormatError
+from ..errors import BackendError, ConversionError, WireFormatError
 from .errors import GatewayError, from_exception
 
 __all__ = ["input_error", "log", "output_error"]
@@ -47,6 +47,8 @@ def output_error(exc: BaseException) -> GatewayError:
         log.error("the backend's answer could not be encoded: %s", exc)
         return GatewayError(f"the backend's answer could not be sent in this API: {exc}", "api")
     error = from_exception(exc)
-    if error.kind == "api" and not isinstance(exc, GatewayError):
+    if isinstance(exc, BackendError):  # the backend's (or its upstream's) failure, not a bug here
+        log.warning("backend error (%s): %s", exc.kind, exc.message)
+    elif error.kind == "api" and not isinstance(exc, GatewayError):
         log.error("unexpected error while serving a request", exc_info=exc)
     return error
