@@ -31,7 +31,10 @@ ODD_VALUES: list[Any] = [
 KEYS = ["type", "role", "content", "text", "tools", "name", "input", "id", "tool_use_id",
         "toolUseId", "toolUse", "toolResult", "json", "cache_control", "stream", "source",
         "image_url", "tool_calls", "function", "arguments", "parameters", "input_schema",
-        "inputSchema", "toolSpec", "toolChoice", "tool_choice", "max_tokens", "maxTokens", "x-extra"]
+        "inputSchema", "toolSpec", "toolChoice", "tool_choice", "max_tokens", "maxTokens", "x-extra",
+        # the wider Messages surface (thinking, structured output, documents, ...)
+        "thinking", "output_config", "format", "schema", "document", "search_result", "citations",
+        "container", "context_management", "service_tier", "budget_tokens", "strict"]
 
 
 def _paths(doc: Doc, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

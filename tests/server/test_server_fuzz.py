@@ -53,9 +53,11 @@ VALID: dict[str, dict[str, Any]] = {
     },
 }
 
+# text may hold lone surrogates (json.dumps sends them as \\udXXX escapes, as a client can)
+texts = st.text(st.characters(exclude_categories=()) | st.sampled_from(["\ud800", "\udfff"]), max_size=20)
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 2**70) | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=3),
+    st.none() | st.booleans() | st.integers(-5, 2**70) | st.floats(allow_nan=False) | texts,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
     max_leaves=8,
 )
 
