@@ -16,6 +16,7 @@ __all__ = ["run_disconnect"]
 
 #: (upstream behaviour, client API path): silent upstream (clients leave while the gateway
 #: waits), and a slow stream (clients leave in the middle of it).
+#: Clients leave once the upstream holds all their requests open (or after 20 s).
 SCENARIOS = [
     ("silence", "anthropic", "/v1/messages", "anthropic", True),
     ("silence", "openai", "/v1/chat/completions", "openai", False),
@@ -39,23 +40,33 @@ def _upstream(upstream_url: str) -> dict[str, Any]:
     return httpx2.get(upstream_url + "/stats", timeout=10, trust_env=False).json()
 
 
-async def _leave(url: str, path: str, api: str, stream: bool, after: float) -> None:
-    async with httpx2.AsyncClient(base_url=url, trust_env=False, timeout=60) as http:
-        body = valid_request(api, stream=stream and api != "bedrock")
+async def _leave_all(url: str, upstream_url: str, path: str, api: str, stream: bool, clients: int) -> float:
+    """Start ``clients`` requests, wait until the upstream holds all of them open (at most
+    20 s: on a loaded machine some may not get there), then hang up on all at once.
+    Returns how long the clients waited."""
+    body = valid_request(api, stream=stream and api != "bedrock")
+    limits = httpx2.Limits(max_connections=clients)
+    async with httpx2.AsyncClient(base_url=url, trust_env=False, timeout=60, limits=limits) as http, \
+            httpx2.AsyncClient(base_url=upstream_url, trust_env=False, timeout=10) as stats:
+        base = (await stats.get("/stats")).json()["open"]
 
         async def go() -> None:
             async with http.stream("POST", path, json=body) as r:
                 async for _ in r.aiter_raw():
                     pass
 
-        try:
-            await asyncio.wait_for(go(), after)  # cancelled: the connection is closed
-        except TimeoutError:
-            pass
-
-
-async def _leave_all(url: str, path: str, api: str, stream: bool, clients: int) -> None:
-    await asyncio.wait_for(asyncio.gather(*(_leave(url, path, api, stream, 1.5) for _ in range(clients))), 30)
+        tasks = [asyncio.create_task(go()) for _ in range(clients)]
+        started = time.monotonic()
+        while time.monotonic() - started < 20:
+            await asyncio.sleep(0.25)
+            if (await stats.get("/stats")).json()["open"] - base >= clients:
+                break
+        await asyncio.sleep(0.5)  # slow streams: some events flow first
+        waited = time.monotonic() - started
+        for task in tasks:
+            task.cancel()  # closes each connection: the client is gone
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return waited
 
 
 async def _warm(url: str, clients: int) -> None:
@@ -74,7 +85,7 @@ def run_disconnect(url: str, upstream_url: str, gateway: Any, *, clients: int, s
     for fault, kind, path, api, stream in SCENARIOS:
         before = _upstream(upstream_url)["total"]
         t0 = time.monotonic()
-        asyncio.run(_leave_all(url, f"/{kind}-{fault}{path}", api, stream, clients))
+        waited = asyncio.run(_leave_all(url, upstream_url, f"/{kind}-{fault}{path}", api, stream, clients))
         left = _upstream(upstream_url)
         peak_threads, peak_fds = _threads_fds(pid)
         deadline = time.monotonic() + settle
@@ -87,7 +98,7 @@ def run_disconnect(url: str, upstream_url: str, gateway: Any, *, clients: int, s
         time.sleep(3)  # anything still scheduled (a retry) would show now
         final = _upstream(upstream_url)
         threads, fds = _threads_fds(pid)
-        row = {"upstream": f"{kind}/{fault}", "path": path, "clients": clients,
+        row = {"upstream": f"{kind}/{fault}", "path": path, "clients": clients, "left_after_seconds": round(waited, 1),
                "upstream_requests": left["total"] - before,
                "requests_after_clients_left": final["total"] - left["total"],
                "upstream_open_at_leave": left["open"], "upstream_open_after": final["open"],

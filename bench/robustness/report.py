@@ -82,10 +82,10 @@ def _disconnect(part: dict[str, Any]) -> list[str]:
     out = ["### 4. Client disconnects", "", _meta(part), "",
            (f"Baseline after a warm-up: {b['threads']} threads, {b['fds']} fds in the gateway. "
            f"All back to baseline: **{part['all_back_to_baseline']}**."), "",
-           "| upstream | client path | clients | upstream requests | requests after the clients left | upstream still open | threads peak → after | fds peak → after | settled in (s) |",
-           "|---|---|---:|---:|---:|---:|---|---|---:|"]
+           "| upstream | client path | clients | left after (s) | upstream requests | requests after the clients left | upstream still open | threads peak → after | fds peak → after | settled in (s) |",
+           "|---|---|---:|---:|---:|---:|---:|---|---|---:|"]
     for r in part["rows"]:
-        out.append(f"| {r['upstream']} | `{r['path']}` | {r['clients']} | {r['upstream_requests']} | "
+        out.append(f"| {r['upstream']} | `{r['path']}` | {r['clients']} | {r.get('left_after_seconds', '')} | {r['upstream_requests']} | "
                    f"{r['requests_after_clients_left']} | {r['upstream_open_after']} | {r['threads_peak']} → {r['threads_after']} | "
                    f"{r['fds_peak']} → {r['fds_after']} | {r['settled_seconds']} |")
     return out
