@@ -82,7 +82,7 @@ def _disconnect(part: dict[str, Any]) -> list[str]:
     out = ["### 4. Client disconnects", "", _meta(part), "",
            (f"Baseline after a warm-up: {b['threads']} threads, {b['fds']} fds in the gateway. "
            f"All back to baseline: **{part['all_back_to_baseline']}**."), "",
-           "| upstream | client path | clients | left after (s) | upstream requests | requests after the clients left | upstream still open | threads peak → after | fds peak → after | settled in (s) |",
+           "| upstream | client path | clients | left after (s) | upstream requests | requests after the clients left | upstream still open | threads when they left → after | fds when they left → after | settled in (s) |",
            "|---|---|---:|---:|---:|---:|---:|---|---|---:|"]
     for r in part["rows"]:
         out.append(f"| {r['upstream']} | `{r['path']}` | {r['clients']} | {r.get('left_after_seconds', '')} | {r['upstream_requests']} | "
