@@ -251,3 +251,29 @@ def test_a_good_call_before_a_malformed_one_is_kept() -> None:
     resp = backend.complete(Request(messages=[QUESTION], tools=[PRICE]))
     assert [c.input["symbol"] for c in resp.tool_uses] == ["GM"]
     assert "no_such_tool" in resp.text() and resp.text().count("blah") < 5
+
+
+def test_response_schema_is_structured_output_under_the_grammar() -> None:
+    """output_config.format / response_schema: the text answer is one JSON value of the
+    schema (the grammar accepts it and nothing else), and the schema is in the prompt."""
+    from tooluse.messages import Message, Request, ToolSpec
+    from tooluse.prompting import build_text_prompt
+
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"],
+              "additionalProperties": False}
+    request = Request(messages=[Message(role="user", content="count")], response_schema=schema)
+    messages, prefill, _, grammar = build_text_prompt(request)
+    assert grammar is not None and prefill == ""
+    assert '"required": ["n"]' in messages[0]["content"]
+    matcher = grammar.matcher
+    assert matcher.matches(b'{"n": 3}') or matcher.matches(b'{"n":3}')
+    assert not matcher.advance(matcher.initial, b"Sure! ")
+    assert not matcher.matches(b'{"m": 3}')
+    tools = [ToolSpec(name="add", input_schema={"type": "object", "properties": {}})]
+    _, _, _, with_tools = build_text_prompt(request.model_copy(update={"tools": tools}))
+    assert with_tools is not None
+    both = with_tools.matcher
+    assert both.advance(both.initial, b'{"n"')
+    assert both.advance(both.initial, b"<function_calls>\n<invoke>\n")
+    assert not both.advance(both.initial, b"plain text")
+    assert build_text_prompt(request, grammar=False)[3] is None  # no grammar: no guarantee

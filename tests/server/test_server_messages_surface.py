@@ -349,3 +349,69 @@ def test_sdk_tool_runner_completes() -> None:
     assert calls == ["Oslo"]
     assert final.content[0].text == "it is sunny"  # type: ignore[union-attr]
     assert statuses == [400, 200, 200]  # the threaded try, then the loop without a thread
+
+
+# -- a server tool's answer from an Anthropic upstream -------------------------------------------
+
+_SEARCH_BLOCKS = [
+    {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}},
+    {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+     "content": [{"type": "web_search_result", "url": "https://e.com", "title": "E",
+                  "encrypted_content": "abc"}]},
+    {"type": "text", "text": "It is sunny.",
+     "citations": [{"type": "web_search_result_location", "url": "https://e.com", "title": "E",
+                    "encrypted_index": "i", "cited_text": "sunny"}]},
+]
+
+
+def _sse(events: list[dict[str, Any]]) -> bytes:
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+def _search_stream() -> bytes:
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": {
+        "id": "msg_s", "type": "message", "role": "assistant", "model": "m", "content": [],
+        "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 0}}}]
+    events += [
+        {"type": "content_block_start", "index": 0, "content_block": {**_SEARCH_BLOCKS[0], "input": {}}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"query": "x"}'}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": _SEARCH_BLOCKS[1]},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 2, "delta": {"type": "citations_delta", "citation": {"type": "web_search_result_location"}}},
+        {"type": "content_block_delta", "index": 2, "delta": {"type": "text_delta", "text": "It is sunny."}},
+        {"type": "content_block_stop", "index": 2},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 9}},
+        {"type": "message_stop"},
+    ]
+    return _sse(events)
+
+
+def test_a_server_tool_answer_from_the_upstream_reaches_the_client() -> None:
+    """The upstream runs web search; its own blocks are left out (the neutral model cannot
+    carry them) and the client gets the answer, whole or streamed."""
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        if json.loads(request.content).get("stream"):
+            return httpx2.Response(200, content=_search_stream(), headers={"content-type": "text/event-stream"})
+        return httpx2.Response(200, json={**_ANSWER, "content": _SEARCH_BLOCKS})
+
+    async def ahandle(request: httpx2.Request) -> httpx2.Response:
+        await request.aread()
+        return handle(request)
+
+    backend = AnthropicBackend("m", base_url="http://upstream.invalid", api_key="k", max_retries=0,
+                               transport=httpx2.MockTransport(handle),
+                               async_transport=httpx2.MockTransport(ahandle))
+    with ServerThread(create_app(backend)) as srv:
+        client = anthropic.Anthropic(base_url=srv.url, api_key="k", max_retries=0)
+        ask: dict[str, Any] = {"model": "m", "max_tokens": 100, "tools": [SERVER_TOOL],
+                               "messages": [{"role": "user", "content": "weather?"}]}
+        whole = client.messages.create(**ask)
+        with client.messages.stream(**ask) as stream:
+            streamed = stream.get_final_message()
+    for message in (whole, streamed):
+        assert [b.type for b in message.content] == ["text"]
+        assert message.content[0].text == "It is sunny."  # type: ignore[union-attr]
+        assert message.stop_reason == "end_turn"

@@ -39,6 +39,17 @@ def _stop_reason(value: str | None, path: Path) -> Any:
     return _STOP_IN[value]
 
 
+def server_side_block(raw: Any) -> bool:
+    """A block the API produced and consumed itself (a server tool's call and result, the
+    model's thinking): the answer's text and client tool calls do not depend on it, and the
+    neutral model cannot carry it, so decoding leaves it out (citations on text, likewise)."""
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    return isinstance(kind, str) and (
+        kind in ("server_tool_use", "mcp_tool_use", "thinking", "redacted_thinking", "container_upload")
+        or (kind.endswith("_tool_result") and kind != "tool_result")
+    )
+
+
 def _response_block(raw: Any, path: Path) -> TextBlock | ToolUseBlock:
     block = dispatch(raw, path, {"text": _TextOut, "tool_use": _ToolUseOut})
     if isinstance(block, _TextOut):
@@ -54,7 +65,8 @@ def decode_response(data: Any) -> Response:
     return Response(
         id=resp.id,
         model=resp.model,
-        content=[_response_block(b, ("content", k)) for k, b in enumerate(resp.content)],
+        content=[_response_block(b, ("content", k)) for k, b in enumerate(resp.content)
+                 if not server_side_block(b)],
         stop_reason=_stop_reason(resp.stop_reason, ("stop_reason",)),
         stop_sequence=resp.stop_sequence,
         usage=Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens),

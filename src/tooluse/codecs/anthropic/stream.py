@@ -25,7 +25,7 @@ from ...stream import (
 )
 from .._common import Path
 from .errors import backend_error
-from .responses import _STOP_OUT, _response_block, _stop_reason
+from .responses import _STOP_OUT, _response_block, _stop_reason, server_side_block
 
 
 def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
@@ -96,6 +96,8 @@ def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], path: Pa
 def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
     """Messages SSE event payloads (dicts, or JSON text) -> neutral events. ``ping`` is
     skipped; an ``error`` event raises :class:`BackendError`."""
+    skipped: set[int] = set()  # indices of server-side blocks, left out
+    renumber: dict[int, int] = {}  # index on the wire -> neutral index (contiguous)
     for n, raw in enumerate(events):
         data = json.loads(raw) if isinstance(raw, (str, bytes)) else raw
         path: Path = (n,)
@@ -104,6 +106,18 @@ def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
         kind = data.get("type")
         if kind == "ping":
             continue
+        if kind in ("content_block_start", "content_block_delta", "content_block_stop"):
+            wire_index = _get(data, "index", int, path)
+            if kind == "content_block_start" and server_side_block(data.get("content_block")):
+                skipped.add(wire_index)
+            if wire_index in skipped:
+                continue
+            delta = data.get("delta")
+            if kind == "content_block_delta" and isinstance(delta, dict) \
+                    and delta.get("type") == "citations_delta":
+                continue
+            renumber.setdefault(wire_index, len(renumber))
+            data = {**data, "index": renumber[wire_index]}
         if kind == "error":
             raise backend_error(data)
         if kind == "message_start":
