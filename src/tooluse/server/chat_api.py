@@ -18,11 +18,10 @@ from ..codecs import openai as codec
 from ..messages import Request
 from ..messages import Response as NeutralResponse
 from ..stream import StreamEvent
-from .auth import check_api_key
-from .endpoint import WireApi, api_endpoint
+from .endpoint import WireApi, api_endpoint, check_key
 from .errors import GatewayError
 from .sse import DONE, data_only
-from .state import GatewayState, new_id
+from .state import new_id
 
 __all__ = ["CHAT", "chat_completions_endpoint"]
 
@@ -53,10 +52,6 @@ def _error_chunk(error: GatewayError) -> bytes:
     return data_only(error_body(error))
 
 
-def _check_key(request: HttpRequest, state: GatewayState) -> None:
-    check_api_key(request.headers, state.api_keys)
-
-
 def _decode(data: dict[str, Any], request: HttpRequest) -> Request:
     return codec.decode_request(data)
 
@@ -77,7 +72,7 @@ CHAT = WireApi(
     request_id_header="x-request-id",
     new_request_id=lambda: new_id("req_"),
     stream_media_type="text/event-stream; charset=utf-8",
-    check_headers=_check_key,
+    check_headers=check_key,
 )
 
 chat_completions_endpoint = api_endpoint(CHAT)

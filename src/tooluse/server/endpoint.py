@@ -28,6 +28,7 @@ from starlette.responses import Response
 from ..messages import Request
 from ..messages import Response as NeutralResponse
 from ..stream import StreamEvent
+from .auth import check_api_key
 from .body import parse_json_object, read_body
 from .common import input_error, output_error
 from .disconnect import ClientGone, unless_disconnected
@@ -36,13 +37,18 @@ from .errors import GatewayError
 from .policy import check_servable
 from .state import GatewayState
 
-__all__ = ["WireApi", "api_endpoint"]
+__all__ = ["WireApi", "api_endpoint", "check_key"]
 
 Data = dict[str, Any]
 
 
 def _no_header_check(request: HttpRequest, state: GatewayState) -> None:
     return None
+
+
+def check_key(request: HttpRequest, state: GatewayState) -> None:
+    """The header check of the key-protected APIs (Messages, Chat Completions)."""
+    check_api_key(request.headers, state.api_keys)
 
 
 def _no_body_check(request: HttpRequest, state: GatewayState, body: bytes) -> None:

@@ -19,11 +19,10 @@ from ..codecs import anthropic as codec
 from ..messages import Passthrough, Request
 from ..messages import Response as NeutralResponse
 from ..stream import StreamEvent
-from .auth import check_api_key
-from .endpoint import WireApi, api_endpoint
+from .endpoint import WireApi, api_endpoint, check_key
 from .errors import GatewayError
 from .sse import PING, named_event
-from .state import GatewayState, new_id
+from .state import new_id
 
 __all__ = ["MESSAGES", "messages_endpoint"]
 
@@ -48,10 +47,6 @@ def _error_status(error: GatewayError) -> int:
 
 def _error_chunk(error: GatewayError) -> bytes:
     return named_event("error", error_body(error))
-
-
-def _check_key(request: HttpRequest, state: GatewayState) -> None:
-    check_api_key(request.headers, state.api_keys)
 
 
 def _decode(data: dict[str, Any], request: HttpRequest) -> Request:
@@ -85,7 +80,7 @@ MESSAGES = WireApi(
     new_request_id=lambda: new_id("req_"),
     stream_media_type="text/event-stream; charset=utf-8",
     heartbeat=PING,
-    check_headers=_check_key,
+    check_headers=check_key,
 )
 
 messages_endpoint = api_endpoint(MESSAGES)
