@@ -15,7 +15,8 @@ START, END = "<!-- results: written by bench/robustness/run.py -->", "<!-- /resu
 def _meta(part: dict[str, Any]) -> str:
     m = part.get("meta", {})
     load = ", ".join(f"{x:.1f}" for x in m.get("load_average", []))
-    return (f"_commit `{m.get('commit')}`, {m.get('date_utc')} UTC, {m.get('seconds')} s, "
+    src = f" (code: `src/` as of `{m['src_commit']}`)" if m.get("src_commit") else ""
+    return (f"_commit `{m.get('commit')}`{src}, {m.get('date_utc')} UTC, {m.get('seconds')} s, "
             f"load average at start {load} (shared 2-core machine)_")
 
 

@@ -127,10 +127,12 @@ DEFAULT_OPTIONS = ["timeout=20", "read_timeout=10", "max_retries=2"]
 PARTS = {"fuzz": part_fuzz, "soak": part_soak, "faults": part_faults, "disconnect": part_disconnect}
 
 
-def _commit() -> str:
+def _commit(*path: str) -> str:
+    """The last commit (of everything, or of ``path``); a branch's commit is rewritten when
+    rebased, while the last commit of ``src`` names the code measured as it is on main."""
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
+        return subprocess.run(["git", "log", "-1", "--format=%h", "--", *path], cwd=ROOT,
+                              capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -168,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {}
     if args.json.exists() and not args.no_write:
         results = json.loads(args.json.read_text())
-    meta = {"commit": _commit(), "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+    meta = {"commit": _commit(), "src_commit": _commit("src"), "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
             "python": platform.python_version(), "load_average": os.getloadavg(),
             "argv": sys.argv[1:]}
     for name in args.parts:
