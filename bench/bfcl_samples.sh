@@ -10,9 +10,9 @@
 # machine is shared, timings are "under load".
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-slice="${1:?tune|heldout}"; config="${2:?baseline|decide|score_tools|optional|retrieval|all|features}"
+slice="${1:?tune|heldout}"; config="${2:?baseline|decide|decide_score|parallel|optional|retrieval|all|features}"
 case "$slice" in tune) offset=0 ;; heldout) offset=20 ;; *) echo "slice: tune|heldout" >&2; exit 2 ;; esac
-off=(-o decide=0 -o score_tools=0 -o optional_from_conversation=0 -o max_tools=0)
+off=(-o decide=0 -o score_tools=0 -o optional_from_conversation=0 -o max_tools=0 -o no_repeat=0 -o more_calls=0)
 case "$config" in
   baseline) opts=("${off[@]}") ;;
   decide) opts=("${off[@]}" -o decide=1) ;;
@@ -20,7 +20,8 @@ case "$config" in
   optional) opts=("${off[@]}" -o optional_from_conversation=1) ;;
   retrieval) opts=("${off[@]}" -o max_tools=3) ;;
   decide_score) opts=("${off[@]}" -o decide=1 -o score_tools=1) ;;
-  all) opts=(-o decide=1 -o score_tools=1 -o optional_from_conversation=1 -o max_tools=5) ;;
+  parallel) opts=("${off[@]}" -o no_repeat=1 -o more_calls=1) ;;
+  all) opts=(-o decide=1 -o score_tools=1 -o optional_from_conversation=1 -o max_tools=5 -o no_repeat=1 -o more_calls=1) ;;
   features) opts=("${off[@]}" -o decide=1 -o decision=1e9,0,0,0) ;;  # always call, log scores
   *) echo "unknown config $config" >&2; exit 2 ;;
 esac

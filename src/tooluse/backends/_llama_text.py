@@ -23,6 +23,7 @@ from __future__ import annotations
 import codecs
 import time
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,6 +33,7 @@ from ..prompting.matcher import Matcher, MatchState
 from ..prompting.text_backend import StopScanner, TextEnd, TextMessage, context_error
 from ._llama_cache import DiskPromptCache, eval_prompt, system_prefix_length
 from ._llama_model import LoadedModel
+from ._no_repeat import Checkpoint, NoRepeat
 
 __all__ = ["GrammarEngine", "LlamaTextBackend"]
 
@@ -90,6 +92,8 @@ class LlamaTextBackend:
         call_threshold: float | None = None,
         heal_forced: bool = True,
         prompt_cache: DiskPromptCache | None = None,
+        no_repeat: bool = False,
+        calls_follow_request: bool = False,
     ) -> None:
         if engine not in ("fast", "llama"):
             raise ValueError(f"grammar engine must be 'fast' or 'llama', not {engine!r}")
@@ -102,6 +106,12 @@ class LlamaTextBackend:
         self.heal_forced = heal_forced
         #: KV states of tool system prompts saved on disk, shared between processes.
         self.prompt_cache = prompt_cache
+        #: A further call may not repeat an earlier one (greedy decoding, fast engine).
+        self.no_repeat = no_repeat
+        #: With ``no_repeat``: where the model would close the call block, try another
+        #: call, kept only if it brings a value of the conversation no call used yet.
+        self.calls_follow_request = calls_follow_request
+        self._gap = float("inf")
         self.model: str | None = model or Path(loaded.settings.path).stem
         self._formatter = _formatter(loaded, chat_template)
         #: How the last generation ended (kept even when its consumer stopped early).
@@ -138,8 +148,10 @@ class LlamaTextBackend:
         prompt = self.render(messages, prefill)
         system = _system_text(messages)
         with self.loaded.lock:
+            conversation = "\n".join(m["content"] for m in messages if m["role"] == "user") \
+                if self.calls_follow_request else None
             yield from self._generate(prompt, stop, max_tokens, temperature, top_p, top_k,
-                                      grammar, system)
+                                      grammar, system, prefill, conversation)
 
     def score_continuations(self, messages: Sequence[TextMessage], continuations: Sequence[str],
                             *, prefill: str = "") -> list[float]:
@@ -187,7 +199,8 @@ class LlamaTextBackend:
 
     def _generate(self, prompt: str, stop: Sequence[str], max_tokens: int, temperature: float,
                   top_p: float | None, top_k: int | None, grammar: ToolGrammar | None,
-                  system: str = "") -> Iterator[str | TextEnd]:
+                  system: str = "", prefill: str = "",
+                  conversation: str | None = None) -> Iterator[str | TextEnd]:
         import numpy as np
 
         llm = self.loaded.llm
@@ -213,6 +226,8 @@ class LlamaTextBackend:
         produced = 0
         forced_tokens = 0
         healing = False
+        guard = NoRepeat(prefill.encode("utf-8"), conversation=conversation) if (
+            matcher is not None and self.no_repeat and temperature <= 0) else None
         try:
             while produced < max_tokens:
                 if matcher is not None and state is not None and not healing:
@@ -238,7 +253,11 @@ class LlamaTextBackend:
                         state = after
                         produced += len(forced_ids)
                         forced_tokens += len(forced_ids)
-                        text, hit = scanner.push(decoder.decode(forced))
+                        released = guard.push(forced) if guard is not None else forced
+                        if isinstance(released, Checkpoint):
+                            state, produced = self._resume(released)
+                            continue
+                        text, hit = scanner.push(decoder.decode(released))
                         if text:
                             yield text
                         if hit is not None:
@@ -254,9 +273,12 @@ class LlamaTextBackend:
                 if (produced == 0 and matcher is not None and state is not None
                         and self.call_threshold is not None):
                     token = self._call_or_text(np, state, matcher, pieces)
+                before = (llm.n_tokens, produced, state)
                 if token is None:
+                    banned = self._banned(guard, matcher, state, pieces) \
+                        if guard is not None else frozenset()
                     token = self._next_token(np, rng, state, matcher, sampler, pieces, eog,
-                                             temperature, top_p, top_k)
+                                             temperature, top_p, top_k, banned)
                 if token is None or token in eog:
                     end.reason = "end"
                     break
@@ -264,7 +286,12 @@ class LlamaTextBackend:
                 if matcher is not None and state is not None:
                     state = matcher.advance(state, piece)
                 produced += 1
-                text, hit = scanner.push(decoder.decode(piece))
+                released = piece if guard is None else guard.push(piece, Checkpoint(
+                    len(guard.written), before[0], before[1], before[2], token, self._gap))
+                if isinstance(released, Checkpoint):
+                    state, produced = self._resume(released)
+                    continue
+                text, hit = scanner.push(decoder.decode(released))
                 if text:
                     yield text
                 if hit is not None:
@@ -275,7 +302,15 @@ class LlamaTextBackend:
                     break
                 llm.eval([token])
             if end.reason != "stop":
-                rest = scanner.flush() + decoder.decode(b"", final=True)
+                held = guard.release(final=True) if guard is not None else b""
+                text, hit = scanner.push(decoder.decode(held)) if held else ("", None)
+                if hit is not None:
+                    end.reason, end.stop_sequence = "stop", hit
+                    if text:
+                        yield text
+            if end.reason != "stop":
+                rest = text if held else ""
+                rest += scanner.flush() + decoder.decode(b"", final=True)
                 if rest:
                     yield rest
         finally:
@@ -292,8 +327,49 @@ class LlamaTextBackend:
                 "forced_tokens": float(forced_tokens),
                 "disk_cache_tokens": float(from_disk),
             }
+            if guard is not None and guard.rollbacks:
+                end.timings["repeat_rollbacks"] = float(guard.rollbacks)
             self.last_end = end
         yield end
+
+    def _banned(self, guard: NoRepeat, matcher: Matcher | None, state: MatchState | None,
+                pieces: list[bytes]) -> set[int]:
+        """Tokens not to choose here: those a rollback banned, and where the model chooses
+        between closing the call block and another call, the side the guard rules out."""
+        banned = set(guard.banned_here())
+        mode = guard.mode_here()
+        if mode is None or matcher is None or state is None:
+            return banned
+        gap = b"" if guard.written.endswith(b"\n") else b"\n"
+        if matcher.advance(state, gap + b"<invoke>") and matcher.advance(
+                state, gap + b"</function_calls>"):
+            close, more = self._block_tokens(pieces)
+            banned |= close if mode == "more" else more
+        return banned
+
+    def _block_tokens(self, pieces: list[bytes]) -> tuple[set[int], set[int]]:
+        """Tokens that start closing a tag ("</") and those that start opening one."""
+        found: tuple[set[int], set[int]] | None = getattr(self, "_block_ids", None)
+        if found is None:
+            close: set[int] = set()
+            more: set[int] = set()
+            for token, piece in enumerate(pieces):
+                head = piece.lstrip(b"\n")
+                if head.startswith(b"</"):
+                    close.add(token)
+                elif head.startswith(b"<"):
+                    more.add(token)
+            found = (close, more)
+            self._block_ids = found
+        return found
+
+    def _resume(self, point: Checkpoint) -> tuple[MatchState, int]:
+        """Go back to where ``point``'s token was chosen (fresh logits for that step)."""
+        llm = self.loaded.llm
+        llm.n_tokens = point.n_tokens - 1
+        llm.eval([int(llm.input_ids[point.n_tokens - 1])])
+        state: MatchState = point.state
+        return state, point.produced
 
     def _forced_tokens(self, forced: bytes, pieces: list[bytes]) -> list[int]:
         """Tokens whose bytes are exactly ``forced`` ([] if none are found: the model then
@@ -362,7 +438,8 @@ class LlamaTextBackend:
 
     def _next_token(self, np: Any, rng: Any, state: MatchState | None, matcher: Matcher | None,
                     sampler: Any, pieces: list[bytes], eog: frozenset[int], temperature: float,
-                    top_p: float | None, top_k: int | None) -> int | None:
+                    top_p: float | None, top_k: int | None,
+                    banned: AbstractSet[int] = frozenset()) -> int | None:
         if sampler is not None:
             import llama_cpp
 
@@ -376,6 +453,8 @@ class LlamaTextBackend:
             return self._sample(np, rng, top, logits, temperature, top_p)
 
         def allowed(token: int) -> bool:
+            if token in banned:
+                return False
             if token in eog:
                 return matcher.accepts(state)
             piece = pieces[token]
@@ -390,7 +469,10 @@ class LlamaTextBackend:
         if not ok:
             return None  # nothing allowed: the grammar is complete
         if temperature <= 0:
-            return _prefer_longer(ok, logits, pieces) if len(ok) > 1 else ok[0]
+            chosen = _prefer_longer(ok, logits, pieces) if len(ok) > 1 else ok[0]
+            rivals = [float(logits[t]) for t in ok[:3] if t != chosen]
+            self._gap = float(logits[chosen]) - max(rivals) if rivals else float("inf")
+            return chosen
         return self._sample(np, rng, np.array(ok[:k]), logits, temperature, top_p)
 
     def _call_or_text(self, np: Any, state: MatchState, matcher: Matcher,

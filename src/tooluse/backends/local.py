@@ -28,11 +28,11 @@ __all__ = ["LocalBackend", "default_model_path", "from_spec"]
 
 DEFAULT_AUTO_CALL_THRESHOLD = 0.01
 #: Under ``auto``, call or answer (fitted on the BFCL tuning slices, docs/benchmarks/bfcl.md).
-DEFAULT_DECISION = CallDecision(bias=0.0, w_open=1.0, w_tool=0.0, w_rel=0.0)
+DEFAULT_DECISION = CallDecision(bias=4.64, w_open=0.3724, w_tool=0.0, w_rel=1.662)
 #: The techniques on by default for the default model (each measured alone).
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
-    "max_tools": 0, "decide": False, "score_tools": False,
-    "optional_from_conversation": False,
+    "max_tools": 5, "decide": True, "score_tools": True,
+    "optional_from_conversation": True, "no_repeat": True, "more_calls": True,
 }
 
 
@@ -55,6 +55,10 @@ class LocalBackend(PromptToolsBackend):
       first token; ``None`` leaves it to argmax. Default: 0.01 for the default model (a
       135M model rarely *ranks* a call first, though it gives it clearly more probability
       when a tool fits), ``None`` for any other model.
+    - ``no_repeat``: a further call may not repeat an earlier one of the turn (the call is
+      rolled back to its least sure value, :mod:`._no_repeat`); ``more_calls`` (with it):
+      where the model would close the call block another call is tried, kept only if it
+      brings a value of the conversation that no earlier call used.
     - ``max_tools``, ``decide``, ``score_tools``, ``optional_from_conversation``: the
       decisions taken around the model (:class:`~tooluse.prompting.PromptToolsBackend`;
       ``decide``: under ``auto``, call or answer by :data:`DEFAULT_DECISION`, fitted for
@@ -100,6 +104,8 @@ class LocalBackend(PromptToolsBackend):
         tools_under_none: bool | Literal["default"] = "default",
         prompt_cache: bool | str | Path | None = True,
         prompt_cache_mb: float | None = None,
+        no_repeat: bool | None = None,
+        more_calls: bool | None = None,
     ) -> None:
         tuned = not model_path  # the defaults were measured on the default model only
         path = Path(model_path) if model_path else default_model_path()
@@ -122,9 +128,13 @@ class LocalBackend(PromptToolsBackend):
             prompt_cache, None if prompt_cache_mb is None else int(prompt_cache_mb * 2**20))
         if disk is not None:
             load_pieces(self.loaded, disk)
-        text = LlamaTextBackend(self.loaded, engine=grammar_engine, chat_template=chat_template,
-                                call_threshold=auto_call_threshold, prompt_cache=disk)
         defaults = DEFAULT_TECHNIQUES if tuned else {}
+        text = LlamaTextBackend(
+            self.loaded, engine=grammar_engine, chat_template=chat_template,
+            call_threshold=auto_call_threshold, prompt_cache=disk,
+            no_repeat=bool(defaults.get("no_repeat", False) if no_repeat is None else no_repeat),
+            calls_follow_request=bool(defaults.get("more_calls", False)
+                                      if more_calls is None else more_calls))
         decided = bool(defaults.get("decide", False) if decide is None else decide)
         super().__init__(
             text, style=style, grammar=grammar, max_tokens=max_tokens, limits=limits,
@@ -155,7 +165,8 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
     for key in ("grammar", "tools_under_none"):
         if key in options and options[key] != "default":
             options[key] = flag_option(options[key], key)
-    for key in ("decide", "score_tools", "optional_from_conversation"):
+    for key in ("decide", "score_tools", "optional_from_conversation", "no_repeat",
+                "more_calls"):
         if key in options and options[key] is not None:
             options[key] = flag_option(options[key], key)
     weights = options.get("decision")
