@@ -46,7 +46,8 @@ def make() -> Any:
 
     def build(**options: Any) -> Any:
         base: dict[str, Any] = {"decide": False, "score_tools": False,
-                                "optional_from_conversation": False, "max_tools": 0}
+                                "optional_from_conversation": False, "max_tools": 0,
+                                "no_repeat": False, "more_calls": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
@@ -99,8 +100,20 @@ def test_optional_parameter_only_when_given_and_value_copied(make: Any) -> None:
     assert given.tool_uses[0].input.get("unit") in (None, "fahrenheit")
 
 
-def test_parallel_calls_differ(make: Any) -> None:
-    backend = make()
-    response = ask(backend, "What is the weather in Paris and in London?", [WEATHER], "any")
-    cities = [c.input["city"] for c in response.tool_uses]
-    assert len(cities) == len(set(map(str, cities))) >= 1
+PLAY = spec("spotify_play", "Play specific tracks from a given artist for a specific time "
+            "duration.", {"artist": {"type": "string", "description": "The artist."},
+                          "duration": {"type": "integer", "description": "Minutes."}})
+
+
+def test_parallel_calls_differ_and_follow_the_request(make: Any) -> None:
+    # Without the guard the model stops after the first call (or repeats it); with it, a
+    # repeat is rolled back and a further call is kept for the new values of the question.
+    question = "Play songs from the artists Taylor Swift and Maroon 5, with a play time of " \
+        "20 minutes and 15 minutes respectively, on Spotify."
+    plain = ask(make(), question, [PLAY], "any")
+    guarded_backend = make(no_repeat=True, more_calls=True)
+    guarded = ask(guarded_backend, question, [PLAY], "any")
+    calls = [c.input for c in guarded.tool_uses]
+    assert len(calls) == len({str(c) for c in calls}) == 2, calls
+    assert {c["artist"] for c in calls} == {"Taylor Swift", "Maroon 5"}
+    assert len(plain.tool_uses) < 2

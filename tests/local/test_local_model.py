@@ -200,13 +200,16 @@ def test_demo_command_shows_both_calls_with_inputs() -> None:
 def test_auto_call_threshold_decides_between_call_and_text(local: Any) -> None:
     from tooluse.backends.local import DEFAULT_AUTO_CALL_THRESHOLD, from_spec
 
-    assert local.text_model.call_threshold == DEFAULT_AUTO_CALL_THRESHOLD
+    # The first-token threshold decides when the scored decision (``decide``) is off.
+    threshold = from_spec("", n_threads="2", decide="false")
+    assert threshold.text_model.call_threshold == DEFAULT_AUTO_CALL_THRESHOLD
     # A question the tool answers: the call block gets >= 1% and is started.
-    resp = _ask(local, "What's the weather like in Paris?", [WEATHER], ToolChoice(type="auto"))
+    resp = _ask(threshold, "What's the weather like in Paris?", [WEATHER],
+                ToolChoice(type="auto"))
     assert resp.tool_uses and resp.stop_reason == "tool_use"
     _valid(resp, [WEATHER])
     # Argmax alone: this small model answers in text.
-    argmax = from_spec("", n_threads="2", auto_call_threshold="none")
+    argmax = from_spec("", n_threads="2", auto_call_threshold="none", decide="false")
     assert argmax.text_model.call_threshold is None
     plain = _ask(argmax, "What's the weather like in Paris?", [WEATHER], ToolChoice(type="auto"))
     assert not plain.tool_uses and plain.text()
@@ -240,7 +243,7 @@ def test_token_healing_lets_the_model_close_where_a_forced_split_made_it_go_on(
     healed = _ask(local, question, tools, ToolChoice(type="any"), temperature=0.0)
     assert [(c.name, c.input) for c in healed.tool_uses] == [
         ("EuclideanDistance_calculate", {"pointA": [3, 4], "pointB": [1, 2]})]
-    split = from_spec("", n_threads="2")
+    split = from_spec("", n_threads="2", optional_from_conversation="false")
     split.text_model.heal_forced = False
     unhealed = _ask(split, question, tools, ToolChoice(type="any"), temperature=0.0)
     assert "rounding" in unhealed.tool_uses[0].input

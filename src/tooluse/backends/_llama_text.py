@@ -301,6 +301,14 @@ class LlamaTextBackend:
                     end.reason = "end"
                     break
                 llm.eval([token])
+            if end.reason == "length" and guard is not None and guard.abandon():
+                # Out of tokens inside a call we were only trying: the model had closed
+                # the call block there, so the answer ends as it would have.
+                end.reason, end.stop_sequence = "stop", "</function_calls>"
+                text = scanner.push(decoder.decode(guard.release(final=True)))[0]
+                text += scanner.flush()
+                if text:
+                    yield text
             if end.reason != "stop":
                 held = guard.release(final=True) if guard is not None else b""
                 text, hit = scanner.push(decoder.decode(held)) if held else ("", None)

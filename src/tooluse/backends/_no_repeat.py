@@ -142,6 +142,15 @@ class NoRepeat:
             self.points = []
         return self.release()
 
+    def abandon(self) -> bool:
+        """At the end of generation: drop a further call that was only being tried (the
+        model had chosen to close the block there). True if there was one."""
+        if self.choice is None:
+            return False
+        del self.written[max(self.choice.position, self.released):]
+        self.choice = None
+        return True
+
     def release(self, final: bool = False) -> bytes:
         """The bytes safe to pass on: all but a ``<`` after the last accepted call and what
         follows it (it may open a call still to be checked); ``final``: everything."""
