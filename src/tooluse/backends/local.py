@@ -29,11 +29,11 @@ __all__ = ["LocalBackend", "default_model_path", "from_spec"]
 DEFAULT_AUTO_CALL_THRESHOLD = 0.01
 #: Under ``auto``, call or answer (fitted on the BFCL tuning slices, docs/benchmarks/bfcl.md).
 DEFAULT_DECISION = CallDecision(bias=4.64, w_open=0.3724, w_tool=0.0, w_rel=1.662)
-#: The techniques on by default for the default model (each measured alone).
-DEFAULT_TECHNIQUES: dict[str, int | bool] = {
-    "max_tools": 5, "decide": True, "score_tools": True,
-    "optional_from_conversation": True, "no_repeat": True, "more_calls": True,
-}
+#: The techniques on by default for the default model. All off for now: measured only on
+#: small BFCL samples under heavy load (docs/benchmarks/bfcl.md), not yet on full runs or
+#: the whole slow suite; turn them on per backend (``LocalBackend(decide=True, ...)``,
+#: ``-o decide=1``). Listing a value here turns it on for the default model.
+DEFAULT_TECHNIQUES: dict[str, int | bool] = {}
 
 
 class LocalBackend(PromptToolsBackend):
@@ -63,8 +63,8 @@ class LocalBackend(PromptToolsBackend):
       decisions taken around the model (:class:`~tooluse.prompting.PromptToolsBackend`;
       ``decide``: under ``auto``, call or answer by :data:`DEFAULT_DECISION`, fitted for
       the default model, or ``decision=CallDecision(...)``; on the command line
-      ``-o decision=bias,w_open,w_tool,w_rel``). Defaults: those measured to help the default model
-      (docs/benchmarks/bfcl.md), off for any other model.
+      ``-o decision=bias,w_open,w_tool,w_rel``). Defaults: :data:`DEFAULT_TECHNIQUES`
+      for the default model (all off for now), off for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none``, as the Messages API does, so a tool loop's last turn reuses the cached prompt
       prefix. Default: True for any other model, False for the default model: with the

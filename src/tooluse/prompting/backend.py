@@ -299,7 +299,9 @@ class PromptToolsBackend(Backend):
         opener = "<function_calls>\n<invoke>\n<tool_name>"
         names = [t.name for t in request.tools]
         ends = [escape(n) + "</tool_name>" for n in names]
-        tool_lps = score(messages, ends, prefill=opener)
+        # One tool: nothing to choose (its name's likelihood only feeds ``w_tool``).
+        tool_lps = score(messages, ends, prefill=opener) if len(names) > 1 or (
+            decide and self.decision is not None and self.decision.w_tool) else [0.0]
         per_token = [lp / max(1, len(n) / 4) for lp, n in zip(tool_lps, ends, strict=True)]
         best = max(range(len(names)), key=lambda i: tool_lps[i])
         if decide:
