@@ -309,6 +309,11 @@ def _keep(llm: Any, reuse: int) -> None:
         llm.n_tokens = reuse
 
 
+def system_text(messages: Sequence[Any]) -> str:
+    """The system message's text (the tool system prompt), or "" when there is none."""
+    return str(messages[0]["content"]) if messages and messages[0]["role"] == "system" else ""
+
+
 def system_prefix_length(tokenize: Any, prompt: str, system: str, tokens: list[int]) -> int:
     """How many of ``tokens`` (the whole prompt's) hold the chat template's opening up to
     the end of the system message ``system`` (the tool system prompt): the prefix worth

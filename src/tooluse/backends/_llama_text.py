@@ -31,7 +31,7 @@ from ..errors import BackendError
 from ..prompting.grammar import ToolGrammar
 from ..prompting.matcher import Matcher, MatchState
 from ..prompting.text_backend import StopScanner, TextEnd, TextMessage, context_error
-from ._llama_cache import DiskPromptCache, eval_prompt, system_prefix_length
+from ._llama_cache import DiskPromptCache, eval_prompt, system_prefix_length, system_text
 from ._llama_model import LoadedModel
 from ._no_repeat import Checkpoint, NoRepeat
 
@@ -146,7 +146,7 @@ class LlamaTextBackend:
         grammar: ToolGrammar | None = None,
     ) -> Iterator[str | TextEnd]:
         prompt = self.render(messages, prefill)
-        system = _system_text(messages)
+        system = system_text(messages)
         with self.loaded.lock:
             conversation = "\n".join(m["content"] for m in messages if m["role"] == "user") \
                 if self.calls_follow_request else None
@@ -170,7 +170,7 @@ class LlamaTextBackend:
             if len(tokens) >= llm.n_ctx():
                 raise BackendError("the prompt does not fit the model's context",
                                    kind="request_too_large")
-            self._eval_prompt(prompt, tokens, _system_text(messages))
+            self._eval_prompt(prompt, tokens, system_text(messages))
             first = _log_softmax(np, self._logits(np).astype(np.float64))
             n_past = llm.n_tokens
             n_vocab = llm.n_vocab()
@@ -555,10 +555,6 @@ class LlamaTextBackend:
             llama_cpp.llama_sampler_chain_add(
                 sampler, llama_cpp.llama_sampler_init_dist(self.loaded.settings.seed))
         return sampler
-
-
-def _system_text(messages: Sequence[TextMessage]) -> str:
-    return messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
 
 
 def compile_gbnf(loaded: LoadedModel, gbnf: str) -> Any:
