@@ -120,3 +120,17 @@ def scripted_model_fn() -> Any:
     """:func:`scripted_model` for tests that build their own backend around it (importing
     ``conftest`` by name is ambiguous: tests/legacy has one too)."""
     return scripted_model
+
+
+@pytest.fixture(scope="session")
+def tls_cert(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, str]:
+    """A throwaway CA and a certificate for 127.0.0.1 signed by it: (ca.pem, cert.pem, key.pem)."""
+    trustme = pytest.importorskip("trustme")
+    ca = trustme.CA()
+    cert = ca.issue_cert("127.0.0.1", "localhost")
+    folder = tmp_path_factory.mktemp("tls")
+    ca_path, cert_path, key_path = (str(folder / n) for n in ("ca.pem", "cert.pem", "key.pem"))
+    ca.cert_pem.write_to_path(ca_path)
+    cert.cert_chain_pems[0].write_to_path(cert_path)
+    cert.private_key_pem.write_to_path(key_path)
+    return ca_path, cert_path, key_path

@@ -7,7 +7,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import anthropic
 import httpx2
@@ -67,18 +66,13 @@ def test_serve_subprocess(served: str) -> None:
     assert info.value.status_code == 413
 
 
-def test_serve_over_tls(tmp_path: Path) -> None:
+def test_serve_over_tls(tls_cert: tuple[str, str, str]) -> None:
     """``--ssl-certfile/--ssl-keyfile``: the gateway speaks HTTPS with the given certificate;
     a client that trusts the CA gets through, one that does not is refused by TLS itself."""
-    trustme = pytest.importorskip("trustme")
-    ca = trustme.CA()
-    cert = ca.issue_cert("127.0.0.1")
-    ca.cert_pem.write_to_path(str(tmp_path / "ca.pem"))
-    cert.cert_chain_pems[0].write_to_path(str(tmp_path / "cert.pem"))
-    cert.private_key_pem.write_to_path(str(tmp_path / "key.pem"))
-    trusted = ssl.create_default_context(cafile=str(tmp_path / "ca.pem"))
-    served_tls = _serve("--ssl-certfile", str(tmp_path / "cert.pem"),
-                        "--ssl-keyfile", str(tmp_path / "key.pem"), scheme="https", verify=trusted)
+    ca_file, cert_file, key_file = tls_cert
+    trusted = ssl.create_default_context(cafile=ca_file)
+    served_tls = _serve("--ssl-certfile", cert_file, "--ssl-keyfile", key_file,
+                        scheme="https", verify=trusted)
     url = next(served_tls)
     try:
         with httpx2.Client(verify=trusted) as http:

@@ -217,20 +217,6 @@ def test_sigv4_verified_with_real_boto3(signed_server: ServerThread) -> None:
     assert info.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
 
 
-@pytest.fixture(scope="module")
-def tls_cert(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, str]:
-    """A throwaway CA and a certificate for 127.0.0.1 signed by it: (ca.pem, cert.pem, key.pem)."""
-    trustme = pytest.importorskip("trustme")
-    ca = trustme.CA()
-    cert = ca.issue_cert("127.0.0.1", "localhost")
-    folder = tmp_path_factory.mktemp("tls")
-    ca_path, cert_path, key_path = (str(folder / n) for n in ("ca.pem", "cert.pem", "key.pem"))
-    ca.cert_pem.write_to_path(ca_path)
-    cert.cert_chain_pems[0].write_to_path(cert_path)
-    cert.private_key_pem.write_to_path(key_path)
-    return ca_path, cert_path, key_path
-
-
 def test_api_keys_protect_converse_too(
     backend: ScriptedBackend, monkeypatch: pytest.MonkeyPatch, tls_cert: tuple[str, str, str]
 ) -> None:
