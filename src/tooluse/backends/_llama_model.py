@@ -70,9 +70,34 @@ class ModelSettings:
     #: 0: the model's trained context length (``n_ctx_train`` in the GGUF metadata).
     n_ctx: int = 0
     n_threads: int | None = None
+    #: Threads for decoding one token at a time; None: automatic (see :func:`decode_threads`).
+    n_threads_decode: int | None = None
     n_batch: int = 512
     extra_buffers: bool | None = None  # None: automatic (off on CPUs with AMX, see below)
     seed: int = 0
+
+
+#: Models smaller than this decode one token on one thread by default (see decode_threads).
+SMALL_MODEL_BYTES = 1 << 30
+
+
+def decode_threads(settings: ModelSettings, threads: int) -> int:
+    """Threads for single-token decoding: ``n_threads_decode`` if given; else one thread
+    for a small model file (< 1 GiB), ``threads`` for a larger one.
+
+    A token of a small model is a few milliseconds of work, and with OpenMP's passive
+    waiting (set below) waking a second thread for every matrix costs more than it saves:
+    on the 2-core bench machine SmolLM2-135M decodes at 24.8 ms/token on 2 threads and
+    13.6 ms/token on one, while prompt evaluation (batches, ``n_threads_batch``) still
+    gains from both (160 -> 300 tokens/s). BENCHMARKS.md section 6 has the measurements.
+    """
+    if settings.n_threads_decode:
+        return settings.n_threads_decode
+    try:
+        small = Path(settings.path).stat().st_size < SMALL_MODEL_BYTES
+    except OSError:
+        small = False
+    return 1 if small else threads
 
 
 def _cpu_has_amx() -> bool:
@@ -214,7 +239,7 @@ def _load(settings: ModelSettings) -> Any:
             llm = llama_cpp.Llama(
                 model_path=str(path),
                 n_ctx=settings.n_ctx,
-                n_threads=threads,
+                n_threads=decode_threads(settings, threads),
                 n_threads_batch=threads,
                 n_batch=settings.n_batch,
                 seed=settings.seed,

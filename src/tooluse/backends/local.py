@@ -34,6 +34,11 @@ DEFAULT_DECISION = CallDecision(bias=4.64, w_open=0.3724, w_tool=0.0, w_rel=1.66
 #: the whole slow suite; turn them on per backend (``LocalBackend(decide=True, ...)``,
 #: ``-o decide=1``). Listing a value here turns it on for the default model.
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {}
+#: Under ``tool_choice: none`` the tools stay in the prompt (a cache hit for a tool loop's
+#: last turn); with them in view the default model tends to answer *about* a tool ("You can
+#: use the `getCurrentStockPrice` function...") unless reminded to answer from the results.
+#: Measured on the demo and five paraphrases (docs/local.md).
+DEFAULT_NONE_REMINDER = "\n\nAnswer the question with the function results above, in one sentence."
 
 
 class LocalBackend(PromptToolsBackend):
@@ -44,9 +49,13 @@ class LocalBackend(PromptToolsBackend):
     - ``grammar_engine``: ``"fast"`` (top candidates checked, fixed text fed in one batch)
       or ``"llama"`` (llama.cpp's sampler over the whole vocabulary; slower, for reference).
     - ``style``: ``"xml"`` (``<tool_description>`` blocks) or ``"json"`` (JSON Schema).
-    - ``n_ctx``, ``n_threads``, ``n_batch``, ``seed``: llama.cpp settings. ``n_ctx`` 0 (the
-      default) is the model's trained context length (``n_ctx_train`` in the GGUF; 8192
-      for SmolLM2); a prompt over it is refused before generating ("prompt is too long").
+    - ``n_ctx``, ``n_threads``, ``n_batch``, ``seed``: llama.cpp settings; ``n_threads``
+      (default: the cores, at most 8) evaluates prompts and forced-token batches,
+      ``n_threads_decode`` single decoded tokens (default: 1 for a model file under 1 GiB,
+      where waking more threads per token costs more than it gains, else ``n_threads``).
+      ``n_ctx`` 0 (the default) is the model's trained context length (``n_ctx_train`` in
+      the GGUF; 8192 for SmolLM2); a prompt over it is refused before generating ("prompt
+      is too long").
       Backends with the same file and settings share one loaded model (and its lock).
     - ``max_tokens``: the default when a request sets none.
     - ``chat_template``: a Jinja2 template replacing the GGUF's own.
@@ -66,11 +75,13 @@ class LocalBackend(PromptToolsBackend):
       ``-o decision=bias,w_open,w_tool,w_rel``). Defaults: :data:`DEFAULT_TECHNIQUES`
       for the default model (all off for now), off for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
-      none``, as the Messages API does, so a tool loop's last turn reuses the cached prompt
-      prefix. Default: True for any other model, False for the default model: with the
-      tools in view, the 135M model answers the demo's last turn by describing a function
-      ("You can use the `getCurrentStockPrice` function...") instead of stating the price
-      (docs/local.md).
+      none`` (default True), as the Messages API does, so a tool loop's last turn reuses
+      the cached prompt prefix; the grammar still forbids a call.
+    - ``none_reminder``: text added to the last user turn under ``none`` while the tools
+      are in the prompt (None: nothing). Default: :data:`DEFAULT_NONE_REMINDER` for the
+      default model (with the tools in view and no reminder, the 135M model answers the
+      demo's last turn by describing a function instead of stating the price;
+      docs/local.md), None for any other model.
     - ``prompt_cache``: save the KV state of the tool system prompt on disk and load it in
       later processes (True: ``$TOOLUSE_PROMPT_CACHE`` or ``~/.cache/tooluse/prompt-cache``;
       a path: that directory; False or ``"off"``: no disk cache; ``TOOLUSE_PROMPT_CACHE=off``
@@ -89,6 +100,7 @@ class LocalBackend(PromptToolsBackend):
         style: Literal["xml", "json"] = "xml",
         n_ctx: int = 0,
         n_threads: int | None = None,
+        n_threads_decode: int | None = None,
         n_batch: int = 512,
         seed: int = 0,
         max_tokens: int = 1024,
@@ -101,7 +113,8 @@ class LocalBackend(PromptToolsBackend):
         score_tools: bool | None = None,
         optional_from_conversation: bool | None = None,
         decision: CallDecision | None = None,
-        tools_under_none: bool | Literal["default"] = "default",
+        tools_under_none: bool = True,
+        none_reminder: str | None | Literal["default"] = "default",
         prompt_cache: bool | str | Path | None = True,
         prompt_cache_mb: float | None = None,
         no_repeat: bool | None = None,
@@ -113,12 +126,13 @@ class LocalBackend(PromptToolsBackend):
             # Measured for the default model only (docs/benchmarks/local.md); other models
             # decide by their own argmax unless a threshold is given.
             auto_call_threshold = None if model_path else DEFAULT_AUTO_CALL_THRESHOLD
-        if tools_under_none == "default":
-            tools_under_none = bool(model_path)
+        if none_reminder == "default":
+            none_reminder = None if model_path else DEFAULT_NONE_REMINDER
         self.settings = ModelSettings(
             path=str(path.expanduser().resolve()),
             n_ctx=int(n_ctx),
             n_threads=int(n_threads) if n_threads else None,
+            n_threads_decode=int(n_threads_decode) if n_threads_decode else None,
             n_batch=int(n_batch),
             extra_buffers=extra_buffers,
             seed=int(seed),
@@ -146,7 +160,7 @@ class LocalBackend(PromptToolsBackend):
             optional_from_conversation=bool(
                 defaults.get("optional_from_conversation", False)
                 if optional_from_conversation is None else optional_from_conversation),
-            tools_under_none=tools_under_none,
+            tools_under_none=tools_under_none, none_reminder=none_reminder,
         )
         self.model_path = path
 
@@ -163,8 +177,10 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
     ``prompt_cache`` (true, false/off or a directory), ``prompt_cache_mb``."""
     path = options.pop("model_path", None) or options.pop("model", None) or (rest or None)
     for key in ("grammar", "tools_under_none"):
-        if key in options and options[key] != "default":
+        if key in options:
             options[key] = flag_option(options[key], key)
+    if options.get("none_reminder") in ("off", "none", ""):
+        options["none_reminder"] = None
     for key in ("decide", "score_tools", "optional_from_conversation", "no_repeat",
                 "more_calls"):
         if key in options and options[key] is not None:
@@ -179,7 +195,8 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
         options["decision"] = CallDecision(bias, w_open, w_tool, w_rel)
     if "prompt_cache_mb" in options and options["prompt_cache_mb"] is not None:
         options["prompt_cache_mb"] = float(options["prompt_cache_mb"])
-    for key in ("n_ctx", "n_threads", "n_batch", "seed", "max_tokens", "max_tools"):
+    for key in ("n_ctx", "n_threads", "n_threads_decode", "n_batch", "seed", "max_tokens",
+                "max_tools"):
         if key in options and options[key] is not None:
             options[key] = int(options[key])
     threshold = options.get("auto_call_threshold")
