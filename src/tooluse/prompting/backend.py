@@ -78,10 +78,14 @@ def build_text_prompt(
     grammar: bool = True,
     limits: GrammarLimits | None = None,
     tools_under_none: bool = True,
+    none_reminder: str | None = None,
 ) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
     """What the text model is given for ``request``: chat messages, the prefill of the
     assistant turn, the stop strings and the grammar (None when not constraining).
     ``tools_under_none=False``: ``tool_choice: none`` leaves the tool descriptions out.
+    ``none_reminder``: under ``tool_choice: none`` with the tools kept in the prompt, this
+    text is added to the last user turn (after the cached prefix), e.g. a reminder to
+    answer from the function results rather than about the tools.
 
     Raises :class:`ConversionError` for what text cannot carry (images).
     """
@@ -100,6 +104,9 @@ def build_text_prompt(
         # The caller prefilled the answer: the model continues that turn.
         continuing = messages.pop()["content"]
     choice = request.tool_choice or ToolChoice()
+    if (none_reminder and choice.type == "none" and request.tools and tools_under_none
+            and messages and messages[-1]["role"] == "user"):
+        messages[-1] = {"role": "user", "content": messages[-1]["content"] + none_reminder}
     stops = list(prompt.stop_sequences)
     if not request.tools or choice.type == "none":
         # No tools offered (or forbidden): a call block must not even begin.
@@ -147,7 +154,8 @@ class PromptToolsBackend(Backend):
     ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
     none`` (the default, as the Messages API does: the prompt prefix stays that of the
     earlier turns, so a cached prefix is reused); False leaves them out, for a model that
-    answers better without them.
+    answers better without them. ``none_reminder``: text added to the last user turn
+    under ``none`` when the tools stay in the prompt (:func:`build_text_prompt`).
     """
 
     name = "prompt"
@@ -167,6 +175,7 @@ class PromptToolsBackend(Backend):
         score_tools: bool = False,
         optional_from_conversation: bool = False,
         tools_under_none: bool = True,
+        none_reminder: str | None = None,
     ) -> None:
         if style not in ("xml", "json"):
             raise ValueError(f"style must be 'xml' or 'json', not {style!r}")
@@ -184,6 +193,7 @@ class PromptToolsBackend(Backend):
         self.score_tools = score_tools
         self.optional_from_conversation = optional_from_conversation
         self.tools_under_none = tools_under_none
+        self.none_reminder = none_reminder
         #: Timings and token counts of the last request (for benchmarks and the demo).
         self.last_end: TextEnd | None = None
         #: Tools retrieval left out of the last request's prompt.
@@ -193,7 +203,7 @@ class PromptToolsBackend(Backend):
         try:
             return build_text_prompt(
                 request, style=self.style, grammar=self.grammar, limits=self.limits,
-                tools_under_none=self.tools_under_none,
+                tools_under_none=self.tools_under_none, none_reminder=self.none_reminder,
             )
         except ConversionError as exc:
             raise BackendError(str(exc), kind="invalid_request") from exc
