@@ -109,7 +109,7 @@ import json, sys
 from tooluse.backends.local import LocalBackend
 from tooluse.cli.demo import DEMO_PLAN, DEMO_QUESTION, DEMO_SYSTEM, demo_tools
 from tooluse.runner import MessageEvent, Runner
-backend = LocalBackend(n_threads=2, tools_under_none=True, prompt_cache=sys.argv[1],
+backend = LocalBackend(n_threads=2, prompt_cache=sys.argv[1],
                        prompt_cache_mb=float(sys.argv[2]))
 runner = Runner(backend, demo_tools(), system=DEMO_SYSTEM, tool_choice=DEMO_PLAN.split(","),
                 max_tokens=64)
@@ -145,7 +145,7 @@ def test_the_demo_reuses_its_prefix_and_a_second_process_loads_it_from_disk(
     cache_dir = tmp_path / "kv"
     cold = _demo_turns(cache_dir)
     assert len(cold) == 3
-    # Turn 3 (tool_choice none) keeps the tool descriptions: its prompt begins with all of
+    # Turn 3 (tool_choice none) keeps the tool descriptions (the default): its prompt begins with all of
     # turn 2's prompt, and the KV cache holds it.
     assert cold[2]["cached"] >= cold[1]["input"] - 5 and cold[2]["cached"] > 0
     assert cold[1]["cached"] >= cold[0]["input"] - 5

@@ -115,6 +115,26 @@ def test_tool_choice_any_tool_and_none_shape_the_prompt() -> None:
     assert grammar is not None and "function_calls" not in grammar.gbnf
 
 
+def test_the_none_reminder_goes_after_the_shared_prefix_and_only_under_none() -> None:
+    note = "\n\nAnswer from the results."
+    none_req = Request(messages=[QUESTION], tools=[TICKER, PRICE],
+                       tool_choice=ToolChoice(type="none"))
+    plain, *_ = build_text_prompt(none_req)
+    reminded, *_ = build_text_prompt(none_req, none_reminder=note)
+    # Everything but the last user turn is unchanged (the cached prefix), which gains the note.
+    assert reminded[:-1] == plain[:-1]
+    assert reminded[-1] == {"role": "user", "content": plain[-1]["content"] + note}
+    # Not under other choices, nor when the tools are left out of the prompt.
+    auto_req = none_req.model_copy(update={"tool_choice": ToolChoice(type="auto")})
+    assert build_text_prompt(auto_req, none_reminder=note)[0] == build_text_prompt(auto_req)[0]
+    left_out, *_ = build_text_prompt(none_req, tools_under_none=False, none_reminder=note)
+    assert all(note not in m["content"] for m in left_out)
+    fake = FakeText("GM is at 38.50.")
+    backend = PromptToolsBackend(fake, none_reminder=note)
+    assert backend.complete(none_req).text() == "GM is at 38.50."
+    assert fake.calls[-1]["messages"][-1]["content"].endswith(note)
+
+
 def test_calls_come_back_as_tool_use_blocks_with_ids() -> None:
     fake = FakeText("<function_calls>\n" + CALL_PRICE + "</function_calls>")
     backend = PromptToolsBackend(fake)
