@@ -18,7 +18,7 @@ import contextlib
 import json
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, Unpack
 
 import anyio
 import anyio.from_thread
@@ -29,8 +29,8 @@ from ..backend import Backend
 from ..errors import BackendError, BackendErrorKind, WireFormatError
 from ..messages import Request, Response
 from ..stream import StreamEvent, checked, events_from_response
-from ._retry import RetryPolicy
 from ._upstream import Upstream, UsesUpstream
+from .options import AsyncUpstreamOptions, check_options
 
 __all__ = ["END_OF_STREAM", "HTTPBackend", "kind_for_status"]
 
@@ -74,27 +74,16 @@ class HTTPBackend(UsesUpstream, Backend):
         model: str | None,
         *,
         base_url: str,
-        timeout: float | None = None,
-        connect_timeout: float | None = None,
-        read_timeout: float | None = None,
-        retry: RetryPolicy | None = None,
-        max_retries: int | None = None,
         headers: Mapping[str, str] | None = None,
-        transport: httpx2.BaseTransport | None = None,
-        async_transport: httpx2.AsyncBaseTransport | None = None,
-        http_client: httpx2.Client | None = None,
-        async_http_client: httpx2.AsyncClient | None = None,
+        **options: Unpack[AsyncUpstreamOptions],
     ) -> None:
         if not base_url:
             raise ValueError(f"{type(self).__name__} needs a base_url")
         self.model = model
         self.base_url = base_url.rstrip("/")
         self.extra_headers = dict(headers or {})
-        self.upstream = Upstream(
-            self.name, self._error, timeout=timeout, connect_timeout=connect_timeout,
-            read_timeout=read_timeout, retry=retry, max_retries=max_retries,
-            transport=transport, async_transport=async_transport, http_client=http_client,
-            async_http_client=async_http_client)
+        check_options(type(self).__name__, options)
+        self.upstream = Upstream(self.name, self._error, **options)
 
     # -- hooks for subclasses ---------------------------------------------------------------
     def _path(self, request: Request, *, stream: bool) -> str:

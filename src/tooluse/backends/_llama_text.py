@@ -25,12 +25,19 @@ import time
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 from ..errors import BackendError
 from ..prompting.grammar import ToolGrammar
 from ..prompting.matcher import Matcher, MatchState
-from ..prompting.text_backend import StopScanner, TextEnd, TextMessage, context_error
+from ..prompting.text_backend import (
+    Generation,
+    GenerationOptions,
+    StopScanner,
+    TextEnd,
+    TextMessage,
+    context_error,
+)
 from ._llama_cache import DiskPromptCache, eval_prompt, system_prefix_length, system_text
 from ._llama_model import LoadedModel
 from ._no_repeat import Checkpoint, NoRepeat
@@ -133,25 +140,16 @@ class LlamaTextBackend:
         return int(self.loaded.llm.n_ctx())
 
     # -- generation ---------------------------------------------------------------------------
-    def generate_text(
-        self,
-        messages: Sequence[TextMessage],
-        *,
-        prefill: str = "",
-        stop: Sequence[str] = (),
-        max_tokens: int = 1024,
-        temperature: float = 0.0,
-        top_p: float | None = None,
-        top_k: int | None = None,
-        grammar: ToolGrammar | None = None,
-    ) -> Iterator[str | TextEnd]:
-        prompt = self.render(messages, prefill)
+    def generate_text(self, messages: Sequence[TextMessage],
+                      **options: Unpack[GenerationOptions]) -> Iterator[str | TextEnd]:
+        g = Generation(**options)
+        prompt = self.render(messages, g.prefill)
         system = system_text(messages)
         with self.loaded.lock:
             conversation = "\n".join(m["content"] for m in messages if m["role"] == "user") \
                 if self.calls_follow_request else None
-            yield from self._generate(prompt, stop, max_tokens, temperature, top_p, top_k,
-                                      grammar, system, prefill, conversation)
+            yield from self._generate(prompt, g.stop, g.max_tokens, g.temperature, g.top_p,
+                                      g.top_k, g.grammar, system, g.prefill, conversation)
 
     def score_continuations(self, messages: Sequence[TextMessage], continuations: Sequence[str],
                             *, prefill: str = "") -> list[float]:

@@ -33,7 +33,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import anyio
 import httpx2
@@ -41,24 +41,21 @@ import httpx2
 from ..cancel import CancelSignal, current_cancel
 from ..errors import BackendError
 from ._retry import RetryPolicy, parse_retry_after
+from .options import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_READ_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    AsyncUpstreamOptions,
+    check_options,
+)
 
 __all__ = [
-    "DEFAULT_CONNECT_TIMEOUT",
-    "DEFAULT_READ_TIMEOUT",
-    "DEFAULT_TIMEOUT",
     "Timeouts",
     "Upstream",
     "UpstreamCancelled",
     "UsesUpstream",
     "http_options",
 ]
-
-#: Seconds to open a connection.
-DEFAULT_CONNECT_TIMEOUT = 10.0
-#: Seconds of silence allowed while a stream is awaited or read.
-DEFAULT_READ_TIMEOUT = 120.0
-#: Seconds for a whole call until its answer starts (attempts and waits included).
-DEFAULT_TIMEOUT = 300.0
 
 ErrorReader = Callable[[Any, "int | None"], BackendError]
 
@@ -178,34 +175,24 @@ class _Attempts:
 
 class Upstream:
     """The HTTP side of one backend: ``name`` labels its errors, ``error_from_body``
-    (body, status) reads the upstream's error documents; ``timeout`` (total),
+    (body, status) reads the upstream's error documents; the options are
+    :class:`~tooluse.backends.options.AsyncUpstreamOptions` (``timeout`` (total),
     ``connect_timeout``, ``read_timeout``, ``retry`` / ``max_retries`` as in
-    :func:`http_options`.
+    :func:`http_options`).
 
     ``transport`` / ``async_transport`` replace the network (``httpx2.MockTransport`` serves
     both); ``http_client`` / ``async_http_client`` are used as given and never closed here.
     """
 
-    def __init__(
-        self,
-        name: str,
-        error_from_body: ErrorReader,
-        *,
-        timeout: float | None = None,
-        connect_timeout: float | None = None,
-        read_timeout: float | None = None,
-        retry: RetryPolicy | None = None,
-        max_retries: int | None = None,
-        transport: httpx2.BaseTransport | None = None,
-        async_transport: httpx2.AsyncBaseTransport | None = None,
-        http_client: httpx2.Client | None = None,
-        async_http_client: httpx2.AsyncClient | None = None,
-    ) -> None:
+    def __init__(self, name: str, error_from_body: ErrorReader,
+                 **options: Unpack[AsyncUpstreamOptions]) -> None:
+        check_options("Upstream", options)
         self.name = name
         self.error_from_body = error_from_body
-        self.timeouts, self.retry = http_options({
-            "timeout": timeout, "connect_timeout": connect_timeout,
-            "read_timeout": read_timeout, "retry": retry, "max_retries": max_retries})
+        self.timeouts, self.retry = http_options(dict(options))
+        transport, async_transport = options.get("transport"), options.get("async_transport")
+        http_client = options.get("http_client")
+        async_http_client = options.get("async_http_client")
         self._transport = transport
         if async_transport is None and isinstance(transport, httpx2.AsyncBaseTransport):
             async_transport = transport  # MockTransport and ASGI-style test transports

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, Unpack
 
 import httpx2
 
@@ -28,7 +28,7 @@ from ..errors import BackendError
 from ..messages import Request, Response
 from ..stream import StreamEvent
 from ._http import END_OF_STREAM, HTTPBackend, kind_for_status
-from ._retry import RetryPolicy
+from .options import AsyncUpstreamOptions
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIBackend", "from_spec"]
 
@@ -74,30 +74,14 @@ class OpenAIBackend(HTTPBackend):
         base_url: str | None = None,
         api_key: str | None = None,
         stream_usage: bool = True,
-        timeout: float | None = None,
-        connect_timeout: float | None = None,
-        read_timeout: float | None = None,
-        retry: RetryPolicy | None = None,
-        max_retries: int | None = None,
         headers: Mapping[str, str] | None = None,
-        transport: httpx2.BaseTransport | None = None,
-        async_transport: httpx2.AsyncBaseTransport | None = None,
-        http_client: httpx2.Client | None = None,
-        async_http_client: httpx2.AsyncClient | None = None,
+        **options: Unpack[AsyncUpstreamOptions],
     ) -> None:
         super().__init__(
             model,
             base_url=base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
-            timeout=timeout,
-            connect_timeout=connect_timeout,
-            read_timeout=read_timeout,
-            retry=retry,
-            max_retries=max_retries,
             headers=headers,
-            transport=transport,
-            async_transport=async_transport,
-            http_client=http_client,
-            async_http_client=async_http_client,
+            **options,
         )
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self.stream_usage = stream_usage

@@ -44,14 +44,20 @@ import re
 import time
 import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 import httpx2
 
 from ..errors import BackendError
 from ..prompting.backend import PromptToolsBackend
 from ..prompting.grammar import GrammarLimits, ToolGrammar
-from ..prompting.text_backend import StopScanner, TextEnd, TextMessage
+from ..prompting.text_backend import (
+    Generation,
+    GenerationOptions,
+    StopScanner,
+    TextEnd,
+    TextMessage,
+)
 from ._client_grammar import constrained_generate, step_result_from_chat
 from ._openai_chat_stream import (
     _apply_finish,
@@ -62,9 +68,9 @@ from ._openai_chat_stream import (
     _read_chunk,
     error_from_body,
 )
-from ._retry import RetryPolicy
 from ._upstream import Upstream, UsesUpstream
 from .openai import DEFAULT_BASE_URL
+from .options import UPSTREAM_KEYS, UpstreamOptions, check_options
 from .registry import flag_option
 
 __all__ = [
@@ -165,14 +171,8 @@ class OpenAIChatTextBackend(UsesUpstream):
         lookahead: int = 16,
         stream_usage: bool = True,
         extra_body: Mapping[str, Any] | None = None,
-        timeout: float | None = None,
-        connect_timeout: float | None = None,
-        read_timeout: float | None = None,
-        retry: RetryPolicy | None = None,
-        max_retries: int | None = None,
         headers: Mapping[str, str] | None = None,
-        transport: httpx2.BaseTransport | None = None,
-        http_client: httpx2.Client | None = None,
+        **options: Unpack[UpstreamOptions],
     ) -> None:
         if prefill not in _PREFILL_MODES:
             raise ValueError(f"prefill must be one of {', '.join(_PREFILL_MODES)}, not {prefill!r}")
@@ -199,10 +199,8 @@ class OpenAIChatTextBackend(UsesUpstream):
         self.stream_usage = stream_usage
         self.extra_body = dict(extra_body or {})
         self.extra_headers = dict(headers or {})
-        self.upstream = Upstream(
-            "openai-prompt", error_from_body, timeout=timeout, connect_timeout=connect_timeout,
-            read_timeout=read_timeout, retry=retry, max_retries=max_retries,
-            transport=transport, http_client=http_client)
+        check_options(type(self).__name__, options, UPSTREAM_KEYS)
+        self.upstream = Upstream("openai-prompt", error_from_body, **options)
         #: How the last generation ended (kept when its consumer stopped early).
         self.last_end: TextEnd | None = None
 
@@ -218,19 +216,13 @@ class OpenAIChatTextBackend(UsesUpstream):
         return self.grammar_field is not None or self.client_grammar
 
     # -- the request --------------------------------------------------------------------------
-    def build_body(
-        self,
-        messages: Sequence[TextMessage],
-        *,
-        prefill: str = "",
-        stop: Sequence[str] = (),
-        max_tokens: int = 1024,
-        temperature: float = 0.0,
-        top_p: float | None = None,
-        top_k: int | None = None,
-        grammar: ToolGrammar | None = None,
-    ) -> dict[str, Any]:
+    def build_body(self, messages: Sequence[TextMessage],
+                   **options: Unpack[GenerationOptions]) -> dict[str, Any]:
         """The JSON body of the ``/chat/completions`` request for one generation."""
+        return self._body(messages, Generation(**options))
+
+    def _body(self, messages: Sequence[TextMessage], g: Generation) -> dict[str, Any]:
+        prefill, grammar = g.prefill, g.grammar
         if grammar is not None and not self.supports_grammar:
             raise NotImplementedError(
                 "this OpenAI-compatible server was configured without a grammar field "
@@ -261,13 +253,13 @@ class OpenAIChatTextBackend(UsesUpstream):
         body["stream"] = True
         if self.stream_usage:
             body["stream_options"] = {"include_usage": True}
-        body["max_tokens"] = int(max_tokens)
-        body["temperature"] = float(temperature)
-        if top_p is not None:
-            body["top_p"] = float(top_p)
-        if top_k is not None:
-            body["top_k"] = int(top_k)
-        stops = [s for s in stop if s]
+        body["max_tokens"] = int(g.max_tokens)
+        body["temperature"] = float(g.temperature)
+        if g.top_p is not None:
+            body["top_p"] = float(g.top_p)
+        if g.top_k is not None:
+            body["top_k"] = int(g.top_k)
+        stops = [s for s in g.stop if s]
         if stops:
             body["stop"] = stops
         body.update(self.extra_body)
@@ -284,28 +276,18 @@ class OpenAIChatTextBackend(UsesUpstream):
         return body
 
     # -- generation ---------------------------------------------------------------------------
-    def generate_text(
-        self,
-        messages: Sequence[TextMessage],
-        *,
-        prefill: str = "",
-        stop: Sequence[str] = (),
-        max_tokens: int = 1024,
-        temperature: float = 0.0,
-        top_p: float | None = None,
-        top_k: int | None = None,
-        grammar: ToolGrammar | None = None,
-    ) -> Iterator[str | TextEnd]:
-        body = self.build_body(messages, prefill=prefill, stop=stop, max_tokens=max_tokens,
-                               temperature=temperature, top_p=top_p, top_k=top_k,
-                               grammar=grammar)
-        if grammar is not None and self.grammar_field is None:
-            return self._generate_client(body, prefill, grammar, stop, max_tokens, temperature)
+    def generate_text(self, messages: Sequence[TextMessage],
+                      **options: Unpack[GenerationOptions]) -> Iterator[str | TextEnd]:
+        g = Generation(**options)
+        body = self._body(messages, g)
+        if g.grammar is not None and self.grammar_field is None:
+            return self._generate_client(body, g.prefill, g.grammar, g.stop, g.max_tokens,
+                                         g.temperature)
         # With a grammar and no prefill sent, the grammar itself starts after the prefill:
         # the model cannot write it again.
-        loose = self.prefill_mode == "none" and grammar is None
-        echo = _Echo(prefill if (self.prefill_mode != "none" or loose) else "", loose=loose)
-        return self._generate(body, stop, echo)
+        loose = self.prefill_mode == "none" and g.grammar is None
+        echo = _Echo(g.prefill if (self.prefill_mode != "none" or loose) else "", loose=loose)
+        return self._generate(body, g.stop, echo)
 
     def _generate(self, body: dict[str, Any], stop: Sequence[str],
                   echo: _Echo) -> Iterator[str | TextEnd]:

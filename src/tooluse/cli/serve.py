@@ -6,10 +6,15 @@ import argparse
 import os
 import ssl
 import sys
-from typing import Any
+from typing import Any, Literal
 
-from ..backends._retry import RetryPolicy
-from ..backends._upstream import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_TIMEOUT
+from ..backends.options import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_READ_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    RetryPolicy,
+    UpstreamOptions,
+)
 from ..backends.registry import load_backend
 
 __all__ = ["register"]
@@ -90,8 +95,10 @@ def register(sub: Any) -> None:
     p.set_defaults(func=_run)
 
 
-#: ``tooluse serve`` flag -> the backend option it sets (see tooluse.backends._upstream).
-_UPSTREAM_OPTIONS = {
+_UpstreamKey = Literal["timeout", "connect_timeout", "read_timeout", "max_retries"]
+
+#: ``tooluse serve`` flag -> the backend option it sets (tooluse.backends.options).
+_UPSTREAM_OPTIONS: dict[str, _UpstreamKey] = {
     "upstream_timeout": "timeout",
     "upstream_connect_timeout": "connect_timeout",
     "upstream_read_timeout": "read_timeout",
@@ -99,9 +106,9 @@ _UPSTREAM_OPTIONS = {
 }
 
 
-def _upstream_options(args: argparse.Namespace) -> dict[str, Any]:
+def _upstream_options(args: argparse.Namespace) -> UpstreamOptions:
     """The backend options the --upstream-* flags set; ValueError for a bad value."""
-    options: dict[str, Any] = {}
+    options: UpstreamOptions = {}
     for flag, option in _UPSTREAM_OPTIONS.items():
         value = getattr(args, flag, None)
         if value is None:

@@ -12,9 +12,11 @@ from .grammar import GrammarLimits, ToolGrammar, tool_call_grammar, value_gramma
 from .grammar_ir import sample as sample_grammar
 from .grammar_ir import to_gbnf
 from .matcher import Matcher
-from .text_backend import TextBackend, TextEnd, TextMessage
+from .text_backend import Generation, GenerationOptions, TextBackend, TextEnd, TextMessage
 
 __all__ = [
+    "Generation",
+    "GenerationOptions",
     "GrammarLimits",
     "Matcher",
     "PromptToolsBackend",

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, TypedDict, Unpack, runtime_checkable
 
 from ..errors import BackendError
 from .grammar import ToolGrammar
 
-__all__ = ["CountingTextBackend", "StopScanner", "TextBackend", "TextEnd", "TextMessage",
-           "context_error"]
+__all__ = ["CountingTextBackend", "Generation", "GenerationOptions", "StopScanner",
+           "TextBackend", "TextEnd", "TextMessage", "context_error"]
 
 #: ``{"role": "system" | "user" | "assistant", "content": "..."}``
 TextMessage = dict[str, str]
@@ -42,6 +42,36 @@ class TextEnd:
     timings: dict[str, float] = field(default_factory=dict)
 
 
+class GenerationOptions(TypedDict, total=False):
+    """The keywords of one text generation (:meth:`TextBackend.generate_text`); each may be
+    left out, :class:`Generation` holds the defaults."""
+
+    #: Text the continuation starts after (not repeated in what is yielded).
+    prefill: str
+    #: Stop strings; the text ends before the first one found, which is left out.
+    stop: Sequence[str]
+    max_tokens: int
+    temperature: float
+    top_p: float | None
+    top_k: int | None
+    #: Constrains the continuation (a backend that cannot apply it raises
+    #: ``NotImplementedError`` rather than ignore it).
+    grammar: ToolGrammar | None
+
+
+@dataclass(frozen=True)
+class Generation:
+    """:class:`GenerationOptions` with every default filled in: ``Generation(**options)``."""
+
+    prefill: str = ""
+    stop: Sequence[str] = ()
+    max_tokens: int = 1024
+    temperature: float = 0.0
+    top_p: float | None = None
+    top_k: int | None = None
+    grammar: ToolGrammar | None = None
+
+
 @runtime_checkable
 class TextBackend(Protocol):
     """A model that continues chat messages as text."""
@@ -49,24 +79,14 @@ class TextBackend(Protocol):
     #: Model name to report in responses.
     model: str | None
 
-    def generate_text(
-        self,
-        messages: Sequence[TextMessage],
-        *,
-        prefill: str = "",
-        stop: Sequence[str] = (),
-        max_tokens: int = 1024,
-        temperature: float = 0.0,
-        top_p: float | None = None,
-        top_k: int | None = None,
-        grammar: ToolGrammar | None = None,
-    ) -> Iterator[str | TextEnd]:
+    def generate_text(self, messages: Sequence[TextMessage],
+                      **options: Unpack[GenerationOptions]) -> Iterator[str | TextEnd]:
         """Yield the continuation of ``messages`` (after ``prefill``, which is not repeated)
         as text chunks, then one :class:`TextEnd`.
 
         ``grammar`` constrains the continuation (a backend that cannot apply it must raise
         ``NotImplementedError`` rather than ignore it). Stop strings are not part of the
-        text.
+        text. The keywords are :class:`GenerationOptions`.
         """
         ...
 
