@@ -13,7 +13,7 @@ backends produce them; the gateway and the runner consume them.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, Iterable, Iterator
+from collections.abc import AsyncIterable, Callable, Iterable, Iterator
 from typing import Annotated, Any, Literal
 
 import jiter
@@ -42,6 +42,7 @@ __all__ = [
     "accumulate",
     "checked",
     "events_from_response",
+    "terminated",
     "tool_input",
 ]
 
@@ -208,11 +209,32 @@ def checked(events: Iterable[StreamEvent], *, source: str = "upstream") -> Itera
     def cut(why: str) -> BackendError:
         return BackendError(f"{source}: the upstream stream is incomplete: {why}", kind="api")
 
+    return terminated(_well_formed(events, cut), lambda produced: cut(
+        "the stream ended before the message did (no terminal event)"))
+
+
+def terminated(events: Iterable[StreamEvent],
+               incomplete: Callable[[bool], Exception]) -> Iterator[StreamEvent]:
+    """Pass ``events`` on, raising ``incomplete(produced)`` where they end unless the last
+    was a :class:`MessageStop` (``produced``: whether any event came at all). The one
+    place of the rule that a stream is an answer only once it says it is over: behind
+    :func:`checked` for decoded wire streams, and in the gateway for every backend's."""
+    produced = stopped = False
+    for event in events:
+        produced = True
+        stopped = isinstance(event, MessageStop)
+        yield event
+    if not stopped:
+        raise incomplete(produced)
+
+
+def _well_formed(events: Iterable[StreamEvent],
+                 cut: Callable[[str], BackendError]) -> Iterator[StreamEvent]:
+    """:func:`checked`'s checks of the order and content of the events."""
     tools: dict[int, tuple[str, list[str]]] = {}
     open_blocks: set[int] = set()
     broken: tuple[BackendError, StreamEvent] | None = None  # a BlockStop held back one event
     delta: MessageDelta | None = None  # held back until the MessageStop
-    finished = False
     for event in events:
         if broken is not None:
             error, held = broken
@@ -252,13 +274,10 @@ def checked(events: Iterable[StreamEvent], *, source: str = "upstream") -> Itera
         elif isinstance(event, MessageStop):
             if delta is None:
                 raise cut("the message stopped without a stop reason")
-            finished = True
             yield delta
         yield event
     if broken is not None:
         raise broken[0]
-    if not finished:
-        raise cut("the stream ended before the message did (no terminal event)")
 
 
 def accumulate(events: Iterable[StreamEvent]) -> Response:

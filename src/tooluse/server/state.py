@@ -18,7 +18,7 @@ from starlette.responses import Response as HttpResponse
 
 from ..backend import Backend
 from ..messages import Request, Response
-from ..stream import MessageStart, MessageStop, StreamEvent
+from ..stream import MessageStart, StreamEvent, terminated
 from .errors import GatewayError
 from .policy import limit_response_calls, limit_stream_calls, max_tool_calls
 from .streaming import DEFAULT_STREAM_THREADS, GatewayStreamingResponse
@@ -105,26 +105,24 @@ class GatewayState:
 
 
 def _complete_only(events: Iterator[StreamEvent]) -> Iterator[StreamEvent]:
-    """The backend's events, failing when the stream says nothing or stops short.
+    """The backend's events, failing when the stream says nothing or stops short
+    (:func:`~tooluse.stream.terminated`).
 
     An empty stream fails before anything is written, so every API answers it with its
     native HTTP error instead of a 200 (Chat Completions used to send a bare ``[DONE]``); a
     stream that ends without ``message_stop`` fails where it ended, so the client gets the
     API's in-stream error rather than a cut answer that looks complete.
     """
-    produced = stopped = False
-    for event in events:
-        produced = True
-        stopped = isinstance(event, MessageStop)
-        yield event
-    if not produced:
-        raise GatewayError("the backend produced no output", "api")
-    if not stopped:
-        raise GatewayError(
+    def incomplete(produced: bool) -> GatewayError:
+        if not produced:
+            return GatewayError("the backend produced no output", "api")
+        return GatewayError(
             "the backend's stream ended before the answer did (no message_stop): the answer "
             "is incomplete",
             "api",
         )
+
+    return terminated(events, incomplete)
 
 
 def _fill_start(events: Iterator[StreamEvent], model: str | None) -> Iterator[StreamEvent]:
