@@ -26,6 +26,7 @@ from ..messages import Request, Response
 from ..stream import StreamEvent
 from ._http import HTTPBackend, kind_for_status
 from .options import AsyncUpstreamOptions
+from .registry import url_and_model
 
 __all__ = ["API_VERSION", "DEFAULT_BASE_URL", "AnthropicBackend", "from_spec"]
 
@@ -172,8 +173,7 @@ class AnthropicBackend(HTTPBackend):
 
 def from_spec(rest: str, **options: Any) -> AnthropicBackend:
     """``anthropic:MODEL`` or ``anthropic:BASE_URL#MODEL``."""
-    if "#" in rest or rest.startswith(("http://", "https://")):
-        base_url, _, model = rest.partition("#")
+    base_url, model = url_and_model(rest)
+    if base_url is not None:
         options.setdefault("base_url", base_url)
-        return AnthropicBackend(model or None, **options)
-    return AnthropicBackend(rest or None, **options)
+    return AnthropicBackend(model, **options)

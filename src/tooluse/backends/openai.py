@@ -29,6 +29,7 @@ from ..messages import Request, Response
 from ..stream import StreamEvent
 from ._http import END_OF_STREAM, HTTPBackend, kind_for_status
 from .options import AsyncUpstreamOptions
+from .registry import url_and_model
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIBackend", "from_spec"]
 
@@ -135,8 +136,7 @@ class OpenAIBackend(HTTPBackend):
 
 def from_spec(rest: str, **options: Any) -> OpenAIBackend:
     """``openai:BASE_URL#MODEL`` or ``openai:MODEL``."""
-    if "#" in rest or rest.startswith(("http://", "https://")):
-        base_url, _, model = rest.partition("#")
+    base_url, model = url_and_model(rest)
+    if base_url is not None:
         options.setdefault("base_url", base_url)
-        return OpenAIBackend(model or None, **options)
-    return OpenAIBackend(rest or None, **options)
+    return OpenAIBackend(model, **options)

@@ -71,7 +71,7 @@ from ._openai_chat_stream import (
 from ._upstream import Upstream, UsesUpstream
 from .openai import DEFAULT_BASE_URL
 from .options import UPSTREAM_KEYS, UpstreamOptions, check_options
-from .registry import flag_option
+from .registry import flag_option, url_and_model
 
 __all__ = [
     "OpenAIChatTextBackend",
@@ -518,11 +518,9 @@ def from_spec(rest: str, **options: Any) -> OpenAIPromptBackend:
     ``grammar_field`` (``none`` for no grammar), ``grammar``, ``prefill``, ``style``,
     ``max_tokens``, ``timeout``, ``max_retries``, ``stream_usage``; keywords only:
     ``api_key``, ``headers``, ``extra_body``, ``limits``."""
-    base_url: str | None = None
-    model: str | None = rest or None
-    if "#" in rest or rest.startswith(("http://", "https://")):
-        url, _, name = rest.partition("#")
-        base_url, model = _spec_query(url, options), name or None
+    base_url, model = url_and_model(rest)
+    if base_url is not None:
+        base_url = _spec_query(base_url, options)
     for key in ("grammar", "stream_usage", "client_grammar"):
         if key in options and options[key] is not None:
             options[key] = flag_option(options[key], key)

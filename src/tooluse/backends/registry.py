@@ -23,6 +23,7 @@ __all__ = [
     "flag_option",
     "load_backend",
     "register_backend",
+    "url_and_model",
 ]
 
 BackendFactory = Callable[..., Backend]
@@ -74,3 +75,12 @@ def flag_option(value: Any, name: str) -> bool:
     if text in _FALSE:
         return False
     raise ValueError(f"option {name!r} must be true or false, not {value!r}")
+
+
+def url_and_model(rest: str) -> tuple[str | None, str | None]:
+    """An HTTP backend's spec after its scheme, ``BASE_URL#MODEL``, ``BASE_URL`` or
+    ``MODEL``, as ``(base_url, model)`` (``None`` for the part not given)."""
+    if "#" in rest or rest.startswith(("http://", "https://")):
+        url, _, model = rest.partition("#")
+        return url, model or None
+    return None, rest or None
