@@ -207,21 +207,30 @@ class IncrementalJSONParser:
 
     def _put(self, value: Any) -> None:
         """Attach a finished value (or a freshly opened container) to its parent."""
-        if not self._stack:
-            self._root = value
+        frame = self._place(value)
+        if frame is None:
             if not isinstance(value, (dict, list)):
                 self._done = True
             return
+        frame.slot = -1
+        frame.state = _COMMA_OR_END
+
+    def _place(self, value: Any) -> _Frame | None:
+        """Set ``value`` where the value being read goes: the root, the open object's key,
+        or the open list's reserved slot (appended when none is reserved). The frame it
+        went into; ``None`` for the root."""
+        if not self._stack:
+            self._root = value
+            return None
         frame = self._stack[-1]
         if frame.is_object:
             assert frame.key is not None
             frame.container[frame.key] = value
         elif frame.slot >= 0:
             frame.container[frame.slot] = value
-            frame.slot = -1
         else:
             frame.container.append(value)
-        frame.state = _COMMA_OR_END
+        return frame
 
     def _start_string(self, *, is_key: bool) -> None:
         self._token, self._parts, self._is_key = "string", [], is_key
@@ -291,16 +300,7 @@ class IncrementalJSONParser:
         return _fix_surrogates(text) if self._surrogates else text
 
     def _show_partial_string(self) -> None:
-        text = self._joined()
-        if not self._stack:
-            self._root = text
-            return
-        frame = self._stack[-1]
-        if frame.is_object:
-            assert frame.key is not None
-            frame.container[frame.key] = text
-        else:
-            frame.container[frame.slot] = text
+        self._place(self._joined())
 
     def _end_string(self) -> None:
         text = self._joined()
