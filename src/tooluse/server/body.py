@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 from starlette.requests import ClientDisconnect, Request
 
+from .._jsonvalue import json_type
 from .errors import GatewayError
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "parse_json_object", "read_body"]
@@ -183,14 +184,9 @@ def _reject_constant(name: str) -> Any:
 
 
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return type(value).__name__
+    """The JSON type of a parsed value as the error says it: ``null``, ``a number``, ``an
+    array``..."""
+    name = json_type(value)
+    if name == "integer":
+        name = "number"
+    return name if name == "null" else f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
