@@ -518,3 +518,36 @@ def test_some_call_rule_and_parallel_answers_outside_parallel_categories() -> No
     assert check_calls("live_multiple", [FACTORIAL], calls, two).passed
     assert check_calls("live_relevance", [FACTORIAL], calls[:1], None, rule="some_call").passed
     assert check_calls("live_relevance", [FACTORIAL], [], None, rule="some_call").kind == "no_call"
+
+
+def test_cli_jobs_give_the_results_of_one_process_in_the_same_order(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    # Real worker processes (spawned): the backend must come from an entry point, so the
+    # scripted one, answering every case with the same call (right for some cases only).
+    spec = 'scripted:call:math_factorial {"number": 5}'
+    runs = {}
+    for jobs in (1, 3):
+        out = tmp_path / f"jobs{jobs}.json"
+        code = main(["eval", "bfcl", "--data-dir", str(data_dir), "--category", "all",
+                     "--backend", spec, "--jobs", str(jobs), "--json", str(out),
+                     "--no-progress"])
+        assert code == 0
+        runs[jobs] = json.loads(out.read_text())
+    assert runs[3]["meta"]["jobs"] == 3
+
+    def strip(doc: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in c.items() if k != "latency"} for c in doc["cases"]]
+
+    assert len(runs[1]["cases"]) > 3 and strip(runs[3]) == strip(runs[1])
+    assert {c["passed"] for c in runs[1]["cases"]} == {True, False}
+    assert [s["accuracy"] for s in runs[3]["summary"]] == [
+        s["accuracy"] for s in runs[1]["summary"]]
+
+
+def test_cli_jobs_errors_are_one_line(data_dir: Path) -> None:
+    with pytest.raises(SystemExit, match="--jobs must be at least 1"):
+        main(["eval", "bfcl", "--data-dir", str(data_dir), "--jobs", "0"])
+    with pytest.raises(SystemExit, match="cannot load backend 'nosuch'"):
+        main(["eval", "bfcl", "--data-dir", str(data_dir), "--backend", "nosuch",
+              "--jobs", "2", "--no-progress"])

@@ -2,18 +2,27 @@
 
 tooluse eval bfcl --category simple_python --limit 20
 tooluse eval bfcl --category all --backend local --no-grammar --json out.json
+tooluse eval bfcl --category all --jobs 2        # two worker processes, one thread each
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import multiprocessing
+import os
 import subprocess
 import sys
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..backend import Backend
 from ..eval.bfcl import (
+    BfclCase,
     BfclDataError,
     available_categories,
     default_data_dir,
@@ -94,6 +103,16 @@ def register(sub: Any) -> None:
         help="write per-case results (id, expected, got, pass, reason, latency)",
     )
     bfcl.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    bfcl.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run the cases in N worker processes, each with its own backend (local: the "
+        "cores divided among them, unless -o n_threads is given); the results and their "
+        "order are those of one process",
+    )
     bfcl.set_defaults(func=_run_bfcl)
 
 
@@ -157,6 +176,8 @@ def _run_bfcl(args: argparse.Namespace) -> int:
         raise SystemExit("tooluse eval bfcl: --limit must be at least 1")
     if args.every < 1 or args.offset < 0:
         raise SystemExit("tooluse eval bfcl: --every must be at least 1, --offset at least 0")
+    if args.jobs < 1:
+        raise SystemExit("tooluse eval bfcl: --jobs must be at least 1")
     loaded = {}
     try:
         data_dir = args.data_dir if args.data_dir is not None else default_data_dir()
@@ -180,7 +201,12 @@ def _run_bfcl(args: argparse.Namespace) -> int:
         # BFCL's tool sets are nearly all distinct (3 repeats in the 1,240 cases of the five
         # categories): saving each one's KV state (~10 MB) would only cost disk writes.
         options["prompt_cache"] = "off"
-    backend = load_cli_backend(args.backend, options, "tooluse eval bfcl")
+    if args.jobs > 1 and (args.backend or "").startswith("local") and "n_threads" not in options:
+        # Prompt evaluation scales with threads, but N processes on N cores beat one process
+        # on N threads: nothing is shared and nothing waits.
+        options["n_threads"] = str(max(1, (os.cpu_count() or 1) // args.jobs))
+    backend = None if args.jobs > 1 else load_cli_backend(args.backend, options,
+                                                             "tooluse eval bfcl")
 
     meta = {
         "benchmark": "bfcl",
@@ -196,19 +222,20 @@ def _run_bfcl(args: argparse.Namespace) -> int:
         "rules": {c: grading_rule(data_dir, c) for c in categories},
         "commit": _git_commit(),
         "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "jobs": args.jobs,
     }
     summaries: list[CategorySummary] = []
     everything: list[CaseResult] = []
     interrupted = False
+    pool = None if backend is not None else ProcessPoolExecutor(
+        max_workers=args.jobs, mp_context=multiprocessing.get_context("spawn"),
+        initializer=_start_worker, initargs=(args.backend, options))
     for category in categories:
         cases = loaded[category]
         results: list[CaseResult] = []
         bar = _progress(len(cases), category, args.no_progress)
         try:
-            for case in cases:
-                result = run_case(
-                    backend, case, max_tokens=args.max_tokens, tool_choice=args.tool_choice
-                )
+            for result in _results(backend, pool, cases, args.max_tokens, args.tool_choice):
                 results.append(result)
                 if bar is not None:
                     bar.update(1)
@@ -224,6 +251,12 @@ def _run_bfcl(args: argparse.Namespace) -> int:
                     )
         except KeyboardInterrupt:
             interrupted = True
+        except (_WorkerFailed, BrokenProcessPool) as exc:
+            assert pool is not None
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise SystemExit(str(exc) if isinstance(exc, _WorkerFailed) else
+                             "tooluse eval bfcl: a worker process died; its error is "
+                             "printed above") from None
         finally:
             if bar is not None:
                 bar.close()
@@ -234,6 +267,8 @@ def _run_bfcl(args: argparse.Namespace) -> int:
             write_json(args.json, {**meta, "interrupted": interrupted}, summaries, everything)
         if interrupted:
             break
+    if pool is not None:
+        pool.shutdown(wait=not interrupted, cancel_futures=True)
     mode = "grammar" if not args.no_grammar else "no grammar"
     print(
         f"BFCL, backend {args.backend} ({mode}, tool_choice {args.tool_choice}), AST checker"
@@ -246,3 +281,40 @@ def _run_bfcl(args: argparse.Namespace) -> int:
         print("(interrupted: partial results)", file=sys.stderr)
         return 130
     return 0
+
+
+# -- worker processes (--jobs) ---------------------------------------------------------------------
+_worker_backend: Backend | str = "_start_worker has not run"
+
+
+class _WorkerFailed(Exception):
+    """A worker could not load the backend (the message is the CLI's one-line error)."""
+
+
+def _start_worker(spec: str, options: dict[str, Any]) -> None:
+    """Load the backend once in a worker process (each worker has its own); a failure is
+    kept and reported with the first case, as one line in the parent, not a traceback."""
+    global _worker_backend
+    try:
+        _worker_backend = load_cli_backend(spec, options, "tooluse eval bfcl")
+    except SystemExit as exc:
+        _worker_backend = str(exc)
+
+
+def _worker_case(case: BfclCase, max_tokens: int, tool_choice: str) -> CaseResult:
+    if isinstance(_worker_backend, str):
+        raise _WorkerFailed(_worker_backend)
+    return run_case(_worker_backend, case, max_tokens=max_tokens, tool_choice=tool_choice)
+
+
+def _results(backend: Backend | None, pool: Executor | None, cases: Sequence[BfclCase],
+             max_tokens: int, tool_choice: str) -> Iterator[CaseResult]:
+    """Each case's result, in the cases' order: in this process, or from the workers (which
+    take the next case as soon as they are free)."""
+    if pool is None:
+        assert backend is not None
+        for case in cases:
+            yield run_case(backend, case, max_tokens=max_tokens, tool_choice=tool_choice)
+        return
+    yield from pool.map(partial(_worker_case, max_tokens=max_tokens, tool_choice=tool_choice),
+                        cases)
