@@ -6,6 +6,7 @@
 #   TOOL_CHOICE=auto bench/bfcl_eval.sh   # let the model decide in every category
 #   BACKEND=local:/path/m.gguf CATEGORIES="simple_python multiple" bench/bfcl_eval.sh
 #   OPTIONS="n_threads=1" MODES=no-grammar bench/bfcl_eval.sh   # backend options (KEY=VALUE ...)
+#   JOBS=2 bench/bfcl_eval.sh             # each category run by 2 worker processes (--jobs)
 #   bench/bfcl_eval.sh summary            # markdown table of what $OUT holds
 #
 # tool_choice: by default the four call categories force a call (`any`: the assistant turn is
@@ -34,6 +35,7 @@ option_args=()
 for o in ${OPTIONS:-}; do option_args+=(--option "$o"); done
 limit_args=()
 [[ -n "${LIMIT:-}" ]] && limit_args=(--limit "$LIMIT")
+jobs_args=(--jobs "${JOBS:-1}")
 
 if [[ "${1:-run}" == "summary" ]]; then
     exec python - "$out" <<'PY'
@@ -71,8 +73,9 @@ mkdir -p "$out"
 {
     echo "commit $commit (snapshot $snapshot), backend $backend ${OPTIONS:-}, max_tokens $max_tokens"
     echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -m), no GPU"
-    echo "started $(date -u +%FT%TZ)"
+    echo "started $(date -u +%FT%TZ), jobs ${JOBS:-1}, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee -a "$out/RUN_INFO"
+started=$(date +%s)
 for mode in $modes; do
     flags=()
     [[ "$mode" == "no-grammar" ]] && flags=(--no-grammar)
@@ -85,11 +88,12 @@ for mode in $modes; do
         echo "== $name $(date -u +%T)" | tee -a "$out/RUN_INFO"
         python -m tooluse.cli eval bfcl --backend "$backend" --data-dir "$data_dir" \
             --category "$category" --tool-choice "$choice" --max-tokens "$max_tokens" \
-            "${limit_args[@]}" "${option_args[@]}" "${flags[@]}" --json "$out/$name.json" \
+            "${limit_args[@]}" "${option_args[@]}" "${jobs_args[@]}" "${flags[@]}" \
+            --json "$out/$name.json" \
             >"$out/$name.txt" 2>"$out/$name.log" \
             || echo "   $name exited with $? (see $out/$name.log)" | tee -a "$out/RUN_INFO"
         cat "$out/$name.txt"
     done
 done
-echo "== done $(date -u +%T)" | tee -a "$out/RUN_INFO"
+echo "== done $(date -u +%T): $(( $(date +%s) - started )) s wall, load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/RUN_INFO"
 rm -rf "$snapshot"
