@@ -10,9 +10,10 @@
 # machine is shared, timings are "under load".
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-slice="${1:?tune|heldout}"; config="${2:?baseline|decide|decide_score|parallel|optional|retrieval|all|features}"
+slice="${1:?tune|heldout}"; config="${2:?baseline|decide|decide_score|parallel|optional|retrieval|copy|enums|all|all_copy|features}"
 case "$slice" in tune) offset=0 ;; heldout) offset=20 ;; *) echo "slice: tune|heldout" >&2; exit 2 ;; esac
-off=(-o decide=0 -o score_tools=0 -o optional_from_conversation=0 -o max_tools=0 -o no_repeat=0 -o more_calls=0)
+off=(-o decide=0 -o score_tools=0 -o optional_from_conversation=0 -o max_tools=0 -o no_repeat=0 -o more_calls=0
+     -o copy_values=0 -o score_enums=0)
 case "$config" in
   baseline) opts=("${off[@]}") ;;
   decide) opts=("${off[@]}" -o decide=1) ;;
@@ -21,7 +22,10 @@ case "$config" in
   retrieval) opts=("${off[@]}" -o max_tools=3) ;;
   decide_score) opts=("${off[@]}" -o decide=1 -o score_tools=1) ;;
   parallel) opts=("${off[@]}" -o no_repeat=1 -o more_calls=1) ;;
-  all) opts=(-o decide=1 -o score_tools=1 -o optional_from_conversation=1 -o max_tools=5 -o no_repeat=1 -o more_calls=1) ;;
+  copy) opts=("${off[@]}" -o copy_values=1) ;;
+  enums) opts=("${off[@]}" -o score_enums=1) ;;
+  all_copy) opts=(-o decide=1 -o score_tools=1 -o optional_from_conversation=1 -o max_tools=5 -o no_repeat=1 -o more_calls=1 -o copy_values=1 -o score_enums=1) ;;
+  all) opts=(-o decide=1 -o score_tools=1 -o optional_from_conversation=1 -o max_tools=5 -o no_repeat=1 -o more_calls=1 -o copy_values=0 -o score_enums=0) ;;
   features) opts=("${off[@]}" -o decide=1 -o decision=1e9,0,0,0) ;;  # always call, log scores
   *) echo "unknown config $config" >&2; exit 2 ;;
 esac

@@ -38,6 +38,7 @@ from ..prompting.text_backend import (
     TextMessage,
     context_error,
 )
+from ._copy_values import ValueCopier, log_softmax, score_tokens
 from ._llama_cache import DiskPromptCache, eval_prompt, system_prefix_length, system_text
 from ._llama_model import LoadedModel
 from ._no_repeat import Checkpoint, NoRepeat
@@ -76,11 +77,6 @@ def _prefer_longer(ok: list[int], logits: Any, pieces: list[bytes]) -> int:
     return best
 
 
-def _log_softmax(np: Any, logits: Any) -> Any:
-    shifted = logits - logits.max()
-    return shifted - np.log(np.exp(shifted).sum())
-
-
 def _utf8_length(lead: int) -> int:
     """The length of the UTF-8 character a lead byte starts."""
     return 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
@@ -101,6 +97,8 @@ class LlamaTextBackend:
         prompt_cache: DiskPromptCache | None = None,
         no_repeat: bool = False,
         calls_follow_request: bool = False,
+        copy_values: float | None = None,
+        score_enums: bool = False,
     ) -> None:
         if engine not in ("fast", "llama"):
             raise ValueError(f"grammar engine must be 'fast' or 'llama', not {engine!r}")
@@ -118,6 +116,11 @@ class LlamaTextBackend:
         #: With ``no_repeat``: where the model would close the call block, try another
         #: call, kept only if it brings a value of the conversation no call used yet.
         self.calls_follow_request = calls_follow_request
+        #: Offer the conversation's spans at each parameter value; the number is the bonus
+        #: (nats) a span needs over the model's free value (:mod:`._copy_values`).
+        self.copy_values = copy_values
+        #: Choose among a slot's few allowed values (enum, boolean) by whole likelihood.
+        self.score_enums = score_enums
         self._gap = float("inf")
         self.model: str | None = model or Path(loaded.settings.path).stem
         self._formatter = _formatter(loaded, chat_template)
@@ -146,10 +149,13 @@ class LlamaTextBackend:
         prompt = self.render(messages, g.prefill)
         system = system_text(messages)
         with self.loaded.lock:
-            conversation = "\n".join(m["content"] for m in messages if m["role"] == "user") \
-                if self.calls_follow_request else None
+            users = "\n".join(m["content"] for m in messages if m["role"] == "user")
+            copier = ValueCopier(users, self.copy_values, enums=self.score_enums) if (
+                (self.copy_values is not None or self.score_enums) and g.temperature <= 0) \
+                else None
             yield from self._generate(prompt, g.stop, g.max_tokens, g.temperature, g.top_p,
-                                      g.top_k, g.grammar, system, g.prefill, conversation)
+                                      g.top_k, g.grammar, system, g.prefill,
+                                      users if self.calls_follow_request else None, copier)
 
     def score_continuations(self, messages: Sequence[TextMessage], continuations: Sequence[str],
                             *, prefill: str = "") -> list[float]:
@@ -169,27 +175,12 @@ class LlamaTextBackend:
                 raise BackendError("the prompt does not fit the model's context",
                                    kind="request_too_large")
             self._eval_prompt(prompt, tokens, system_text(messages))
-            first = _log_softmax(np, self._logits(np).astype(np.float64))
+            first = log_softmax(np, self._logits(np).astype(np.float64))
             n_past = llm.n_tokens
-            n_vocab = llm.n_vocab()
-            scores: list[float] = []
-            for text in continuations:
-                ids = list(llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
-                ids = ids[: max(0, min(llm.n_batch, llm.n_ctx() - n_past - 1))]
-                if not ids:
-                    scores.append(0.0)
-                    continue
-                total = float(first[ids[0]])
-                if len(ids) > 1:
-                    llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
-                    llm._batch.set_batch(batch=ids[:-1], n_past=n_past, logits_all=True)
-                    llm._ctx.decode(llm._batch)
-                    rows = np.ctypeslib.as_array(llm._ctx.get_logits(),
-                                                 shape=((len(ids) - 1) * n_vocab,))
-                    rows = rows.reshape(len(ids) - 1, n_vocab).astype(np.float64)
-                    for row, token in zip(rows, ids[1:], strict=True):
-                        total += float(_log_softmax(np, row)[token])
-                scores.append(total)
+            limit = max(0, min(llm.n_batch, llm.n_ctx() - n_past - 1))
+            scores = [score_tokens(np, llm, n_past, first, list(
+                llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))[:limit])
+                for text in continuations]
             # What was decoded past the prompt is dropped (llm.n_tokens never moved); the
             # next eval starts by removing it from the KV cache.
             llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
@@ -198,7 +189,8 @@ class LlamaTextBackend:
     def _generate(self, prompt: str, stop: Sequence[str], max_tokens: int, temperature: float,
                   top_p: float | None, top_k: int | None, grammar: ToolGrammar | None,
                   system: str = "", prefill: str = "",
-                  conversation: str | None = None) -> Iterator[str | TextEnd]:
+                  conversation: str | None = None,
+                  copier: ValueCopier | None = None) -> Iterator[str | TextEnd]:
         import numpy as np
 
         llm = self.loaded.llm
@@ -224,14 +216,17 @@ class LlamaTextBackend:
         produced = 0
         forced_tokens = 0
         healing = False
+        pending = b""  # a value chosen by ``copier``, fed as forced text
         guard = NoRepeat(prefill.encode("utf-8"), conversation=conversation) if (
             matcher is not None and self.no_repeat and temperature <= 0) else None
         try:
             while produced < max_tokens:
                 if matcher is not None and state is not None and not healing:
-                    forced, after = matcher.forced(state)
+                    forced, after = (pending, matcher.advance(state, pending)) if pending \
+                        else matcher.forced(state)
                     forced_ids = self._forced_tokens(forced, pieces) if forced else []
-                    if (forced_ids and self.heal_forced and not self._finished(matcher, after)
+                    if (forced_ids and self.heal_forced and not pending
+                            and not self._finished(matcher, after)
                             and _TAG_BYTES.intersection(pieces[forced_ids[-1]])):
                         # Token healing: the last forced token ("<" of "</parameters>" or
                         # "<unit>", ">" before a value) would split a token the model
@@ -243,6 +238,7 @@ class LlamaTextBackend:
                         forced = b"".join(pieces[t] for t in forced_ids)
                         after = matcher.advance(state, forced)
                         healing = True
+                    pending = b""
                     if forced_ids:
                         if produced + len(forced_ids) > max_tokens:
                             forced_ids = forced_ids[: max_tokens - produced]
@@ -267,6 +263,10 @@ class LlamaTextBackend:
                         llm.eval(forced_ids)
                         continue
                 healing = False
+                if copier is not None and matcher is not None and state is not None:
+                    pending = copier.choose(self, np, state, matcher, pieces, eog) or b""
+                    if pending:
+                        continue
                 token = None
                 if (produced == 0 and matcher is not None and state is not None
                         and self.call_threshold is not None):
@@ -333,6 +333,9 @@ class LlamaTextBackend:
                 "forced_tokens": float(forced_tokens),
                 "disk_cache_tokens": float(from_disk),
             }
+            if copier is not None:
+                end.timings["copied_values"] = float(copier.copied)
+                end.timings["scored_enums"] = float(copier.enum_choices)
             if guard is not None and guard.rollbacks:
                 end.timings["repeat_rollbacks"] = float(guard.rollbacks)
             self.last_end = end

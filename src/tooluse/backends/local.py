@@ -33,6 +33,9 @@ DEFAULT_DECISION = CallDecision(bias=4.64, w_open=0.3724, w_tool=0.0, w_rel=1.66
 #: small BFCL samples under heavy load (docs/benchmarks/bfcl.md), not yet on full runs or
 #: the whole slow suite; turn them on per backend (``LocalBackend(decide=True, ...)``,
 #: ``-o decide=1``). Listing a value here turns it on for the default model.
+#: With ``copy_values``: how much likelier (nats) the model's free value must be than the
+#: best span of the conversation to be kept (docs/local.md).
+DEFAULT_COPY_BONUS = 2.0
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {}
 #: Under ``tool_choice: none`` the tools stay in the prompt (a cache hit for a tool loop's
 #: last turn); with them in view the default model tends to answer *about* a tool ("You can
@@ -68,6 +71,12 @@ class LocalBackend(PromptToolsBackend):
       rolled back to its least sure value, :mod:`._no_repeat`); ``more_calls`` (with it):
       where the model would close the call block another call is tried, kept only if it
       brings a value of the conversation that no earlier call used.
+    - ``copy_values`` (fast engine, greedy): at each parameter value, the spans of the
+      conversation the grammar allows there (numbers, quoted strings, names, tool results'
+      values) are scored whole by the model against its own free value; a span wins when
+      its log-likelihood plus ``copy_bonus`` (nats) beats the free value's
+      (:mod:`._copy_values`). ``score_enums``: where the grammar allows only a few values
+      (an enum, a boolean), each is scored whole and the likeliest is written.
     - ``max_tools``, ``decide``, ``score_tools``, ``optional_from_conversation``: the
       decisions taken around the model (:class:`~tooluse.prompting.PromptToolsBackend`;
       ``decide``: under ``auto``, call or answer by :data:`DEFAULT_DECISION`, fitted for
@@ -119,6 +128,9 @@ class LocalBackend(PromptToolsBackend):
         prompt_cache_mb: float | None = None,
         no_repeat: bool | None = None,
         more_calls: bool | None = None,
+        copy_values: bool | None = None,
+        copy_bonus: float = DEFAULT_COPY_BONUS,
+        score_enums: bool | None = None,
     ) -> None:
         tuned = not model_path  # the defaults were measured on the default model only
         path = Path(model_path) if model_path else default_model_path()
@@ -148,7 +160,11 @@ class LocalBackend(PromptToolsBackend):
             call_threshold=auto_call_threshold, prompt_cache=disk,
             no_repeat=bool(defaults.get("no_repeat", False) if no_repeat is None else no_repeat),
             calls_follow_request=bool(defaults.get("more_calls", False)
-                                      if more_calls is None else more_calls))
+                                      if more_calls is None else more_calls),
+            copy_values=float(copy_bonus) if (defaults.get("copy_values", False)
+                                              if copy_values is None else copy_values) else None,
+            score_enums=bool(defaults.get("score_enums", False)
+                             if score_enums is None else score_enums))
         decided = bool(defaults.get("decide", False) if decide is None else decide)
         super().__init__(
             text, style=style, grammar=grammar, max_tokens=max_tokens, limits=limits,
@@ -182,7 +198,7 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
     if options.get("none_reminder") in ("off", "none", ""):
         options["none_reminder"] = None
     for key in ("decide", "score_tools", "optional_from_conversation", "no_repeat",
-                "more_calls"):
+                "more_calls", "copy_values", "score_enums"):
         if key in options and options[key] is not None:
             options[key] = flag_option(options[key], key)
     weights = options.get("decision")
@@ -193,6 +209,8 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
             raise ValueError("option 'decision' must be four numbers: bias,w_open,w_tool,"
                              f"w_rel, not {weights!r}") from None
         options["decision"] = CallDecision(bias, w_open, w_tool, w_rel)
+    if "copy_bonus" in options:
+        options["copy_bonus"] = float(options["copy_bonus"])
     if "prompt_cache_mb" in options and options["prompt_cache_mb"] is not None:
         options["prompt_cache_mb"] = float(options["prompt_cache_mb"])
     for key in ("n_ctx", "n_threads", "n_threads_decode", "n_batch", "seed", "max_tokens",

@@ -1,0 +1,194 @@
+"""Values copied, not invented (``copy_values``, fast engine, greedy decoding).
+
+At the start of each parameter value (``<base>`` just written), the decoder looks ahead:
+it writes the model's own free value greedily within the grammar (up to the ``<`` that
+closes it) and notes its log-likelihood, then scores each span of the conversation
+(:func:`~tooluse.prompting.copy_values.candidate_values`) that the grammar allows there,
+closed the same way, whole, from the same KV position. A span wins when its likelihood plus
+``bonus`` (nats) beats the free value's; the winner's text (the free value or the span,
+with the ``</`` that closes it) is then fed as forced text. The grammar guarantee holds:
+a span is only offered when the matcher accepts it followed by ``</``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..codecs.legacy import escape, unescape
+from ..prompting.choices import given_by
+from ..prompting.copy_values import candidate_values
+from ..prompting.matcher import Matcher, MatchState
+
+__all__ = ["ValueCopier", "log_softmax", "score_tokens"]
+
+#: An opening parameter tag just written (its ``>`` may be held back by token healing).
+_OPENED = re.compile(rb"<([^<>/\s]+)(>?)$")
+_STRUCTURE = frozenset({b"tool_name", b"parameters", b"invoke", b"function_calls"})
+_CLOSE = b"</"
+_OPEN = ord("<")
+_NUMBER = re.compile(r"[$€£]?-?[\d.,]+%?")
+
+
+def log_softmax(np: Any, logits: Any) -> Any:
+    shifted = logits - logits.max()
+    return shifted - np.log(np.exp(shifted).sum())
+
+
+def score_tokens(np: Any, llm: Any, n_past: int, first: Any, ids: Sequence[int]) -> float:
+    """The log-likelihood of ``ids`` after the first ``n_past`` tokens of the context
+    (``first``: the log-probabilities of the next token there). Decodes past ``n_past``
+    and leaves that part of the KV cache to be overwritten (``llm.n_tokens`` never moves)."""
+    if not ids:
+        return 0.0
+    total = float(first[ids[0]])
+    if len(ids) > 1:
+        n_vocab = llm.n_vocab()
+        llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
+        llm._batch.set_batch(batch=list(ids[:-1]), n_past=n_past, logits_all=True)
+        llm._ctx.decode(llm._batch)
+        rows = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=((len(ids) - 1) * n_vocab,))
+        rows = rows.reshape(len(ids) - 1, n_vocab).astype(np.float64)
+        for row, token in zip(rows, ids[1:], strict=True):
+            total += float(log_softmax(np, row)[token])
+    return total
+
+
+class ValueCopier:
+    """Chooses each parameter value between the model's free value and the conversation's
+    spans (see the module docstring). ``copied`` counts the values taken from a span that
+    the model would not have written."""
+
+    def __init__(self, conversation: str, bonus: float | None = 0.0, *,
+                 enums: bool = False, max_value_tokens: int = 48) -> None:
+        self.conversation = conversation
+        self.spans = candidate_values(conversation) if bonus is not None else []
+        self.enums = enums
+        self.bonus = bonus or 0.0
+        self.max_value_tokens = max_value_tokens
+        self.copied = 0
+        self.enum_choices = 0
+        self._decided = -1
+
+    def choose(self, backend: Any, np: Any, state: MatchState, matcher: Matcher,
+               pieces: list[bytes], eog: frozenset[int]) -> bytes | None:
+        """At a value start: the bytes to force (the chosen value and the ``</`` closing
+        it), with the model's logits as they were; elsewhere None."""
+        llm = backend.loaded.llm
+        start = int(llm.n_tokens)
+        if not (self.spans or self.enums) or start < 2 or start == self._decided:
+            return None
+        tail = b"".join(pieces[int(t)] for t in llm.input_ids[max(0, start - 12):start])
+        opened = _OPENED.search(tail)
+        if opened is None or opened.group(1) in _STRUCTURE:
+            return None
+        head = b"" if opened.group(2) else b">"
+        finite = _finite_values(matcher, state, head) if self.enums else None
+        if finite:
+            return self._best_alternative(backend, np, start, finite)
+        # A bare number is offered only where a number is due: copied into a string
+        # ("substance": "1" for "1 kg of ice") it is mostly wrong.
+        words = bool(matcher.advance(state, head + b"x"))
+        options = [head + escape(s).encode("utf-8") for s in self.spans
+                   if not (words and _NUMBER.fullmatch(s))]
+        options = [o for o in options if matcher.advance(state, o + _CLOSE)]
+        if not options:
+            return None
+        self._decided = start
+        first = log_softmax(np, backend._logits(np).astype(np.float64))
+        free, free_lp = self._free_value(backend, np, state, matcher, pieces, eog, head)
+        if free is not None and self._given(free[len(head):]):
+            options = []  # the model copied a value of the conversation already
+        scored = []
+        for option in options:
+            if option == free:
+                continue
+            ids = list(llm.tokenize(option + _CLOSE, add_bos=False, special=False))
+            scored.append((score_tokens(np, llm, start, first, ids), option))
+        # Fresh logits at the value start again (what was decoded past it is dropped).
+        llm.n_tokens = start - 1
+        llm.eval([int(llm.input_ids[start - 1])])
+        best_lp, best = max(scored) if scored else (float("-inf"), b"")
+        if free is not None and best_lp + self.bonus <= free_lp:
+            return free + _CLOSE
+        if not scored:
+            return None
+        self.copied += 1
+        return best + _CLOSE
+
+    def _best_alternative(self, backend: Any, np: Any, start: int,
+                          values: list[bytes]) -> bytes | None:
+        """The likeliest of a slot's few possible values (an enum, a boolean), each
+        scored whole, not by its first token."""
+        self._decided = start
+        if len(values) < 2:
+            return None
+        llm = backend.loaded.llm
+        first = log_softmax(np, backend._logits(np).astype(np.float64))
+        scored = [(score_tokens(np, llm, start, first, list(llm.tokenize(
+            value + _CLOSE, add_bos=False, special=False))), value) for value in values]
+        llm.n_tokens = start - 1
+        llm.eval([int(llm.input_ids[start - 1])])
+        self.enum_choices += 1
+        return max(scored)[1] + _CLOSE
+
+    def _given(self, value: bytes) -> bool:
+        text = unescape(value.decode("utf-8", "replace"))
+        try:
+            number: float | None = float(text)
+        except ValueError:
+            number = None
+        return given_by(text if number is None else number, self.conversation)
+
+    def _free_value(self, backend: Any, np: Any, state: MatchState, matcher: Matcher,
+                    pieces: list[bytes], eog: frozenset[int],
+                    head: bytes) -> tuple[bytes | None, float]:
+        """The value greedy decoding writes here (None if it does not close within
+        ``max_value_tokens``) and its log-likelihood up to the token holding its ``<``."""
+        llm = backend.loaded.llm
+        written = bytearray()
+        total = 0.0
+        for _ in range(self.max_value_tokens):
+            logits = backend._logits(np).astype(np.float64)
+            token = backend._next_token(np, None, state, matcher, None, pieces, eog, 0.0,
+                                        None, None)
+            if token is None or token in eog:
+                return None, float("-inf")
+            total += float(log_softmax(np, logits)[token])
+            written += pieces[token]
+            state = matcher.advance(state, pieces[token])
+            end = written.find(b"<", len(head))
+            if end >= 0:
+                value = bytes(written[:end])
+                return (value, total) if value.startswith(head) else (None, float("-inf"))
+            llm.eval([token])
+        return None, float("-inf")
+
+
+def _finite_values(matcher: Matcher, state: MatchState, head: bytes, limit: int = 24,
+                   longest: int = 64) -> list[bytes] | None:
+    """Every value the grammar allows at this slot, each followed by ``</`` (an enum's
+    members, ``true``/``false``), or None when there are more than ``limit`` (a free
+    string, a number)."""
+    begin = matcher.advance(state, head)
+    if not begin:
+        return None
+    found: list[bytes] = []
+    stack: list[tuple[MatchState, bytes]] = [(begin, b"")]
+    while stack:
+        current, text = stack.pop()
+        allowed = matcher.allowed_bytes(current)
+        if len(allowed) > 16 or len(text) > longest:
+            return None
+        for byte in sorted(allowed):
+            if byte == _OPEN:
+                if matcher.advance(current, _CLOSE):
+                    found.append(head + text)
+                    if len(found) > limit:
+                        return None
+                continue
+            after = matcher.step(current, byte)
+            if after:
+                stack.append((after, text + bytes([byte])))
+    return found

@@ -1,0 +1,90 @@
+"""Values the conversation offers for a tool call's parameters (``copy_values``).
+
+A 135M model writing a call mostly invents its values: "base 10 and height 5" becomes
+``<base>5</base>``, "in San Francisco" becomes ``<city>San Francisco, CA</city>``. The
+spans the user (or an earlier tool result) actually wrote are the likeliest right values,
+so the decoder offers them as alternatives at each parameter value: the grammar keeps only
+those the parameter's schema allows, and the model's own likelihood picks among them and
+its free value (``tooluse.backends._copy_values``). This module only finds the spans.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["candidate_values"]
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?![\w])")
+_QUOTED = re.compile(r"""["'\u2018\u201c`]([^"'\u2019\u201d`\n<>]{1,80})["'\u2019\u201d`]""")
+# Capitalised phrases ("New York", "General Motors", "Romeo and Juliet"), words with
+# digits or symbols inside ("AAPL", "x^2+3x", "2021-06-01", "user@example.com").
+_PHRASE = re.compile(r"\b[A-Z][\w'.\-]*(?:(?: (?:of|and|de|the|la|du|von|van)| )"
+                     r" ?[A-Z][\w'.\-]*)*")
+_SYMBOL = re.compile(r"[\d^*/+=@_\\]")
+_TAGGED = re.compile(r">([^<>\n]{1,80})<")
+_WORD = re.compile(r"[^\W\d_][\w\-]*")
+_MARKUP = re.compile(r"<[^<>]*>")
+#: Words never worth offering alone (a capitalised one starts a sentence).
+_STOP = frozenset({
+    "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be",
+    "been", "but", "by", "can", "could", "did", "do", "does", "each", "find", "for", "from",
+    "get", "give", "given", "had", "has", "have", "how", "i", "if", "in", "into", "is",
+    "it", "its", "me", "my", "of", "on", "or", "our", "please", "show", "so", "some",
+    "tell", "than", "that", "the", "their", "them", "then", "there", "these", "this",
+    "those", "to", "us", "use", "using", "was", "we", "were", "what", "when", "where",
+    "which", "who", "why", "will", "with", "would", "you", "your"
+})
+
+
+def _number_forms(text: str) -> list[str]:
+    plain = text.replace(",", "")
+    forms = [plain]
+    if "." in plain:
+        trimmed = plain.rstrip("0").rstrip(".")
+        if trimmed and trimmed != plain:
+            forms.append(trimmed)
+    return forms
+
+
+def _balanced(word: str) -> str:
+    """``(ticker`` -> ``ticker``, ``f(x)`` stays."""
+    while word[:1] == "(" and word.count("(") > word.count(")"):
+        word = word[1:]
+    while word[-1:] == ")" and word.count(")") > word.count("("):
+        word = word[:-1]
+    return word
+
+
+def candidate_values(conversation: str, limit: int = 24) -> list[str]:
+    """Spans of ``conversation`` a parameter value may copy, most specific first and
+    without repeats: numbers (``1,000`` also as ``1000``), quoted strings, values inside
+    tags (earlier tool results), capitalised phrases, words holding digits or symbols,
+    then the remaining single words. At most ``limit``; the caller keeps those the grammar
+    allows at the parameter (a number for an integer, an enum member for an enum)."""
+    found: list[str] = []
+    seen: set[str] = set()
+
+    def add(span: str) -> None:
+        span = span.strip(" .,;:!?")
+        if span and span.lower() not in _STOP and span not in seen:
+            seen.add(span)
+            found.append(span)
+
+    for match in _NUMBER.finditer(_MARKUP.sub(" ", conversation)):
+        for form in _number_forms(match.group()):
+            add(form)
+    for match in _QUOTED.finditer(conversation):
+        add(match.group(1))
+    for match in _TAGGED.finditer(conversation):
+        add(match.group(1))
+    text = _MARKUP.sub(" ", conversation)
+    for match in _PHRASE.finditer(text):
+        add(match.group())
+    for word in text.split():
+        word = _balanced(word.strip(",;:!?\"'").rstrip("."))
+        if _SYMBOL.search(word):
+            add(word)
+    for match in _WORD.finditer(text):
+        if len(match.group()) > 2:
+            add(match.group())
+    return found[:limit]

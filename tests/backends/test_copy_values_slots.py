@@ -1,0 +1,44 @@
+"""``score_enums``: the values a grammar slot allows, enumerated when they are few."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tooluse.backends._copy_values import _finite_values
+from tooluse.messages import ToolChoice, ToolSpec
+from tooluse.prompting.grammar import tool_call_grammar
+
+TOOL = ToolSpec(name="wash", description="Starts the washer.", input_schema={
+    "type": "object", "properties": {
+        "mode": {"type": "string", "enum": ["eco", "eco plus", "세탁"]},
+        "dry": {"type": "boolean"}, "note": {"type": "string"},
+        "minutes": {"type": "integer"}},
+    "required": ["mode", "dry", "note", "minutes"]})
+
+
+def slot(name: str) -> tuple[Any, Any]:
+    """The matcher and its state right after ``<name`` (the prefill names the tool)."""
+    matcher = tool_call_grammar([TOOL], ToolChoice(type="any"), first="wash").matcher
+    state = matcher.initial
+    values = {"mode": "eco", "dry": "true", "note": "hi", "minutes": "5"}
+    for key, value in values.items():
+        if key == name:
+            return matcher, matcher.advance(state, f"<{key}".encode())
+        state = matcher.advance(state, f"<{key}>{value}</{key}>\n".encode())
+    raise AssertionError(name)
+
+
+def test_enum_members_and_booleans_are_listed_whole() -> None:
+    matcher, state = slot("mode")
+    assert state
+    assert sorted(_finite_values(matcher, state, b">") or []) == sorted(
+        [b">eco", b">eco plus", ">세탁".encode()])
+    matcher, state = slot("dry")
+    assert sorted(_finite_values(matcher, state, b">") or []) == [b">false", b">true"]
+
+
+def test_free_strings_and_numbers_are_not_enumerated() -> None:
+    for name in ("note", "minutes"):
+        matcher, state = slot(name)
+        assert state
+        assert _finite_values(matcher, state, b">") is None
