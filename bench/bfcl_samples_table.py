@@ -11,7 +11,8 @@ import statistics
 import sys
 from pathlib import Path
 
-CONFIGS = ("baseline", "decide", "decide_score", "parallel", "optional", "retrieval", "all")
+CONFIGS = ("baseline", "decide", "decide_score", "parallel", "optional", "retrieval", "copy",
+           "enums", "all", "all_copy")
 
 
 def main(folder: str, slice_: str) -> None:

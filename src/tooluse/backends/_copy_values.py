@@ -28,6 +28,7 @@ _OPENED = re.compile(rb"<([^<>/\s]+)(>?)$")
 _STRUCTURE = frozenset({b"tool_name", b"parameters", b"invoke", b"function_calls"})
 _CLOSE = b"</"
 _OPEN = ord("<")
+_VALUE = re.compile(rb"<([^<>/\n]+)>([^<\n]*)</\1>")
 _NUMBER = re.compile(r"[$€£]?-?[\d.,]+%?")
 
 
@@ -90,8 +91,12 @@ class ValueCopier:
         # A bare number is offered only where a number is due: copied into a string
         # ("substance": "1" for "1 kg of ice") it is mostly wrong.
         words = bool(matcher.advance(state, head + b"x"))
+        # A span that already fills a parameter of this call is not offered again
+        # ("current": 12, then "mu0": 12 instead of its constant).
+        used = self._used(llm, pieces, start)
         options = [head + escape(s).encode("utf-8") for s in self.spans
                    if not (words and _NUMBER.fullmatch(s))]
+        options = [o for o in options if o[len(head):] not in used]
         options = [o for o in options if matcher.advance(state, o + _CLOSE)]
         if not options:
             return None
@@ -132,6 +137,13 @@ class ValueCopier:
         llm.eval([int(llm.input_ids[start - 1])])
         self.enum_choices += 1
         return max(scored)[1] + _CLOSE
+
+    @staticmethod
+    def _used(llm: Any, pieces: list[bytes], start: int) -> set[bytes]:
+        """The values written so far in the current call."""
+        text = b"".join(pieces[int(t)] for t in llm.input_ids[max(0, start - 400):start])
+        call = text[text.rfind(b"<invoke>"):]
+        return {m.group(2) for m in _VALUE.finditer(call)}
 
     def _given(self, value: bytes) -> bool:
         text = unescape(value.decode("utf-8", "replace"))
