@@ -207,3 +207,17 @@ def test_serve_flags_become_backend_options() -> None:
     with pytest.raises(ValueError, match="--upstream-connect-timeout must be > 0"):
         _upstream_options(bad)
     assert json.dumps(_upstream_options(parser.parse_args(["serve"]))) == "{}"
+
+
+def test_the_http_backends_refuse_a_keyword_they_do_not_take() -> None:
+    """The upstream options arrive as ``**options`` (backends.options.UpstreamOptions), yet a
+    misspelt one is still the TypeError of an unknown keyword, not silently dropped."""
+    from tooluse.backends.anthropic import AnthropicBackend
+    from tooluse.backends.openai_prompt import OpenAIChatTextBackend
+
+    with pytest.raises(TypeError, match="unexpected keyword argument 'timout'"):
+        AnthropicBackend("m", api_key="k", timout=3)  # type: ignore[call-arg]
+    # the text backend has no async client
+    with pytest.raises(TypeError, match="'async_transport'"):
+        OpenAIChatTextBackend("m", async_transport=None)  # type: ignore[call-arg]
+    assert AnthropicBackend("m", api_key="k", timeout=3, max_retries=0).timeout == 3
