@@ -14,8 +14,8 @@ rather than calling ``create_chat_completion``, for three reasons:
 - **stop strings and prefill** are handled on our side, identically with and without a
   grammar.
 
-``engine="llama"`` instead uses llama.cpp's own grammar sampler (the whole vocabulary at
-every step) — kept as the reference the benchmark compares against.
+``engine="llama"`` uses llama.cpp's own grammar sampler (the reference for benchmarks);
+``"llguidance"`` (and ``"auto"`` where a schema needs it) :mod:`._llguidance`.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from ..prompting.text_backend import (
     TextMessage,
     context_error,
 )
+from . import _llguidance  # auto/llguidance: schemas only llguidance enforces
 from ._copy_values import ValueCopier, log_softmax, score_tokens
 from ._llama_cache import DiskPromptCache, eval_prompt, system_prefix_length, system_text
 from ._llama_model import LoadedModel
@@ -45,7 +46,7 @@ from ._no_repeat import Checkpoint, NoRepeat
 
 __all__ = ["GrammarEngine", "LlamaTextBackend"]
 
-GrammarEngine = Literal["fast", "llama"]
+GrammarEngine = Literal["auto", "fast", "llama", "llguidance"]
 
 _NEAR_TIE = 0.5
 _OPEN_TAG = ord("<")
@@ -89,7 +90,7 @@ class LlamaTextBackend:
         self,
         loaded: LoadedModel,
         *,
-        engine: GrammarEngine = "fast",
+        engine: GrammarEngine = "auto",
         chat_template: str | None = None,
         model: str | None = None,
         call_threshold: float | None = None,
@@ -100,8 +101,8 @@ class LlamaTextBackend:
         copy_values: float | None = None,
         score_enums: bool = False,
     ) -> None:
-        if engine not in ("fast", "llama"):
-            raise ValueError(f"grammar engine must be 'fast' or 'llama', not {engine!r}")
+        if engine not in ("auto", "fast", "llama", "llguidance"):
+            raise ValueError(f"grammar engine must be auto, fast, llama or llguidance: {engine!r}")
         self.loaded = loaded
         self.engine: GrammarEngine = engine
         #: ``auto``: start a call when the model gives it at least this probability
@@ -193,6 +194,10 @@ class LlamaTextBackend:
                   copier: ValueCopier | None = None) -> Iterator[str | TextEnd]:
         import numpy as np
 
+        if grammar and (llg := _llguidance.matcher_for(self.loaded, grammar, self.engine)):
+            yield from _llguidance.generate(self, llg, prompt, stop, max_tokens, temperature,
+                                            top_p, top_k, system)
+            return
         llm = self.loaded.llm
         started = time.perf_counter()
         tokens = self.tokenize(prompt)
@@ -204,7 +209,7 @@ class LlamaTextBackend:
         prompt_done = time.perf_counter()
         end = TextEnd(reason="length", input_tokens=len(tokens), cached_tokens=cached)
 
-        matcher = grammar.matcher if grammar is not None and self.engine == "fast" else None
+        matcher = grammar.matcher if grammar is not None and self.engine != "llama" else None
         state: MatchState | None = matcher.initial if matcher is not None else None
         sampler = self._llama_sampler(grammar, temperature) if (
             grammar is not None and self.engine == "llama") else None

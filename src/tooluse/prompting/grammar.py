@@ -18,7 +18,9 @@ Lengths are bounded (strings, items, calls) so that a small model cannot loop fo
 a value; ``max_tokens`` still applies on top.
 
 What a grammar cannot express is left to validation after parsing: ``pattern``, ``format``,
-``minimum``/``maximum``, ``multipleOf``, ``uniqueItems``.
+``minimum``/``maximum``, ``multipleOf``, ``uniqueItems``, ``allOf``. A value whose schema uses
+one of them is wrapped in a :class:`~.grammar_ir.Native` rule carrying llguidance's rendering
+of it (:mod:`.grammar_lark`): the llguidance engine enforces those while decoding.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from typing import Any
 
 from ..codecs.legacy import escape, parameter_tag, resolve, schema_types
 from ..messages import ToolChoice, ToolSpec
-from .grammar_ir import Chars, Node, Rep, Rule, alt, opt, seq, to_gbnf
+from .grammar_ir import Chars, Native, Node, Rep, Rule, alt, opt, seq, to_gbnf
+from .grammar_lark import has_native, native_lark, to_lark
 from .matcher import Matcher
 
 __all__ = ["GrammarLimits", "ToolGrammar", "tool_call_grammar", "value_grammar"]
@@ -75,6 +78,16 @@ class ToolGrammar:
         """The compiled matcher of :attr:`root`, built once per grammar (grammars are cached
         per tool set, so a tool loop reuses it and its memoised states)."""
         return Matcher(self.root)
+
+    @cached_property
+    def lark(self) -> str:
+        """The llguidance (Lark) rendering, with native constraints where ours have none."""
+        return to_lark(self.root)
+
+    @cached_property
+    def native(self) -> bool:
+        """Whether some value's schema uses what only the llguidance rendering enforces."""
+        return has_native(self.root)
 
 
 # -- shared terminal rules -----------------------------------------------------------------------
@@ -169,6 +182,16 @@ def _json_literal(value: Any) -> str:
 
 def value_grammar(schema: Any, rules: _Rules, root: Mapping[str, Any] | None, *,
                   xml: bool, depth: int = 0, _active: tuple[int, ...] = ()) -> Node:
+    """The grammar of one value (see :func:`_value`), wrapped in a :class:`Native` rule when
+    its schema uses a keyword only llguidance enforces."""
+    node = _value(schema, rules, root, xml=xml, depth=depth, _active=_active)
+    lark = native_lark(resolve(schema, root), root, xml=xml,
+                       max_string=rules.limits.max_string)
+    return node if lark is None else Native(rules.fresh("native"), node, lark)
+
+
+def _value(schema: Any, rules: _Rules, root: Mapping[str, Any] | None, *,
+           xml: bool, depth: int = 0, _active: tuple[int, ...] = ()) -> Node:
     """The grammar of one value. ``xml=True``: a parameter's text (strings bare, everything
     else JSON); ``xml=False``: a JSON value inside an array or object.
 

@@ -20,6 +20,7 @@ __all__ = [
     "Alt",
     "Chars",
     "Lit",
+    "Native",
     "Node",
     "Rep",
     "Rule",
@@ -91,6 +92,15 @@ class Rule(Node):
 
     name: str
     body: Node = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Native(Rule):
+    """A rule with a stricter rendering for llguidance: ``lark`` (``%json {...}`` or a
+    regex terminal) enforces what ``body`` (our approximation, used by GBNF, the matcher and
+    sampling) leaves to validation after parsing (``pattern``, ``format``, bounds, ...)."""
+
+    lark: str = ""
 
 
 def seq(*items: Node | str) -> Node:

@@ -1,0 +1,221 @@
+"""The llguidance grammar engine: constrained turns for schemas our own engine cannot enforce.
+
+Our engine (:mod:`.matcher` through :mod:`._llama_text`) leaves ``pattern``, ``format``,
+numeric bounds, ``allOf`` and a few more keywords to validation after parsing; llguidance
+(``LLMatcher``) enforces them while decoding, at about 4 times our constraint cost per token
+and ~1-4 s of tokenizer set-up per process (docs/benchmarks/speed.md §2). So it is used only
+where it adds a guarantee: ``grammar_engine="auto"`` picks it for a grammar that holds a
+:class:`~tooluse.prompting.grammar_ir.Native` value (:attr:`ToolGrammar.native`) when the
+``llguidance`` package is installed; ``"llguidance"`` forces it for every grammar.
+
+The turn: the forced tokens llguidance computes are evaluated in one batch (the last one held
+back at a tag boundary, as the fast engine's token healing does); elsewhere the model's
+logits are masked with llguidance's token bitmask and the best (or a sampled) token taken.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import time
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..prompting.grammar import ToolGrammar
+from ..prompting.text_backend import StopScanner, TextEnd, context_error
+from ._llama_model import LoadedModel
+
+if TYPE_CHECKING:
+    from ._llama_text import LlamaTextBackend
+
+__all__ = ["available", "generate", "matcher_for"]
+
+log = logging.getLogger(__name__)
+
+#: Forced tokens held back for the model to write (token healing): those at a tag boundary.
+_TAG_BYTES = frozenset(b"<>")
+_OPEN_TAG = ord("<")
+#: Compiled matchers kept per loaded model (copied for each turn).
+_MAX_GRAMMARS = 32
+
+
+def available() -> bool:
+    """Whether the ``llguidance`` package can be imported."""
+    try:
+        import llguidance  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def tokenizer(loaded: LoadedModel) -> Any:
+    """llguidance's tokenizer of ``loaded``'s vocabulary, built once per loaded model."""
+    found = getattr(loaded, "_llg_tokenizer", None)
+    if found is None:
+        from llguidance.llamacpp import lltokenizer_from_vocab
+
+        started = time.perf_counter()
+        with warnings.catch_warnings():  # llama_token_get_attr: deprecated, once per token
+            warnings.simplefilter("ignore", DeprecationWarning)
+            found = lltokenizer_from_vocab(loaded.llm._model.vocab,
+                                           eos_token=sorted(loaded.eog_tokens()) or None)
+        log.info("llguidance tokenizer built in %.2f s", time.perf_counter() - started)
+        setattr(loaded, "_llg_tokenizer", found)  # noqa: B010 - not a declared field
+    return found
+
+
+def matcher_for(loaded: LoadedModel, grammar: ToolGrammar, engine: str) -> Any | None:
+    """A fresh ``LLMatcher`` for ``grammar`` when ``engine`` calls for llguidance here
+    (``"llguidance"``, or ``"auto"`` with a grammar only llguidance enforces fully), else
+    None: the caller uses the fast engine. A grammar llguidance rejects (a ``pattern`` its
+    regex dialect lacks) also gives None, with a warning."""
+    if engine not in ("auto", "llguidance") or (engine == "auto" and not grammar.native):
+        return None
+    if not available():
+        return None
+    import llguidance
+
+    cache: dict[Any, Any] = getattr(loaded, "_llg_matchers", None) or {}
+    setattr(loaded, "_llg_matchers", cache)  # noqa: B010 - not a declared field
+    key = grammar.key or grammar.lark
+    template = cache.get(key)
+    if template is None:
+        template = llguidance.LLMatcher(tokenizer(loaded),
+                                        llguidance.grammar_from("lark", grammar.lark),
+                                        log_level=0)
+        if template.is_error():
+            log.warning("llguidance rejected the grammar, using the fast engine: %s",
+                        template.get_error()[:300])
+            return None
+        if len(cache) >= _MAX_GRAMMARS:
+            cache.pop(next(iter(cache)))
+        cache[key] = template
+    return template.deep_copy()
+
+
+def _allowed(np: Any, matcher: Any, bitmask: Any, n_vocab: int) -> Any:
+    """The tokens the grammar allows next, as a boolean array over the model's vocabulary."""
+    from llguidance.numpy import fill_next_token_bitmask
+
+    fill_next_token_bitmask(matcher, bitmask)
+    bits = np.unpackbits(bitmask.view(np.uint8), bitorder="little").astype(bool)
+    if len(bits) < n_vocab:
+        bits = np.concatenate([bits, np.zeros(n_vocab - len(bits), dtype=bool)])
+    return bits[:n_vocab]
+
+
+def _call_first(np: Any, backend: LlamaTextBackend, allowed: Any, logits: Any) -> int | None:
+    """Under ``auto``, at the turn's first token: the best allowed token opening the call
+    block (``<``) when the model gives those at least ``call_threshold`` probability and
+    text is allowed too (the fast engine's rule, :meth:`LlamaTextBackend._call_or_text`)."""
+    ids = backend.loaded.first_byte_index().get(_OPEN_TAG)
+    if ids is None or backend.call_threshold is None:
+        return None
+    callers = ids[allowed[ids]]
+    if not len(callers) or int(allowed.sum()) == len(callers):
+        return None  # no call possible, or nothing but a call: not a choice
+    probs = np.exp(logits.astype(np.float64) - float(logits.max()))
+    probs /= probs.sum()
+    if float(probs[callers].sum()) < backend.call_threshold:
+        return None
+    return int(callers[int(np.argmax(probs[callers]))])
+
+
+def _choose(np: Any, backend: LlamaTextBackend, rng: Any, allowed: Any, pieces: list[bytes],
+            temperature: float, top_p: float | None, top_k: int | None, first: bool) -> int:
+    from ._llama_text import _prefer_longer
+
+    logits = backend._logits(np)
+    if first and (call := _call_first(np, backend, allowed, logits)) is not None:
+        return call
+    masked = np.where(allowed, logits.astype(np.float32), -np.inf)
+    k = min(max(1, top_k or 40), int(allowed.sum()))
+    top = np.argpartition(-masked, k - 1)[:k] if k < len(masked) else np.arange(len(masked))
+    top = top[np.argsort(-masked[top])]
+    if temperature <= 0:
+        return _prefer_longer([int(t) for t in top[:6]], masked, pieces)
+    return backend._sample(np, rng, top, masked, temperature, top_p)
+
+
+def generate(backend: LlamaTextBackend, matcher: Any, prompt: str, stop: Sequence[str],
+             max_tokens: int, temperature: float, top_p: float | None, top_k: int | None,
+             system: str = "") -> Iterator[str | TextEnd]:
+    """One constrained turn under ``matcher``: text as it comes, then the :class:`TextEnd`
+    (also stored in ``backend.last_end``), as the fast engine's turn gives them."""
+    import numpy as np
+    from llguidance.numpy import allocate_token_bitmask
+
+    loaded = backend.loaded
+    llm = loaded.llm
+    started = time.perf_counter()
+    tokens = backend.tokenize(prompt)
+    n_ctx = llm.n_ctx()
+    if len(tokens) >= n_ctx:
+        raise context_error(len(tokens), n_ctx)
+    max_tokens = max(0, min(max_tokens, n_ctx - len(tokens)))
+    cached, from_disk = backend._eval_prompt(prompt, tokens, system)
+    prompt_done = time.perf_counter()
+    end = TextEnd(reason="length", input_tokens=len(tokens), cached_tokens=cached)
+    pieces = loaded.pieces()
+    eog = loaded.eog_tokens()
+    n_vocab = int(llm.n_vocab())
+    bitmask = allocate_token_bitmask(1, tokenizer(loaded).vocab_size)
+    rng = np.random.default_rng(loaded.settings.seed)
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    scanner = StopScanner(stop)
+    produced = forced_count = 0
+    healing = False
+    try:
+        while produced < max_tokens:
+            if matcher.is_stopped():
+                end.reason = "end"
+                break
+            ids = [] if healing else list(matcher.compute_ff_tokens())
+            if ids and backend.heal_forced and _TAG_BYTES.intersection(pieces[ids[-1]]):
+                ids.pop()  # token healing, as in the fast engine
+                healing = True
+            ids = ids[: max_tokens - produced]
+            chosen = None
+            if not ids:
+                allowed = _allowed(np, matcher, bitmask, n_vocab)
+                if not allowed.any():
+                    end.reason = "end"
+                    break
+                chosen = _choose(np, backend, rng, allowed, pieces, temperature, top_p, top_k,
+                                 first=produced == 0)
+                if chosen in eog:
+                    end.reason = "end"
+                    break
+                ids, healing = [chosen], False
+            if not matcher.consume_tokens(ids):
+                log.warning("llguidance refused a token: %s", matcher.get_error()[:300])
+                end.reason = "end"
+                break
+            produced += len(ids)
+            forced_count += len(ids) if chosen is None else 0
+            text, hit = scanner.push(decoder.decode(b"".join(pieces[t] for t in ids)))
+            if text:
+                yield text
+            if hit is not None:
+                end.reason, end.stop_sequence = "stop", hit
+                break
+            if matcher.is_stopped():
+                end.reason = "end"
+                break
+            llm.eval(ids)
+        if end.reason != "stop":
+            rest = scanner.flush() + decoder.decode(b"", final=True)
+            if rest:
+                yield rest
+    finally:
+        end.output_tokens = produced
+        end.timings = {
+            "prompt_s": prompt_done - started,
+            "generate_s": time.perf_counter() - prompt_done,
+            "forced_tokens": float(forced_count),
+            "disk_cache_tokens": float(from_disk),
+            "llguidance": 1.0,
+        }
+        backend.last_end = end
+    yield end
