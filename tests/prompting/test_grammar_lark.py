@@ -87,8 +87,8 @@ def test_native_rules_keep_our_own_matching() -> None:
                                               "maximum": 3}})], ToolChoice(type="any"))
     natives = [n for n in _walk(grammar.root) if isinstance(n, Native)]
     assert len(natives) == 1
-    assert grammar.matcher.matches("f</tool_name>\n<parameters>\n<n>50</n>\n</parameters>\n"
-                                   "</invoke>\n</function_calls>".encode())
+    assert grammar.matcher.matches(b"f</tool_name>\n<parameters>\n<n>50</n>\n</parameters>\n"
+                                   b"</invoke>\n</function_calls>")
     rng = random.Random(0)
     for _ in range(20):
         assert grammar.matcher.matches(sample(grammar.root, rng).encode())

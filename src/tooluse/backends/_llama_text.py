@@ -43,12 +43,12 @@ from ._copy_values import ValueCopier, log_softmax, score_tokens
 from ._llama_cache import DiskPromptCache, eval_prompt, system_prefix_length, system_text
 from ._llama_model import LoadedModel
 from ._no_repeat import Checkpoint, NoRepeat
+from ._token_choice import prefer_longer
 
 __all__ = ["GrammarEngine", "LlamaTextBackend"]
 
 GrammarEngine = Literal["auto", "fast", "llama", "llguidance"]
 
-_NEAR_TIE = 0.5
 _OPEN_TAG = ord("<")
 #: Forced tokens that token healing holds back: those at a tag boundary.
 _TAG_BYTES = frozenset(b"<>")
@@ -56,26 +56,6 @@ _TAG_BYTES = frozenset(b"<>")
 #: How many of the model's best tokens are checked against the grammar before falling
 #: back to every token that can start with an allowed byte.
 _TOP_CANDIDATES = 32
-
-
-def _prefer_longer(ok: list[int], logits: Any, pieces: list[bytes]) -> int:
-    """The best token, unless a nearly as likely token extends it.
-
-    The model's tokenizer splits "Madrid" as "Mad" + "rid"; when "M" and "Mad" score about
-    the same (quantized weights make near-ties common), taking "M" leads the model into a
-    split it never saw in training, and it tends to end the word there ("M</city>"). So a
-    candidate within ``_NEAR_TIE`` logits that starts with the best one's text wins.
-    """
-    best = ok[0]
-    head = pieces[best]
-    floor = float(logits[best]) - _NEAR_TIE
-    for token in ok[1:6]:
-        if float(logits[token]) < floor:
-            break
-        piece = pieces[token]
-        if len(piece) > len(head) and piece.startswith(head):
-            return token
-    return best
 
 
 def _utf8_length(lead: int) -> int:
@@ -483,7 +463,7 @@ class LlamaTextBackend:
         if not ok:
             return None  # nothing allowed: the grammar is complete
         if temperature <= 0:
-            chosen = _prefer_longer(ok, logits, pieces) if len(ok) > 1 else ok[0]
+            chosen = prefer_longer(ok, logits, pieces) if len(ok) > 1 else ok[0]
             rivals = [float(logits[t]) for t in ok[:3] if t != chosen]
             self._gap = float(logits[chosen]) - max(rivals) if rivals else float("inf")
             return chosen

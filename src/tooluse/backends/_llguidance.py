@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..prompting.grammar import ToolGrammar
 from ..prompting.text_backend import StopScanner, TextEnd, context_error
 from ._llama_model import LoadedModel
+from ._token_choice import prefer_longer
 
 if TYPE_CHECKING:
     from ._llama_text import LlamaTextBackend
@@ -124,8 +125,6 @@ def _call_first(np: Any, backend: LlamaTextBackend, allowed: Any, logits: Any) -
 
 def _choose(np: Any, backend: LlamaTextBackend, rng: Any, allowed: Any, pieces: list[bytes],
             temperature: float, top_p: float | None, top_k: int | None, first: bool) -> int:
-    from ._llama_text import _prefer_longer
-
     logits = backend._logits(np)
     if first and (call := _call_first(np, backend, allowed, logits)) is not None:
         return call
@@ -134,7 +133,7 @@ def _choose(np: Any, backend: LlamaTextBackend, rng: Any, allowed: Any, pieces: 
     top = np.argpartition(-masked, k - 1)[:k] if k < len(masked) else np.arange(len(masked))
     top = top[np.argsort(-masked[top])]
     if temperature <= 0:
-        return _prefer_longer([int(t) for t in top[:6]], masked, pieces)
+        return prefer_longer([int(t) for t in top[:6]], masked, pieces)
     return backend._sample(np, rng, top, masked, temperature, top_p)
 
 
