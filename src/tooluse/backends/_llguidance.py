@@ -20,15 +20,30 @@ import logging
 import time
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..prompting.grammar import ToolGrammar
 from ..prompting.text_backend import StopScanner, TextEnd, context_error
 from ._llama_model import LoadedModel
 from ._token_choice import prefer_longer
 
-if TYPE_CHECKING:
-    from ._llama_text import LlamaTextBackend
+
+class LlamaTextBackend(Protocol):
+    """What a turn uses of :class:`~._llama_text.LlamaTextBackend` (which imports this)."""
+
+    loaded: LoadedModel
+    heal_forced: bool
+    call_threshold: float | None
+    last_end: TextEnd | None
+
+    def tokenize(self, text: str) -> list[int]: ...
+
+    def _eval_prompt(self, prompt: str, tokens: list[int], system: str) -> tuple[int, int]: ...
+
+    def _logits(self, np: Any) -> Any: ...
+
+    def _sample(self, np: Any, rng: Any, ids: Any, logits: Any, temperature: float,
+                top_p: float | None) -> int: ...
 
 __all__ = ["available", "generate", "matcher_for"]
 
