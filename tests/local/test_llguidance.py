@@ -185,3 +185,18 @@ def test_lark_grammar_rejects_what_ours_accepts(auto: Any, schema: dict[str, Any
     assert grammar.matcher.matches(text(bad).encode())  # ours: left to validation
     assert llg_accepts(good)
     assert not llg_accepts(bad)
+
+
+def test_structured_output_with_a_pattern_validates(auto: Any) -> None:
+    """A response schema (structured output) with ``pattern``/bounds: the JSON answer is
+    decoded by llguidance and matches the schema."""
+    import json
+
+    schema = {"type": "object", "required": ["code", "count"], "properties": {
+        "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+        "count": {"type": "integer", "minimum": 2, "maximum": 5}}}
+    resp = auto.complete(Request(
+        messages=[Message(role="user", content="Give the airport code of Paris and a count.")],
+        response_schema=schema, max_tokens=60))
+    assert _engine(auto) == "llguidance"
+    jsonschema.validate(json.loads(resp.text()), schema)
