@@ -200,3 +200,15 @@ def test_structured_output_with_a_pattern_validates(auto: Any) -> None:
         response_schema=schema, max_tokens=60))
     assert _engine(auto) == "llguidance"
     jsonschema.validate(json.loads(resp.text()), schema)
+
+
+def test_a_pattern_llguidance_rejects_falls_back_to_the_fast_engine(auto: Any) -> None:
+    """Look-around is not in llguidance's regex dialect: the grammar does not compile there,
+    and the request is decoded by the fast engine (the value then left to validation)."""
+    tool = ToolSpec(name="set_password", description="Sets a password.", input_schema={
+        "type": "object", "required": ["password"], "properties": {"password": {
+            "type": "string", "pattern": "^(?=.*[0-9])[a-z0-9]{8,}$"}}})
+    for _ in range(2):  # the second time from the remembered failure
+        resp = _call(auto, tool, "Set my password to hunter22.")
+        assert _engine(auto) == "fast"
+        assert resp.stop_reason == "tool_use" and resp.tool_uses

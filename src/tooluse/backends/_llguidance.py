@@ -95,19 +95,18 @@ def matcher_for(loaded: LoadedModel, grammar: ToolGrammar, engine: str) -> Any |
     cache: dict[Any, Any] = getattr(loaded, "_llg_matchers", None) or {}
     setattr(loaded, "_llg_matchers", cache)  # noqa: B010 - not a declared field
     key = grammar.key or grammar.lark
-    template = cache.get(key)
-    if template is None:
-        template = llguidance.LLMatcher(tokenizer(loaded),
-                                        llguidance.grammar_from("lark", grammar.lark),
-                                        log_level=0)
+    if key not in cache:
+        template: Any = llguidance.LLMatcher(tokenizer(loaded),
+                                             llguidance.grammar_from("lark", grammar.lark),
+                                             log_level=0)
         if template.is_error():
             log.warning("llguidance rejected the grammar, using the fast engine: %s",
                         template.get_error()[:300])
-            return None
+            template = None  # remembered: not compiled again
         if len(cache) >= _MAX_GRAMMARS:
             cache.pop(next(iter(cache)))
         cache[key] = template
-    return template.deep_copy()
+    return None if cache[key] is None else cache[key].deep_copy()
 
 
 def _allowed(np: Any, matcher: Any, bitmask: Any, n_vocab: int) -> Any:
