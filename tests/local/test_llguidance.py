@@ -212,3 +212,23 @@ def test_a_pattern_llguidance_rejects_falls_back_to_the_fast_engine(auto: Any) -
         resp = _call(auto, tool, "Set my password to hunter22.")
         assert _engine(auto) == "fast"
         assert resp.stop_reason == "tool_use" and resp.tool_uses
+
+
+def test_tokenizer_from_pieces_matches_llguidance_bridge(auto: Any) -> None:
+    """Our faster construction gives llguidance the tokens its own llama.cpp bridge does."""
+    import warnings
+
+    from llguidance.llamacpp import lltokenizer_from_vocab
+
+    from tooluse.backends import _llguidance
+
+    loaded = auto.text_model.loaded
+    ours = _llguidance.tokenizer(loaded)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        bridge = lltokenizer_from_vocab(loaded.llm._model.vocab)
+    assert ours.vocab_size == bridge.vocab_size == loaded.llm.n_vocab()
+    for token in range(ours.vocab_size):
+        assert ours.decode_bytes([token]) == bridge.decode_bytes([token]), token
+        assert ours.is_special_token(token) == bridge.is_special_token(token), token
+    assert set(ours.eos_tokens) == set(loaded.eog_tokens())

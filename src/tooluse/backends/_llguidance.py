@@ -18,7 +18,6 @@ from __future__ import annotations
 import codecs
 import logging
 import time
-import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
@@ -66,16 +65,40 @@ def available() -> bool:
 
 
 def tokenizer(loaded: LoadedModel) -> Any:
-    """llguidance's tokenizer of ``loaded``'s vocabulary, built once per loaded model."""
+    """llguidance's tokenizer of ``loaded``'s vocabulary, built once per loaded model.
+
+    Built from the model's token pieces (computed once, or loaded with the disk prompt
+    cache), the control tokens marked as llguidance's bridge marks them: 0.13 s for
+    SmolLM2's 49,152 tokens against 0.35 s for ``lltokenizer_from_vocab``, which asks
+    llama.cpp for every piece again (the same tokens, checked in tests)."""
     found = getattr(loaded, "_llg_tokenizer", None)
     if found is None:
-        from llguidance.llamacpp import lltokenizer_from_vocab
+        import ctypes
+
+        import llama_cpp
+        from llguidance import LLTokenizer
 
         started = time.perf_counter()
-        with warnings.catch_warnings():  # llama_token_get_attr: deprecated, once per token
-            warnings.simplefilter("ignore", DeprecationWarning)
-            found = lltokenizer_from_vocab(loaded.llm._model.vocab,
-                                           eos_token=sorted(loaded.eog_tokens()) or None)
+        vocab = loaded.llm._model.vocab
+        get_attr = getattr(llama_cpp, "llama_vocab_get_attr", None) or llama_cpp.llama_token_get_attr
+        control = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL
+        user = llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED
+        buffer = ctypes.create_string_buffer(1024)
+        tokens: list[bytes] = []
+        for token, piece in enumerate(loaded.pieces()):
+            if not piece:  # a control token: its text, marked with 0xFF as the bridge does
+                n = llama_cpp.llama_token_to_piece(vocab, token, buffer, 1024, 0, True)
+                piece = buffer.raw[:max(n, 0)]
+                attr = get_attr(vocab, token)
+                if attr & control or (attr & user and piece.startswith(b"<")
+                                      and piece.endswith(b">")):
+                    piece = b"\xff" + piece
+            tokens.append(piece)
+        tokenize = ctypes.cast(llama_cpp.llama_cpp._lib.llama_tokenize, ctypes.c_void_p).value
+        found = LLTokenizer.from_llamacpp(  # type: ignore[attr-defined]
+            tokens=tokens, vocab_ptr=vocab, tokenize_fptr=tokenize,
+            eos_token=sorted(loaded.eog_tokens()) or llama_cpp.llama_vocab_eos(vocab),
+            slices=None)
         log.info("llguidance tokenizer built in %.2f s", time.perf_counter() - started)
         setattr(loaded, "_llg_tokenizer", found)  # noqa: B010 - not a declared field
     return found
