@@ -43,6 +43,32 @@ def test_unenforced_finds_nested_keywords_and_defs() -> None:
     assert local_unenforced(schema) == set()
 
 
+@pytest.mark.parametrize("schema", [
+    # parameters named like keywords are names, not keywords
+    {"type": "object", "properties": {"format": {"type": "string"},
+                                      "pattern": {"type": "string"},
+                                      "minimum": {"type": "integer"}}},
+    # malformed keyword values: ignored, as by the rest of the grammar
+    {"type": "string", "format": {"x": 1}, "pattern": 3},
+    {"type": "integer", "minimum": "one", "maximum": True, "allOf": []},
+    {"enum": [{"format": "date", "pattern": "x"}]},
+])
+def test_names_and_malformed_values_are_no_constraints(schema: Any) -> None:
+    assert unenforced(schema) == set()
+    spec = ToolSpec(name="f", description="", input_schema={
+        "type": "object", "properties": {"x": schema}, "required": ["x"]})
+    grammar = tool_call_grammar([spec], ToolChoice(type="any"))
+    assert not grammar.native
+
+
+def test_malformed_values_inside_a_native_value_do_not_reach_llguidance() -> None:
+    lark = native_lark({"type": "object", "minProperties": 1, "properties": {
+        "format": {"type": "string", "format": "no-such"}, "d": {"format": {"x": 1}}}},
+        None, xml=False)
+    assert lark == ('%json {"type": "object", "minProperties": 1, "properties": '
+                    '{"format": {"type": "string"}, "d": {}}}')
+
+
 def _spec(props: dict[str, Any]) -> ToolSpec:
     return ToolSpec(name="f", description="", input_schema={
         "type": "object", "properties": props, "required": sorted(props)})

@@ -43,11 +43,31 @@ FORMAT_REGEXES = {
 #: Formats llguidance's JSON compiler accepts (an unknown one fails the whole grammar).
 _JSON_FORMATS = frozenset({*FORMAT_REGEXES, "duration", "hostname", "ipv6", "unknown"})
 
-#: Keywords of a schema node our grammar does not enforce.
-_KEYWORDS = ("pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-             "multipleOf", "allOf", "uniqueItems", "not", "minProperties", "maxProperties",
-             "if", "contains", "dependentRequired")
 _XML_VALUE = r"[^<\n\r \t][^<\n\r]{0,%d}"
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+#: Each keyword with the check of a value that makes it a constraint (a value of another
+#: type is a malformed schema: ignored here as by the rest of the grammar).
+_KEYWORDS: dict[str, Any] = {
+    "pattern": lambda v: isinstance(v, str),
+    "format": lambda v: isinstance(v, str) and v in _JSON_FORMATS,
+    "minimum": lambda v: _number(v) and v != 0,  # minimum 0: ours writes no minus sign
+    "maximum": _number, "exclusiveMinimum": _number, "exclusiveMaximum": _number,
+    "multipleOf": _number,
+    "allOf": lambda v: isinstance(v, list) and bool(v),
+    "uniqueItems": lambda v: v is True,
+    "not": lambda v: isinstance(v, Mapping),
+    "minProperties": _number, "maxProperties": _number,
+    "if": lambda v: isinstance(v, Mapping),
+    "contains": lambda v: isinstance(v, Mapping),
+    "dependentRequired": lambda v: isinstance(v, Mapping) and bool(v),
+}
+#: Keywords whose value maps names to schemas (the map itself is no schema).
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
 
 
 def local_unenforced(schema: Any) -> set[str]:
@@ -56,14 +76,7 @@ def local_unenforced(schema: Any) -> set[str]:
     far as llguidance knows them."""
     if not isinstance(schema, Mapping):
         return set()
-    found = {k for k in _KEYWORDS if k in schema}
-    if "format" in found and schema["format"] not in _JSON_FORMATS:
-        found.discard("format")
-    if "minimum" in found and schema["minimum"] == 0 and not isinstance(schema["minimum"], bool):
-        found.discard("minimum")
-    if "pattern" in found and not isinstance(schema["pattern"], str):
-        found.discard("pattern")
-    return found
+    return {k for k, check in _KEYWORDS.items() if k in schema and check(schema[k])}
 
 
 def unenforced(schema: Any) -> set[str]:
@@ -79,7 +92,10 @@ def unenforced(schema: Any) -> set[str]:
             seen.add(id(node))
             found.update(local_unenforced(node))
             for key, value in node.items():
-                if key not in ("enum", "const", "default", "examples"):
+                if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+                    for sub in value.values():
+                        walk(sub)
+                elif key not in ("enum", "const", "default", "examples"):
                     walk(value)
         elif isinstance(node, list):
             for item in node:
@@ -92,8 +108,17 @@ def unenforced(schema: Any) -> set[str]:
 def _for_llguidance(schema: Any) -> Any:
     """A copy without the ``format``\\ s llguidance does not know (it rejects them)."""
     if isinstance(schema, Mapping):
-        return {k: _for_llguidance(v) for k, v in schema.items()
-                if not (k == "format" and v not in _JSON_FORMATS)}
+        out = {}
+        for key, value in schema.items():
+            if key == "format" and not (isinstance(value, str) and value in _JSON_FORMATS):
+                continue
+            if key in ("enum", "const", "default", "examples"):
+                out[key] = value  # values, not schemas
+            elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
+                out[key] = {name: _for_llguidance(sub) for name, sub in value.items()}
+            else:
+                out[key] = _for_llguidance(value)
+        return out
     if isinstance(schema, list):
         return [_for_llguidance(v) for v in schema]
     return schema
