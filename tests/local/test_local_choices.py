@@ -47,7 +47,8 @@ def make() -> Any:
     def build(**options: Any) -> Any:
         base: dict[str, Any] = {"decide": False, "score_tools": False,
                                 "optional_from_conversation": False, "max_tools": 0,
-                                "no_repeat": False, "more_calls": False}
+                                "no_repeat": False, "more_calls": False,
+                                "copy_values": False, "score_enums": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
