@@ -19,6 +19,9 @@ OUTSIDE = {
     "tooluse.server.streaming._Closed",
     # control flow: the client disconnected before its answer; the endpoint catches it
     "tooluse.server.disconnect.ClientGone",
+    # private control flow: an `eval bfcl --jobs` worker could not load the backend; the
+    # parent turns it into the CLI's one-line exit message
+    "tooluse.cli.eval._WorkerFailed",
 }
 
 
