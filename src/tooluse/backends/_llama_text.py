@@ -21,7 +21,6 @@ rather than calling ``create_chat_completion``, for three reasons:
 from __future__ import annotations
 
 import codecs
-import time
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
@@ -36,7 +35,6 @@ from ..prompting.text_backend import (
     StopScanner,
     TextEnd,
     TextMessage,
-    context_error,
 )
 from . import _llguidance  # auto/llguidance: schemas only llguidance enforces
 from ._copy_values import ValueCopier, log_softmax, score_tokens
@@ -44,6 +42,7 @@ from ._llama_cache import DiskPromptCache, eval_prompt, system_prefix_length, sy
 from ._llama_model import LoadedModel
 from ._no_repeat import Checkpoint, NoRepeat
 from ._token_choice import prefer_longer
+from ._turn import Turn, start_turn
 
 __all__ = ["GrammarEngine", "LlamaTextBackend"]
 
@@ -179,15 +178,8 @@ class LlamaTextBackend:
                                             top_p, top_k, system)
             return
         llm = self.loaded.llm
-        started = time.perf_counter()
-        tokens = self.tokenize(prompt)
-        n_ctx = llm.n_ctx()
-        if len(tokens) >= n_ctx:
-            raise context_error(len(tokens), n_ctx)
-        max_tokens = max(0, min(max_tokens, n_ctx - len(tokens)))
-        cached, from_disk = self._eval_prompt(prompt, tokens, system)
-        prompt_done = time.perf_counter()
-        end = TextEnd(reason="length", input_tokens=len(tokens), cached_tokens=cached)
+        turn = self._start_turn(prompt, max_tokens, system)
+        max_tokens, end = turn.max_tokens, turn.end
 
         matcher = grammar.matcher if grammar is not None and self.engine != "llama" else None
         state: MatchState | None = matcher.initial if matcher is not None else None
@@ -312,12 +304,7 @@ class LlamaTextBackend:
             # Also when the consumer stops early (closing this generator): the counts of
             # what was generated are kept in ``last_end``.
             end.output_tokens = produced
-            end.timings = {
-                "prompt_s": prompt_done - started,
-                "generate_s": time.perf_counter() - prompt_done,
-                "forced_tokens": float(forced_tokens),
-                "disk_cache_tokens": float(from_disk),
-            }
+            end.timings = turn.timings(forced_tokens)
             if copier is not None:
                 end.timings["copied_values"] = float(copier.copied)
                 end.timings["scored_enums"] = float(copier.enum_choices)
@@ -408,6 +395,12 @@ class LlamaTextBackend:
                     found[piece[0]] = token
             self._single_bytes: dict[int, int] = found
         return found
+
+    def _start_turn(self, prompt: str, max_tokens: int, system: str) -> Turn:
+        """Tokenize and evaluate ``prompt`` (reusing the KV and disk caches): the turn's
+        start, for every engine."""
+        return start_turn(prompt, max_tokens, self.loaded.llm.n_ctx(), self.tokenize,
+                          lambda tokens: self._eval_prompt(prompt, tokens, system))
 
     def _eval_prompt(self, prompt: str, tokens: list[int], system: str) -> tuple[int, int]:
         """Evaluate the prompt's ``tokens``, reusing the KV cache and the disk cache of the

@@ -22,9 +22,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from ..prompting.grammar import ToolGrammar
-from ..prompting.text_backend import StopScanner, TextEnd, context_error
+from ..prompting.text_backend import StopScanner, TextEnd
 from ._llama_model import LoadedModel
 from ._token_choice import prefer_longer
+from ._turn import Turn
 
 
 class LlamaTextBackend(Protocol):
@@ -37,7 +38,7 @@ class LlamaTextBackend(Protocol):
 
     def tokenize(self, text: str) -> list[int]: ...
 
-    def _eval_prompt(self, prompt: str, tokens: list[int], system: str) -> tuple[int, int]: ...
+    def _start_turn(self, prompt: str, max_tokens: int, system: str) -> Turn: ...
 
     def _logits(self, np: Any) -> Any: ...
 
@@ -184,15 +185,8 @@ def generate(backend: LlamaTextBackend, matcher: Any, prompt: str, stop: Sequenc
 
     loaded = backend.loaded
     llm = loaded.llm
-    started = time.perf_counter()
-    tokens = backend.tokenize(prompt)
-    n_ctx = llm.n_ctx()
-    if len(tokens) >= n_ctx:
-        raise context_error(len(tokens), n_ctx)
-    max_tokens = max(0, min(max_tokens, n_ctx - len(tokens)))
-    cached, from_disk = backend._eval_prompt(prompt, tokens, system)
-    prompt_done = time.perf_counter()
-    end = TextEnd(reason="length", input_tokens=len(tokens), cached_tokens=cached)
+    turn = backend._start_turn(prompt, max_tokens, system)
+    max_tokens, end = turn.max_tokens, turn.end
     pieces = loaded.pieces()
     eog = loaded.eog_tokens()
     n_vocab = int(llm.n_vocab())
@@ -246,12 +240,6 @@ def generate(backend: LlamaTextBackend, matcher: Any, prompt: str, stop: Sequenc
                 yield rest
     finally:
         end.output_tokens = produced
-        end.timings = {
-            "prompt_s": prompt_done - started,
-            "generate_s": time.perf_counter() - prompt_done,
-            "forced_tokens": float(forced_count),
-            "disk_cache_tokens": float(from_disk),
-            "llguidance": 1.0,
-        }
+        end.timings = {**turn.timings(forced_count), "llguidance": 1.0}
         backend.last_end = end
     yield end
