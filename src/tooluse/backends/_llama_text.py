@@ -196,6 +196,8 @@ class LlamaTextBackend:
         pending = b""  # a value chosen by ``copier``, fed as forced text
         guard = NoRepeat(prefill.encode("utf-8"), conversation=conversation) if (
             matcher is not None and self.no_repeat and temperature <= 0) else None
+        feed: list[int] = []  # the tokens of this step, forced or chosen
+        released: bytes | Checkpoint = b""
         try:
             while produced < max_tokens:
                 if matcher is not None and state is not None and not healing:
@@ -224,47 +226,39 @@ class LlamaTextBackend:
                         state = after
                         produced += len(forced_ids)
                         forced_tokens += len(forced_ids)
+                        feed = forced_ids
                         released = guard.push(forced) if guard is not None else forced
-                        if isinstance(released, Checkpoint):
-                            state, produced = self._resume(released)
+                if not feed:  # the model chooses the next token
+                    healing = False
+                    if copier is not None and matcher is not None and state is not None:
+                        pending = copier.choose(self, np, state, matcher, pieces, eog) or b""
+                        if pending:
                             continue
-                        text, hit = scanner.push(decoder.decode(released))
-                        if text:
-                            yield text
-                        if hit is not None:
-                            end.reason, end.stop_sequence = "stop", hit
-                            break
-                        if self._finished(matcher, state):
-                            end.reason = "end"
-                            break
-                        llm.eval(forced_ids)
-                        continue
-                healing = False
-                if copier is not None and matcher is not None and state is not None:
-                    pending = copier.choose(self, np, state, matcher, pieces, eog) or b""
-                    if pending:
-                        continue
-                token = None
-                if (produced == 0 and matcher is not None and state is not None
-                        and self.call_threshold is not None):
-                    token = self._call_or_text(np, state, matcher, pieces)
-                before = (llm.n_tokens, produced, state)
-                if token is None:
-                    banned = self._banned(guard, matcher, state, pieces) \
-                        if guard is not None else frozenset()
-                    token = self._next_token(np, rng, state, matcher, sampler, pieces, eog,
-                                             temperature, top_p, top_k, banned)
-                if token is None or token in eog:
-                    end.reason = "end"
-                    break
-                piece = pieces[token]
-                if matcher is not None and state is not None:
-                    state = matcher.advance(state, piece)
-                produced += 1
-                released = piece if guard is None else guard.push(piece, Checkpoint(
-                    len(guard.written), before[0], before[1], before[2], token, self._gap))
+                    token = None
+                    if (produced == 0 and matcher is not None and state is not None
+                            and self.call_threshold is not None):
+                        token = self._call_or_text(np, state, matcher, pieces)
+                    before = (llm.n_tokens, produced, state)
+                    if token is None:
+                        banned = self._banned(guard, matcher, state, pieces) \
+                            if guard is not None else frozenset()
+                        token = self._next_token(np, rng, state, matcher, sampler, pieces, eog,
+                                                 temperature, top_p, top_k, banned)
+                    if token is None or token in eog:
+                        end.reason = "end"
+                        break
+                    piece = pieces[token]
+                    if matcher is not None and state is not None:
+                        state = matcher.advance(state, piece)
+                    produced += 1
+                    feed = [token]
+                    released = piece if guard is None else guard.push(piece, Checkpoint(
+                        len(guard.written), before[0], before[1], before[2], token, self._gap))
+                # What was forced or chosen: rolled back by the repeat guard, or released
+                # as text, checked for a stop string and the grammar's end, then evaluated.
                 if isinstance(released, Checkpoint):
                     state, produced = self._resume(released)
+                    feed = []
                     continue
                 text, hit = scanner.push(decoder.decode(released))
                 if text:
@@ -275,7 +269,8 @@ class LlamaTextBackend:
                 if matcher is not None and state is not None and self._finished(matcher, state):
                     end.reason = "end"
                     break
-                llm.eval([token])
+                llm.eval(feed)
+                feed = []
             if end.reason == "length" and guard is not None and guard.abandon():
                 # Out of tokens inside a call we were only trying: the model had closed
                 # the call block there, so the answer ends as it would have.
