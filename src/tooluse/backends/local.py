@@ -34,12 +34,17 @@ DEFAULT_DECISION = CallDecision(bias=4.64, w_open=0.3724, w_tool=0.0, w_rel=1.66
 #: With ``copy_values``: how much likelier (nats) the model's free value must be than the
 #: best span of the conversation to be kept (docs/local.md).
 DEFAULT_COPY_BONUS = 2.0
-#: The techniques on by default for the default model: ``copy_values`` (on the BFCL
-#: samples, tuning 10 -> 12 of 38, held-out 8 -> 9 of 37, no case lost; docs/benchmarks/
-#: bfcl.md). The others are off for now: measured only on small BFCL samples under heavy
-#: load, not yet on full runs; turn them on per backend (``LocalBackend(decide=True, ...)``,
-#: ``-o decide=1``). Listing a value here turns it on for the default model.
-DEFAULT_TECHNIQUES: dict[str, int | bool] = {"copy_values": True}
+#: The techniques on by default for the default model, chosen by a leave-one-out ablation on
+#: a held-out BFCL sample (every 20th case of the six categories from #5, 75 cases, ``auto``;
+#: docs/benchmarks/bfcl.md): ``decide`` (+5 cases), ``optional_from_conversation`` (+2),
+#: ``copy_values`` (+1), ``no_repeat`` (0: kept, a further call may not repeat an earlier
+#: one). Off: ``more_calls`` (-2), ``score_tools`` (-1 on the 20 cases with several tools),
+#: ``score_enums`` (no change), ``max_tools`` (no case there offers more than 4 tools: not
+#: measured). Listing a value here turns it on for the default model.
+DEFAULT_TECHNIQUES: dict[str, int | bool] = {
+    "decide": True, "optional_from_conversation": True, "no_repeat": True,
+    "copy_values": True,
+}
 #: Under ``tool_choice: none`` the tools stay in the prompt (a cache hit for a tool loop's
 #: last turn); with them in view the default model tends to answer *about* a tool ("You can
 #: use the `getCurrentStockPrice` function...") unless reminded to answer from the results.
@@ -90,7 +95,8 @@ class LocalBackend(PromptToolsBackend):
       ``decide``: under ``auto``, call or answer by :data:`DEFAULT_DECISION`, fitted for
       the default model, or ``decision=CallDecision(...)``; on the command line
       ``-o decision=bias,w_open,w_tool,w_rel``). Defaults: :data:`DEFAULT_TECHNIQUES`
-      for the default model (only ``copy_values`` on), off for any other model.
+      for the default model (``decide``, ``optional_from_conversation``, ``no_repeat``,
+      ``copy_values`` on), off for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none`` (default True), as the Messages API does, so a tool loop's last turn reuses
       the cached prompt prefix; the grammar still forbids a call.

@@ -138,8 +138,8 @@ class PromptToolsBackend(Backend):
     ``stop_on_malformed_call``: end the turn as soon as a call the model is writing can no
     longer parse (only possible without a grammar); the text written so far is returned.
 
-    Decisions taken around the model (:mod:`.choices`; each off by default here, on for the
-    default local model, measured in docs/benchmarks/bfcl.md):
+    Decisions taken around the model (:mod:`.choices`; each off by default here; the default
+    local model turns some on, measured in docs/benchmarks/bfcl.md):
 
     - ``max_tools``: offer at most this many tools, the most relevant by BM25 (0: all);
       the names left out are logged and kept in :attr:`last_left_out`;
