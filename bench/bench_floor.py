@@ -120,9 +120,11 @@ def _env(cache_dir: Path | None) -> dict[str, str]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
     env["TOOLUSE_PROMPT_CACHE"] = str(cache_dir) if cache_dir is not None else "off"
-    # tooluse sets this before loading llama.cpp (busy-waiting threads collapse on a shared
-    # machine); the floor gets the same, so the two differ only in what they compute
-    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # The floor runs llama.cpp as it comes (OpenMP's default waiting, which is fastest on a
+    # quiet machine: 9-10 ms/token decoding on 2 threads here, against ~30 with passive
+    # waiting); tooluse's processes choose their own settings (passive waiting, decoding on
+    # one thread for a small model; bench/bench_threads.py).
+    env.pop("OMP_WAIT_POLICY", None)
     return env
 
 
