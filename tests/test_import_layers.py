@@ -27,6 +27,7 @@ ROOT = SRC / "tooluse"
 LAYERS: list[tuple[str, ...]] = [
     # the neutral model: errors, JSON values, messages, stream events, the backend protocol
     (
+        "tooluse._lazy",
         "tooluse.errors",
         "tooluse.cancel",
         "tooluse._jsonvalue",

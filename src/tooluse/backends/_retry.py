@@ -12,7 +12,6 @@ which case waiting inside a call would look like a hang and the error is raised 
 
 from __future__ import annotations
 
-import email.utils
 import random
 import time
 from collections.abc import Mapping
@@ -41,6 +40,8 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
         return max(0.0, float(raw))
     except ValueError:
         pass
+    import email.utils  # an HTTP date: rare, and `tooluse serve --help` should not pay for it
+
     try:
         when = email.utils.parsedate_to_datetime(raw)
     except (TypeError, ValueError):

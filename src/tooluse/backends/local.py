@@ -21,7 +21,13 @@ from ..prompting.backend import PromptToolsBackend
 from ..prompting.choices import CallDecision
 from ..prompting.grammar import GrammarLimits
 from ._llama_cache import load_pieces, prompt_cache_from_option
-from ._llama_model import LoadedModel, ModelSettings, default_model_path, load_model
+from ._llama_model import (
+    LoadedModel,
+    ModelSettings,
+    default_model_path,
+    load_model,
+    model_settings,
+)
 from ._llama_text import GrammarEngine, LlamaTextBackend
 from ._llguidance import available as llguidance_available
 from .registry import flag_option
@@ -157,15 +163,9 @@ class LocalBackend(PromptToolsBackend):
             auto_call_threshold = None if model_path else DEFAULT_AUTO_CALL_THRESHOLD
         if none_reminder == "default":
             none_reminder = None if model_path else DEFAULT_NONE_REMINDER
-        self.settings = ModelSettings(
-            path=str(path.expanduser().resolve()),
-            n_ctx=int(n_ctx),
-            n_threads=int(n_threads) if n_threads else None,
-            n_threads_decode=int(n_threads_decode) if n_threads_decode else None,
-            n_batch=int(n_batch),
-            extra_buffers=extra_buffers,
-            seed=int(seed),
-        )
+        self.settings: ModelSettings = model_settings(
+            path, n_ctx=n_ctx, n_threads=n_threads, n_threads_decode=n_threads_decode,
+            n_batch=n_batch, extra_buffers=extra_buffers, seed=seed)
         self.loaded: LoadedModel = load_model(self.settings)
         disk = prompt_cache_from_option(
             prompt_cache, None if prompt_cache_mb is None else int(prompt_cache_mb * 2**20))

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
-from typing import Any, TypedDict
-
-import httpx2
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ._retry import RetryPolicy
+
+if TYPE_CHECKING:  # annotations only: `tooluse serve --help` need not import the client
+    import httpx2
 
 __all__ = [
     "ASYNC_UPSTREAM_KEYS",

@@ -1,14 +1,23 @@
 """Loading a backend from the command line: ``--backend SPEC`` plus ``-o KEY=VALUE``
-options, with one-line errors naming the command (shared by ``eval bfcl`` and ``run``)."""
+options, with one-line errors naming the command (shared by ``eval bfcl``, ``run`` and
+``demo``), and :func:`start_local_load`, which begins loading a local model early.
+
+The command modules import what they run inside their functions, not at the top: the
+parser of every command is built on each start, and ``tooluse demo`` should not import the
+gateway or the BFCL harness (nor anything heavy before it can start loading its model)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
-from ..backends.registry import load_backend
+from ..errors import BackendError
 
-__all__ = ["load_cli_backend", "parse_options", "parse_pairs"]
+__all__ = ["load_cli_backend", "parse_options", "parse_pairs", "start_local_load"]
+
+#: The options of the local backend that choose the loaded model (ModelSettings).
+_MODEL_KEYS = ("n_ctx", "n_threads", "n_threads_decode", "n_batch", "extra_buffers", "seed")
 
 
 def parse_pairs(items: Iterable[str], separator: str, form: str) -> dict[str, str]:
@@ -33,6 +42,8 @@ def parse_options(items: Iterable[str], command: str) -> dict[str, Any]:
 
 def load_cli_backend(spec: str, options: dict[str, Any], command: str) -> Any:
     """The backend ``spec`` names, built with ``options``; exits with one line on failure."""
+    from ..backends.registry import load_backend
+
     try:
         return load_backend(spec, **options)
     except TypeError as exc:
@@ -43,3 +54,24 @@ def load_cli_backend(spec: str, options: dict[str, Any], command: str) -> Any:
         ) from None
     except (ValueError, ImportError, OSError) as exc:
         raise SystemExit(f"{command}: cannot load backend {spec!r}: {exc}") from None
+
+
+def start_local_load(spec: str | None, options: Mapping[str, Any]) -> None:
+    """If ``spec`` (None: the default, ``local``) names the local backend, begin loading its
+    model in the background (:func:`~tooluse.backends._llama_model.start_loading`) while
+    the command imports and builds the rest; the backend built later with the same spec
+    and options takes the loaded model. Options it cannot read are left to that backend
+    to report (here nothing is loaded)."""
+    scheme, _, rest = (spec or "local").partition(":")
+    if scheme != "local":
+        return
+    from ..backends._llama_model import default_model_path, model_settings, start_loading
+
+    given = options.get("model_path") or options.get("model") or rest or None
+    chosen = {k: options[k] for k in _MODEL_KEYS if options.get(k) is not None}
+    try:
+        path = Path(given) if given else default_model_path()
+        settings = model_settings(path, **chosen)
+    except (BackendError, ValueError, TypeError, OSError):
+        return
+    start_loading(settings)

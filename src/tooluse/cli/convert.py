@@ -13,11 +13,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from ..codecs import JSON_CODECS, Codec, bedrock, get_codec
+from ..codecs import JSON_CODECS, Codec, get_codec
 from ..errors import ToolUseError
-from ..messages import Request
+
+if TYPE_CHECKING:
+    from ..messages import Request
 
 __all__ = ["convert_document", "register"]
 
@@ -73,6 +75,8 @@ def convert_document(
     strict: bool = True,
 ) -> Any:
     """Convert one decoded JSON document; returns JSON-ready data (or text for legacy)."""
+    from ..codecs import bedrock
+
     src = _json_codec(source)
     if stream:
         if target == "legacy":

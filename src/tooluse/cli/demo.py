@@ -24,12 +24,8 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from ..backends import load_backend
-from ..backends.local import LocalBackend, from_spec
 from ..errors import BackendError
-from ..runner import Runner, RunnerError
-from ..tools import Tool
-from ._steps import StepPrinter, plan_steps, token_note
+from ._backend import start_local_load
 
 __all__ = ["DEMO_PLAN", "DEMO_QUESTION", "demo_tools", "register", "run_demo"]
 
@@ -85,6 +81,8 @@ def get_current_stock_price(symbol: str) -> str:
 def demo_tools() -> list[Any]:
     """The example's two tools as :class:`~tooluse.tools.Tool` objects, in the order of its
     prompt (the price tool first), with its descriptions."""
+    from ..tools import Tool
+
     return [Tool.from_function(get_current_stock_price), Tool.from_function(get_ticker_symbol)]
 
 
@@ -116,6 +114,10 @@ def register(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if not (args.backend and args.model):
+        # the model loads (in C, in the background) while the rest is imported and built
+        options = {"n_threads": args.threads} if args.threads else {}
+        start_local_load(args.backend, options | ({"model": args.model} if args.model else {}))
     try:
         backend = _backend(args)
     except BackendError as exc:
@@ -126,6 +128,9 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _backend(args: argparse.Namespace) -> Any:
+    from ..backends import load_backend
+    from ..backends.local import LocalBackend, from_spec
+
     if args.backend and args.model:
         raise SystemExit("tooluse demo: give --backend or --model, not both")
     if args.backend and not args.backend.startswith("local"):
@@ -142,6 +147,9 @@ def run_demo(backend: Any, *, question: str = DEMO_QUESTION, tool_choice: str = 
              max_tokens: int = 256, out: TextIO | None = None,
              system: str = DEMO_SYSTEM) -> int:
     """Run the demo conversation on ``backend``, printing each step to ``out``."""
+    from ..runner import Runner, RunnerError
+    from ._steps import StepPrinter, plan_steps, token_note
+
     tools = demo_tools()
     plan = plan_steps(tool_choice)
     printer = StepPrinter(out, plan=plan, note=lambda: token_note(backend))

@@ -9,29 +9,22 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import multiprocessing
 import os
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..backend import Backend
-from ..eval.bfcl import (
-    BfclCase,
-    BfclDataError,
-    available_categories,
-    default_data_dir,
-    grading_rule,
-    load_category,
-)
-from ..eval.harness import CaseResult, CategorySummary, run_case, summarize
-from ..eval.report import format_table, write_json
 from ._backend import load_cli_backend, parse_options
+
+if TYPE_CHECKING:  # the harness is imported when the command runs, not by every `tooluse`
+    from concurrent.futures import Executor
+
+    from ..backend import Backend
+    from ..eval.bfcl import BfclCase
+    from ..eval.harness import CaseResult, CategorySummary
 
 __all__ = ["register"]
 
@@ -172,6 +165,20 @@ def _progress(total: int, label: str, disabled: bool) -> Any:
 
 
 def _run_bfcl(args: argparse.Namespace) -> int:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from ..eval.bfcl import (
+        BfclDataError,
+        available_categories,
+        default_data_dir,
+        grading_rule,
+        load_category,
+    )
+    from ..eval.harness import summarize
+    from ..eval.report import format_table, write_json
+
     if args.limit is not None and args.limit < 1:
         raise SystemExit("tooluse eval bfcl: --limit must be at least 1")
     if args.every < 1 or args.offset < 0:
@@ -302,6 +309,8 @@ def _start_worker(spec: str, options: dict[str, Any]) -> None:
 
 
 def _worker_case(case: BfclCase, max_tokens: int, tool_choice: str) -> CaseResult:
+    from ..eval.harness import run_case
+
     if isinstance(_worker_backend, str):
         raise _WorkerFailed(_worker_backend)
     return run_case(_worker_backend, case, max_tokens=max_tokens, tool_choice=tool_choice)
@@ -311,6 +320,8 @@ def _results(backend: Backend | None, pool: Executor | None, cases: Sequence[Bfc
              max_tokens: int, tool_choice: str) -> Iterator[CaseResult]:
     """Each case's result, in the cases' order: in this process, or from the workers (which
     take the next case as soon as they are free)."""
+    from ..eval.harness import run_case
+
     if pool is None:
         assert backend is not None
         for case in cases:

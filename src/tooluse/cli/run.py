@@ -26,10 +26,7 @@ from contextlib import ExitStack
 from typing import Any, TextIO
 
 from ..errors import BackendError, ToolDefinitionError, ToolUseError
-from ..runner import Runner, RunnerError
-from ..tools import as_tool
-from ._backend import load_cli_backend, parse_options, parse_pairs
-from ._steps import StepPrinter, plan_steps, token_note
+from ._backend import load_cli_backend, parse_options, parse_pairs, start_local_load
 from .demo import backend_label
 
 __all__ = ["load_function_tool", "register", "run_command"]
@@ -76,6 +73,7 @@ class UsageError(ToolUseError, ValueError):
 
 def _run(args: argparse.Namespace) -> int:
     options = parse_options(args.option, _COMMAND)
+    start_local_load(args.backend, options)  # loads while the tools are imported/connected
     backend = load_cli_backend(args.backend, options, _COMMAND)
     return run_command(args, backend)
 
@@ -94,6 +92,9 @@ def run_command(args: argparse.Namespace, backend: Any, *, out: TextIO | None = 
 
 
 def _run_with(args: argparse.Namespace, backend: Any, stack: ExitStack, out: TextIO) -> int:
+    from ..runner import Runner, RunnerError
+    from ._steps import StepPrinter, plan_steps, token_note
+
     if args.max_tokens < 1 or args.max_iterations < 1 or args.timeout <= 0:
         raise UsageError("--max-tokens, --max-iterations and --timeout must be positive")
     functions = [load_function_tool(spec) for spec in args.tool]
@@ -190,6 +191,8 @@ def load_function_tool(spec: str) -> Any:
         value = getattr(value, part)
     if not callable(value):
         raise UsageError(f"--tool {spec!r}: {attr!r} is not a function")
+    from ..tools import as_tool
+
     try:
         return as_tool(value)
     except ToolDefinitionError as exc:

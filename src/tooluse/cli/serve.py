@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import ssl
 import sys
 from typing import Any, Literal
 
@@ -15,7 +14,7 @@ from ..backends.options import (
     RetryPolicy,
     UpstreamOptions,
 )
-from ..backends.registry import load_backend
+from ._backend import start_local_load
 
 __all__ = ["register"]
 
@@ -106,6 +105,10 @@ _UPSTREAM_OPTIONS: dict[str, _UpstreamKey] = {
 }
 
 
+def _upstream_flags(args: argparse.Namespace) -> bool:
+    return any(getattr(args, flag, None) is not None for flag in _UPSTREAM_OPTIONS)
+
+
 def _upstream_options(args: argparse.Namespace) -> UpstreamOptions:
     """The backend options the --upstream-* flags set; ValueError for a bad value."""
     options: UpstreamOptions = {}
@@ -121,14 +124,6 @@ def _upstream_options(args: argparse.Namespace) -> UpstreamOptions:
 
 
 def _run(args: argparse.Namespace) -> int:
-    try:
-        import uvicorn
-
-        from ..server import DEFAULT_MAX_BODY_BYTES, create_app
-    except ImportError as exc:  # pragma: no cover - depends on the installed extras
-        print(f"tooluse serve needs the 'server' extra: pip install 'tooluse[server]' ({exc})",
-              file=sys.stderr)
-        return 2
     keys = list(args.api_keys or [])
     keys += [k.strip() for k in os.environ.get("TOOLUSE_API_KEYS", "").split(",") if k.strip()]
     credentials: dict[str, str] = {}
@@ -151,6 +146,20 @@ def _run(args: argparse.Namespace) -> int:
         if path and not os.path.isfile(path):
             print(f"--{name.replace('_', '-')}: no such file: {path}", file=sys.stderr)
             return 2
+    if not _upstream_flags(args):
+        start_local_load(args.backend, {})  # loads while the gateway is imported and built
+    import ssl
+
+    from ..backends.registry import load_backend
+
+    try:
+        import uvicorn
+
+        from ..server import DEFAULT_MAX_BODY_BYTES, create_app
+    except ImportError as exc:  # pragma: no cover - depends on the installed extras
+        print(f"tooluse serve needs the 'server' extra: pip install 'tooluse[server]' ({exc})",
+              file=sys.stderr)
+        return 2
     try:
         backend: Any = args.backend
         options = _upstream_options(args)

@@ -15,10 +15,9 @@ import importlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, overload
 
-from ..messages import Request, Response, ToolSpec
-from ..stream import StreamEvent
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: importing this package stays cheap
+    from ..messages import Request, Response, ToolSpec
+    from ..stream import StreamEvent
     from .legacy import LegacyPrompt
 
 __all__ = ["CODEC_NAMES", "JSON_CODECS", "Codec", "LegacyCodec", "get_codec"]
