@@ -79,3 +79,25 @@ def test_the_backends_package_resolves_lazily() -> None:
 
     assert backends.Backend is Backend and backends.load_backend is load_backend
     assert set(backends.__all__) <= set(dir(backends))
+
+
+def test_the_program_runs_atexit_handlers_and_keeps_the_exit_status() -> None:
+    """``entry`` (console script, ``python -m tooluse.cli``) freezes the collector before
+    shutting down, and nothing else of a normal exit is lost."""
+    script = textwrap.dedent("""
+        import atexit, gc, sys
+        def report():
+            print(f"atexit ran, frozen={gc.get_freeze_count() > 0}", flush=True)
+        atexit.register(report)
+        sys.argv = ["tooluse"] + sys.argv[1:]
+        from tooluse.cli import entry
+        entry()
+    """)
+    no_command = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                                timeout=120, check=False)
+    assert no_command.returncode == 2  # main's status for no command
+    assert "atexit ran, frozen=True" in no_command.stdout
+    bad = subprocess.run([sys.executable, "-c", script, "convert", "--from", "nope"],
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr  # argparse's SystemExit
+    assert "atexit ran, frozen=True" in bad.stdout
