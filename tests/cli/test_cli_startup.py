@@ -101,3 +101,17 @@ def test_the_program_runs_atexit_handlers_and_keeps_the_exit_status() -> None:
                          capture_output=True, text=True, timeout=120, check=False)
     assert bad.returncode == 2 and "invalid choice" in bad.stderr  # argparse's SystemExit
     assert "atexit ran, frozen=True" in bad.stdout
+
+
+def test_the_demo_sizes_its_context_for_its_conversation_on_the_default_model_only() -> None:
+    from tooluse.cli import build_parser
+    from tooluse.cli.demo import DEMO_N_CTX, _local_options
+
+    def options(*argv: str) -> dict[str, object]:
+        return _local_options(build_parser().parse_args(["demo", *argv]))
+
+    assert options() == {"n_ctx": DEMO_N_CTX} == options("--backend", "local")
+    assert options("--threads", "1") == {"n_threads": 1, "n_ctx": DEMO_N_CTX}
+    assert options("--model", "other.gguf") == {}  # another model: its own context
+    assert options("--backend", "local:/m/other.gguf") == {}
+    assert options("--max-tokens", "2000") == {}  # five such turns may not fit: the model's

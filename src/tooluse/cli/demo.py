@@ -116,8 +116,8 @@ def register(sub: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     if not (args.backend and args.model):
         # the model loads (in C, in the background) while the rest is imported and built
-        options = {"n_threads": args.threads} if args.threads else {}
-        start_local_load(args.backend, options | ({"model": args.model} if args.model else {}))
+        model = {"model": args.model} if args.model else {}
+        start_local_load(args.backend, _local_options(args) | model)
     try:
         backend = _backend(args)
     except BackendError as exc:
@@ -125,6 +125,26 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     return run_demo(backend, question=args.question, tool_choice=args.tool_choice,
                     max_tokens=args.max_tokens, system=args.system)
+
+
+#: The demo's context on the default model: its conversation (the 510-token first prompt,
+#: at most five turns of --max-tokens, short tool results) fits in 4096 tokens. The model's
+#: own 8192 (``n_ctx=0``) takes twice as long to allocate (~0.11 s against ~0.05 s of a
+#: ~0.2 s load; the KV cache is cleared at creation) and to free, for the same logits
+#: (llama.cpp attends over the used cells only; checked bit for bit). The floor of
+#: bench/bench_floor.py uses 4096 too.
+DEMO_N_CTX = 4096
+_DEMO_PROMPT_ROOM = 1536  # the first prompt, the tool results and a long --question
+
+
+def _local_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The local backend's options for this run (the early load and the backend use the
+    same, so they share one loaded model)."""
+    options: dict[str, Any] = {"n_threads": args.threads} if args.threads else {}
+    default_model = not args.model and args.backend in (None, "local")
+    if default_model and 5 * args.max_tokens + _DEMO_PROMPT_ROOM <= DEMO_N_CTX:
+        options["n_ctx"] = DEMO_N_CTX
+    return options
 
 
 def _backend(args: argparse.Namespace) -> Any:
@@ -136,11 +156,9 @@ def _backend(args: argparse.Namespace) -> Any:
     if args.backend and not args.backend.startswith("local"):
         return load_backend(args.backend)
     if args.backend:
-        options: dict[str, Any] = {"grammar": not args.no_grammar}
-        if args.threads:
-            options["n_threads"] = args.threads
-        return from_spec(args.backend.partition(":")[2], **options)
-    return LocalBackend(args.model, grammar=not args.no_grammar, n_threads=args.threads)
+        return from_spec(args.backend.partition(":")[2], grammar=not args.no_grammar,
+                         **_local_options(args))
+    return LocalBackend(args.model, grammar=not args.no_grammar, **_local_options(args))
 
 
 def run_demo(backend: Any, *, question: str = DEMO_QUESTION, tool_choice: str = DEMO_PLAN,
