@@ -96,7 +96,8 @@ class LocalBackend(PromptToolsBackend):
       its log-likelihood plus ``copy_bonus`` (nats) beats the free value's
       (:mod:`._copy_values`). ``score_enums``: where the grammar allows only a few values
       (an enum, a boolean), each is scored whole and the likeliest is written.
-    - ``max_tools``, ``decide``, ``score_tools``, ``optional_from_conversation``: the
+    - ``max_tools``, ``decide``, ``score_tools``, ``optional_from_conversation``,
+      ``fan_out``: the
       decisions taken around the model (:class:`~tooluse.prompting.PromptToolsBackend`;
       ``decide``: under ``auto``, call or answer by :data:`DEFAULT_DECISION`, fitted for
       the default model, or ``decision=CallDecision(...)``; on the command line
@@ -151,6 +152,7 @@ class LocalBackend(PromptToolsBackend):
         copy_values: bool | None = None,
         copy_bonus: float = DEFAULT_COPY_BONUS,
         score_enums: bool | None = None,
+        fan_out: bool | None = None,
     ) -> None:
         if grammar_engine == "llguidance" and not llguidance_available():
             raise BackendError("grammar_engine='llguidance' needs the llguidance package: "
@@ -193,6 +195,7 @@ class LocalBackend(PromptToolsBackend):
             optional_from_conversation=bool(
                 defaults.get("optional_from_conversation", False)
                 if optional_from_conversation is None else optional_from_conversation),
+            fan_out=bool(defaults.get("fan_out", False) if fan_out is None else fan_out),
             tools_under_none=tools_under_none, none_reminder=none_reminder,
         )
         self.model_path = path
@@ -215,7 +218,7 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
     if options.get("none_reminder") in ("off", "none", ""):
         options["none_reminder"] = None
     for key in ("decide", "score_tools", "optional_from_conversation", "no_repeat",
-                "more_calls", "copy_values", "score_enums"):
+                "more_calls", "copy_values", "score_enums", "fan_out"):
         if key in options and options[key] is not None:
             options[key] = flag_option(options[key], key)
     weights = options.get("decision")

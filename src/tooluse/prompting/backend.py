@@ -38,6 +38,7 @@ from ..codecs.legacy import (
     encode_request,
     escape,
     new_message_id,
+    new_tool_use_id,
 )
 from ..errors import BackendError, ConversionError
 from ..messages import Request, TextBlock, ToolChoice, ToolUseBlock, Usage
@@ -51,6 +52,7 @@ from ..stream import (
     TextDelta,
     ToolInputDelta,
 )
+from ..tools.validation import compile_validator
 from .choices import (
     CallDecision,
     conversation_text,
@@ -59,6 +61,7 @@ from .choices import (
     relevance,
     select_tools,
 )
+from .fan_out import fan_out
 from .grammar import GrammarLimits, ToolGrammar, tool_call_grammar
 from .text_backend import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
 
@@ -149,7 +152,10 @@ class PromptToolsBackend(Backend):
     - ``score_tools``: the first call's tool is the one whose whole name the model finds
       likeliest (not the one its first token favours);
     - ``optional_from_conversation``: optional parameters whose value the conversation
-      does not give are left out of the calls.
+      does not give are left out of the calls;
+    - ``fan_out``: when a call's value is one item of a list in the question ("the
+      factorial of 5, 10 and 15"), the same call is added for each item the model left out
+      (:mod:`.fan_out`; each added call validated against its tool's schema).
 
     ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
     none`` (the default, as the Messages API does: the prompt prefix stays that of the
@@ -174,6 +180,7 @@ class PromptToolsBackend(Backend):
         decision: CallDecision | None = None,
         score_tools: bool = False,
         optional_from_conversation: bool = False,
+        fan_out: bool = False,
         tools_under_none: bool = True,
         none_reminder: str | None = None,
     ) -> None:
@@ -192,6 +199,7 @@ class PromptToolsBackend(Backend):
         self.decision = decision
         self.score_tools = score_tools
         self.optional_from_conversation = optional_from_conversation
+        self.fan_out = fan_out
         self.tools_under_none = tools_under_none
         self.none_reminder = none_reminder
         #: Timings and token counts of the last request (for benchmarks and the demo).
@@ -262,6 +270,12 @@ class PromptToolsBackend(Backend):
             retry.timings["retried_after_repeat"] = 1.0
             end = retry
         yield from emitter.close()
+        if self.fan_out and emitter.blocks and not choice.disable_parallel_tool_use:
+            added = _fanned_out(request, emitter.blocks, self.limits.max_calls)
+            for block in added:
+                yield from emitter._call(block)
+            if added:
+                end.timings["fanned_out"] = float(len(added))
         end.timings.setdefault("total_s", time.perf_counter() - started)
         end.timings.update(planned)
         if emitter.dropped:
@@ -387,6 +401,22 @@ def _optional_filter(request: Request) -> Callable[[ToolUseBlock], tuple[ToolUse
     return adjust
 
 
+def _fanned_out(request: Request, blocks: list[ToolUseBlock],
+                limit: int) -> list[ToolUseBlock]:
+    """The calls :func:`.fan_out.fan_out` adds to the model's ``blocks``, as new blocks."""
+    specs = {t.name: t for t in request.tools}
+
+    def valid(name: str, arguments: dict[str, Any]) -> bool:
+        spec = specs.get(name)
+        return spec is not None and compile_validator(spec.input_schema).is_valid(arguments)
+
+    added = fan_out([(b.name, dict(b.input)) for b in blocks], question_text(request),
+                    {name: spec.input_schema for name, spec in specs.items()},
+                    limit=limit, valid=valid)
+    return [ToolUseBlock(id=new_tool_use_id(), name=name, input=arguments)
+            for name, arguments in added]
+
+
 def _call_key(block: ToolUseBlock) -> str:
     return json.dumps([block.name, block.input], sort_keys=True, default=str)
 
@@ -413,6 +443,8 @@ class _Emitter:
         self.calls = 0
         self.cut_in_call = False
         self.seen_calls: set[str] = set()
+        #: The calls emitted, in order.
+        self.blocks: list[ToolUseBlock] = []
         #: Rewrites each call before it is emitted (e.g. drops invented optional values).
         self.adjust: Callable[[ToolUseBlock], tuple[ToolUseBlock, int]] | None = None
         self.dropped = 0
@@ -477,6 +509,7 @@ class _Emitter:
             self.repeated = "turn" if key in self.seen_calls else "history"
             return
         self.seen_calls.add(key)
+        self.blocks.append(block)
         self.held = ""
         if self.text_open:
             yield BlockStop(index=self.index)

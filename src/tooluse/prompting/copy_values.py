@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["candidate_values"]
+__all__ = ["STOP_WORDS", "candidate_values"]
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?![\w])")
 _QUOTED = re.compile(r"""["'\u2018\u201c`]([^"'\u2019\u201d`\n<>]{1,80})["'\u2019\u201d`]""")
@@ -25,7 +25,7 @@ _TAGGED = re.compile(r">([^<>\n]{1,80})<")
 _WORD = re.compile(r"[^\W\d_][\w\-]*")
 _MARKUP = re.compile(r"<[^<>]*>")
 #: Words never worth offering alone (a capitalised one starts a sentence).
-_STOP = frozenset({
+STOP_WORDS = frozenset({
     "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be",
     "been", "but", "by", "can", "could", "did", "do", "does", "each", "find", "for", "from",
     "get", "give", "given", "had", "has", "have", "how", "i", "if", "in", "into", "is",
@@ -66,7 +66,7 @@ def candidate_values(conversation: str, limit: int = 24) -> list[str]:
 
     def add(span: str) -> None:
         span = span.strip(" .,;:!?")
-        if span and span.lower() not in _STOP and span not in seen:
+        if span and span.lower() not in STOP_WORDS and span not in seen:
             seen.add(span)
             found.append(span)
 

@@ -1,0 +1,309 @@
+"""The number of calls follows the request: one call per item of a list the user wrote.
+
+A small model asked for "the factorial of 5, 10 and 15" writes the call for 5 and closes
+the call block (BFCL ``parallel``: 128 of 200 answers held one call where two to four were
+asked for). The question itself says how many calls are wanted: the value the model wrote
+(``5``) is the first item of a list (``5, 10 and 15``), so the same call is due for each
+other item. :func:`fan_out` finds such lists around the values of the model's calls and
+returns the calls the model left out: its own call with the list's value replaced by each
+other item — every value still written by the model or copied from the question, every
+call still validated against its tool's schema.
+
+What counts as a list (:func:`list_around`): items of the same shape as the value (numbers,
+with the same unit when the value has one; capitalised names; quoted strings; single
+lowercase words), separated by commas and a final ``and``/``or``/``&``. Lists that are not
+a request for several calls are left alone:
+
+- a range (``between 1 and 1000``, ``from 2 to 5``);
+- items the call already uses for other parameters (``the GCD of 96 and 128``: both
+  values are the call's);
+- values of array parameters (the list is the array).
+
+Several lists of the same length go together (``Taylor Swift and Maroon 5, for 20 and 15
+minutes respectively``: the second call takes the second item of each).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .copy_values import STOP_WORDS
+
+__all__ = ["Item", "fan_out", "list_around", "lists_in"]
+
+#: A call as (tool name, input).
+Call = tuple[str, dict[str, Any]]
+
+_NUMBER = r"[-+]?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?"
+_NUMBER_AT = re.compile(_NUMBER + r"(?!\w|\.\d)")
+_SEPARATOR = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+|&\s*)?|\s+(?:and|or|&|as well as|plus)\s+)",
+                        re.IGNORECASE)
+_FINAL = re.compile(r"(?:and|or|&|as well as|plus)\s+$", re.IGNORECASE)
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_NAME_WORD = re.compile(r"(?:[A-Z0-9][\w'’.&-]*)")
+_POSSESSIVE = re.compile(r"['’]s$")
+_QUOTED = re.compile(r"""(['"‘“])([^'"‘’“”]{1,80})(['"’”])""")
+_RANGE_WORDS = ("between", "from")
+#: Words that are never an item of a list: copy_values' stop words, and verbs that
+#: follow "and" ("ATP in mitochondria and does it...").
+_STOP = STOP_WORDS | frozenset({
+    "need", "want", "did", "had", "make", "should", "may", "might", "analyze",
+    "calculate", "compare", "provide", "per", "also",
+})
+
+
+@dataclass(frozen=True)
+class Item:
+    """One item of a list in the question: its text as it should be written in a call, and
+    where it stands."""
+
+    text: str
+    start: int
+    end: int
+
+
+def _number_value(text: str) -> float | None:
+    cleaned = text.replace("$", "").replace(",", "").rstrip("%")
+    try:
+        return float(cleaned)
+    except ValueError:
+        return None
+
+
+def _find_value(question: str, value: Any) -> tuple[int, int, str] | None:
+    """Where ``value`` stands in the question, and its shape: "number", "name" (capitalised
+    words), "quoted" or "word" (lowercase words)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        for m in _NUMBER_AT.finditer(question):
+            if m.start() > 0 and (question[m.start() - 1].isalnum() or question[m.start() - 1]
+                                  in "_.="):
+                continue
+            number = _number_value(m.group())
+            if number is not None and number == float(value):
+                return m.start(), m.end(), "number"
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > 80:
+        return None
+    text = value.strip()
+    for quoted in _QUOTED.finditer(question):
+        if quoted.group(2).strip().lower() == text.lower():
+            return quoted.start(), quoted.end(), "quoted"
+    at = re.search(r"(?<![\w])" + re.escape(text) + r"(?![\w])", question, re.IGNORECASE)
+    if at is None:
+        return None
+    words = text.split()
+    if all(_NAME_WORD.fullmatch(w) for w in words) and any(w[0].isupper() for w in words):
+        return at.start(), at.end(), "name"
+    if all(_WORD.fullmatch(w) and w.lower() not in _STOP for w in words) and len(words) <= 2:
+        return at.start(), at.end(), "word"
+    return None
+
+
+def _unit_after(question: str, end: int) -> str | None:
+    m = re.match(r"\s*([^\W\d_]+)", question[end:])
+    if m is None or m.group(1).lower() in ("and", "or", "as", "plus", "respectively"):
+        return None
+    return m.group(1).lower()
+
+
+def _item_at(question: str, at: int, shape: str, size: int, unit: str | None) -> Item | None:
+    """The item of ``shape`` that starts at ``at``, if one does."""
+    rest = question[at:]
+    if shape == "number":
+        m = _NUMBER_AT.match(rest)
+        if m is None:
+            return None
+        if unit is not None and _unit_after(question, at + m.end()) not in (unit, None):
+            return None
+        return Item(m.group(), at, at + m.end())
+    if shape == "quoted":
+        m = _QUOTED.match(rest)
+        return Item(m.group(2).strip(), at, at + m.end()) if m else None
+    words: list[re.Match[str]] = []
+    last = 0
+    pattern = _NAME_WORD if shape == "name" else _WORD
+    for m in re.finditer(r"\S+", rest):
+        if m.start() != (words[-1].end() + 1 if words else 0) or len(words) >= size + 2:
+            break
+        word = _POSSESSIVE.sub("", m.group().rstrip(",.;:!?)"))
+        if not pattern.fullmatch(word) or word.lower() in _STOP:
+            break
+        if shape == "word" and word[0].isupper():
+            break
+        words.append(m)
+        last = m.start() + len(word)
+        if m.group() != word:  # punctuation (or a possessive) ends the item
+            break
+    if not words or (shape == "word" and len(words) > size):
+        return None
+    text = rest[:last]
+    if shape == "name" and not text[0].isupper():
+        return None
+    return Item(text, at, at + last)
+
+
+def list_around(question: str, value: Any) -> tuple[list[Item], int] | None:
+    """The list in ``question`` that ``value`` is an item of, and its index there; None
+    when the value stands alone (or in a range, or not in the question at all)."""
+    found = _find_value(question, value)
+    if found is None:
+        return None
+    start, end, shape = found
+    size = len(str(value).split())
+    unit = _unit_after(question, end) if shape == "number" else None
+    first = Item(question[start:end] if shape != "quoted" else str(value), start, end)
+    items = [first]
+    final = False  # a list has a final "and"/"or": "A, B and C", not "Paris, France"
+    # Rightwards: separator, item; a final "and"/"or" ends the list.
+    at = end
+    if unit is not None:
+        at = question.lower().index(unit, end) + len(unit)
+    while True:
+        sep = _SEPARATOR.match(question, at)
+        if sep is None:
+            break
+        item = _item_at(question, sep.end(), shape, size, unit)
+        if item is None:
+            break
+        items.append(item)
+        at = item.end
+        if unit is not None and _unit_after(question, at) == unit:
+            at = question.lower().index(unit, at) + len(unit)
+        if _FINAL.search(sep.group() + " "):
+            final = True
+            break
+    # Leftwards: "A, B and <value>" — earlier items separated by commas.
+    index = 0
+    before = question[:start]
+    while True:
+        sep = re.search(r"(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)$", before)
+        if sep is None:
+            break
+        head = before[: sep.start()]
+        item = None
+        for m in list(re.finditer(r"(?<![^\s,(])\S", head))[-(size + 2):]:
+            probe = _item_at(question, m.start(), shape, size, unit)
+            if probe is not None and question[probe.end:sep.start()].strip().lower() in (
+                    "", unit or ""):
+                item = probe
+                break
+        if item is None:
+            break
+        items.insert(0, item)
+        final = final or bool(re.search(r"\b(?:and|or)\b", sep.group()))
+        index += 1
+        before = question[: item.start]
+    if len(items) < 2 or not final:
+        return None
+    word_before = re.search(r"([^\W\d_]+)\W*$", question[: items[0].start])
+    if shape == "number" and word_before is not None \
+            and word_before.group(1).lower() in _RANGE_WORDS:
+        return None
+    if re.match(r"\s*(?:to|-|–)\s*" + _NUMBER, question[items[-1].end:]) and shape == "number":
+        return None
+    return items, index
+
+
+def lists_in(text: str, spans: Sequence[str]) -> list[list[str]]:
+    """The lists in ``text`` (see :func:`list_around`) that hold one of ``spans`` (the
+    values the conversation offers, e.g. :func:`~.copy_values.candidate_values`), each
+    once, as the strings its items are written with."""
+    by_end: dict[int, list[Item]] = {}
+    for span in spans:
+        around = list_around(text, _number_value(span) if _NUMBER_AT.fullmatch(span)
+                             else span)
+        if around is None:
+            continue
+        items = around[0]
+        known = by_end.get(items[-1].end)
+        if known is None or items[0].start < known[0].start:
+            by_end[items[-1].end] = items  # "Santa Barbara and Monterey", not "Barbara..."
+    return [[item.text for item in items] for _, items in sorted(by_end.items())]
+
+
+def _as_value(item: Item, like: Any) -> Any:
+    """The item written as the call's value was (a number for a number)."""
+    if isinstance(like, (int, float)) and not isinstance(like, bool):
+        number = _number_value(item.text)
+        if number is None:
+            return None
+        return int(number) if isinstance(like, int) and number.is_integer() else number
+    return item.text
+
+
+def fan_out(calls: Sequence[Call], question: str,
+            schemas: Mapping[str, Mapping[str, Any] | None], *, limit: int,
+            valid: Callable[[str, dict[str, Any]], bool]) -> list[Call]:
+    """The calls ``question`` asks for that ``calls`` (the model's, in order) leave out:
+    for each call, one more per further item of the lists its values stand in (see the
+    module docstring). At most ``limit`` calls in all; ``valid(name, input)`` must accept
+    each new call."""
+    extra: list[Call] = []
+    seen = [(name, dict(args)) for name, args in calls]
+    for name, args in calls:
+        props = ((schemas.get(name) or {}).get("properties") or {})
+        names = {_norm(w) for k in props for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", k)}
+        lists: dict[str, tuple[list[Item], int]] = {}
+        for key, value in args.items():
+            schema = props.get(key) or {}
+            if isinstance(value, (list, dict)) or schema.get("type") in ("array", "object"):
+                continue
+            found = list_around(question, value)
+            if found is None:
+                continue
+            items, index = found
+            others = {_norm(x) for k, v in args.items() if k != key
+                      for x in (v if isinstance(v, list) else [v])}
+            if any(_norm(_as_value(i, value)) in others for j, i in enumerate(items)
+                   if j != index):
+                continue  # the items are this call's other values: not several calls
+            if any(_norm(i.text) in names for i in items):
+                continue  # "a base of 10 units and height of 5": a parameter's name
+            if re.search(r"\bbetween\W*$", question[: items[0].start], re.IGNORECASE):
+                continue  # "between New York and Boston": one call about both
+            lists[key] = found
+        if not lists:
+            continue
+        for choice in _combinations(lists, together="respectively" in question.lower()):
+            new = dict(args)
+            for key, (items, _) in lists.items():
+                if key in choice:
+                    new[key] = _as_value(items[choice[key]], args[key])
+            if new == args or any(value is None for value in new.values()):
+                continue
+            if any(n == name and all(_norm(a.get(k)) == _norm(new[k]) for k in lists)
+                   for n, a in seen):
+                continue  # the model already wrote this item's call
+            if len(calls) + len(extra) >= limit or not valid(name, new):
+                continue
+            extra.append((name, new))
+            seen.append((name, new))
+    return extra
+
+
+def _combinations(lists: Mapping[str, tuple[list[Item], int]],
+                  together: bool) -> list[dict[str, int]]:
+    """Which item of each list each call takes (the model's own call left out): with
+    ``together`` ("respectively"), the lists of the longest length go in step, the others
+    keep the model's value; else every combination of the lists' items."""
+    if together:
+        length = max(len(items) for items, _ in lists.values())
+        return [{k: j for k, (items, index) in lists.items() if len(items) == length}
+                for j in range(length)]
+    combos: list[dict[str, int]] = [{}]
+    for key, (items, _) in lists.items():
+        combos = [{**c, key: j} for c in combos for j in range(len(items))]
+    return combos
+
+
+def _norm(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (int, float)):
+        return repr(float(value))
+    return str(value).strip().strip("'\".,;:!?").lower()
