@@ -52,3 +52,59 @@ def test_numbers_of_the_question_are_copied_not_invented() -> None:
     assert (copied["bedrooms"], copied["bathrooms"]) == (3, 2)
     assert copied["area"] == 1800 and copied["location"] == "San Francisco"
     assert end.timings["copied_values"] >= 1
+
+
+STOCKS = ToolSpec(name="get_stock_prices", description="Stock prices of companies.",
+                  input_schema={"type": "object", "properties": {
+                      "companies": {"type": "array", "items": {"type": "string"},
+                                    "description": "The companies."},
+                      "duration": {"type": "string", "description": "How far back."}},
+                      "required": ["companies", "duration"]})
+PLAY = ToolSpec(name="spotify_play", description="Play specific tracks from a given artist "
+                "for a specific time duration.",
+                input_schema={"type": "object", "properties": {
+                    "artist": {"type": "string",
+                               "description": "The artist whose songs you want to play."},
+                    "duration": {"type": "integer", "description": "The duration for which "
+                                 "the songs should be played, in minutes."}},
+                    "required": ["artist", "duration"]})
+
+
+def _backend(**options: Any) -> Any:
+    pytest.importorskip("llama_cpp")
+    from tooluse.backends.local import LocalBackend
+    from tooluse.errors import BackendError
+
+    try:
+        return LocalBackend(n_threads=2, prompt_cache=False, **options)
+    except BackendError as exc:
+        pytest.skip(str(exc))
+
+
+def _calls(backend: Any, question: str, tool: ToolSpec) -> list[dict[str, Any]]:
+    response = backend.complete(Request(
+        messages=[Message(role="user", content=[TextBlock(text=question)])], tools=[tool],
+        tool_choice=ToolChoice(type="any"), max_tokens=128))
+    for block in response.tool_uses:
+        jsonschema.validate(dict(block.input), tool.input_schema)
+    return [dict(block.input) for block in response.tool_uses]
+
+
+def test_an_array_takes_the_list_the_question_writes() -> None:
+    question = "Retrieve stock prices of Microsoft and Google for the last 2 weeks."
+    # The model alone writes an empty list of companies...
+    (alone,) = _calls(_backend(copy_values=False), question, STOCKS)
+    assert alone["companies"] == []
+    # ...with copy_values the list the question gives is offered whole, and taken.
+    (copied,) = _calls(_backend(copy_values=True), question, STOCKS)
+    assert copied["companies"] == ["Microsoft", "Google"]
+
+
+def test_fan_out_writes_one_call_per_item_of_the_list() -> None:
+    question = ("Play songs from the artists Taylor Swift and Maroon 5, with a play time of "
+                "20 minutes and 15 minutes respectively, on Spotify.")  # BFCL parallel_0
+    alone = _calls(_backend(fan_out=False), question, PLAY)
+    assert alone == [{"artist": "Taylor Swift", "duration": 20}]  # the model stops there
+    fanned = _calls(_backend(fan_out=True), question, PLAY)
+    assert fanned == [{"artist": "Taylor Swift", "duration": 20},
+                      {"artist": "Maroon 5", "duration": 15}]

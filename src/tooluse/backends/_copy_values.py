@@ -12,6 +12,7 @@ a span is only offered when the matcher accepts it followed by ``</``.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -19,12 +20,13 @@ from typing import Any
 from ..codecs.legacy import escape, unescape
 from ..prompting.choices import given_by
 from ..prompting.copy_values import candidate_values
+from ..prompting.fan_out import lists_in
 from ..prompting.matcher import Matcher, MatchState
 
 __all__ = ["ValueCopier", "log_softmax", "score_tokens"]
 
 #: An opening parameter tag just written (its ``>`` may be held back by token healing).
-_OPENED = re.compile(rb"<([^<>/\s]+)(>?)$")
+_OPENED = re.compile(rb"<([^<>/\s]+)(>?)(\[?)$")
 _STRUCTURE = frozenset({b"tool_name", b"parameters", b"invoke", b"function_calls"})
 _CLOSE = b"</"
 _OPEN = ord("<")
@@ -65,6 +67,10 @@ class ValueCopier:
                  enums: bool = False, max_value_tokens: int = 48) -> None:
         self.conversation = conversation
         self.spans = candidate_values(conversation) if bonus is not None else []
+        #: The lists the conversation writes ("stops at Santa Barbara and Monterey"), offered
+        #: whole where an array is due.
+        self.lists = lists_in(conversation, candidate_values(conversation, limit=200)) \
+            if bonus is not None else []
         self.enums = enums
         self.bonus = bonus or 0.0
         self.max_value_tokens = max_value_tokens
@@ -85,6 +91,8 @@ class ValueCopier:
         if opened is None or opened.group(1) in _STRUCTURE:
             return None
         head = b"" if opened.group(2) else b">"
+        #: An array's "[" the grammar forced already (nothing else can start the value).
+        bracket = opened.group(3)
         finite = _finite_values(matcher, state, head) if self.enums else None
         if finite:
             return self._best_alternative(backend, np, start, finite)
@@ -96,6 +104,10 @@ class ValueCopier:
         used = self._used(llm, pieces, start)
         options = [head + escape(s).encode("utf-8") for s in self.spans
                    if not (words and _NUMBER.fullmatch(s))]
+        array = bool(bracket) or (not words and bool(matcher.advance(state, head + b"[")))
+        if array:
+            options += [head + escape(text).encode("utf-8")[len(bracket):]
+                        for text in _as_arrays(self.lists)]
         options = [o for o in options if o[len(head):] not in used]
         options = [o for o in options if matcher.advance(state, o + _CLOSE)]
         if not options:
@@ -115,6 +127,12 @@ class ValueCopier:
         llm.n_tokens = start - 1
         llm.eval([int(llm.input_ids[start - 1])])
         best_lp, best = max(scored) if scored else (float("-inf"), b"")
+        lists = [(lp, o) for lp, o in scored if (bracket + o[len(head):]).startswith(b"[")]
+        if array and lists and free is not None \
+                and (bracket + free[len(head):]).strip() == b"[]":
+            # An empty array where the question lists items: the likeliest list, not none.
+            best_lp, best = max(lists)
+            free = None
         if free is not None and best_lp + self.bonus <= free_lp:
             return free + _CLOSE
         if not scored:
@@ -176,6 +194,25 @@ class ValueCopier:
                 return (value, total) if value.startswith(head) else (None, float("-inf"))
             llm.eval([token])
         return None, float("-inf")
+
+
+def _as_arrays(lists: Sequence[Sequence[str]]) -> list[str]:
+    """Each list as a JSON array: of strings, and of numbers when every item is one."""
+    arrays: list[str] = []
+    for items in lists:
+        arrays.append(json.dumps(list(items), ensure_ascii=False))
+        numbers = [_json_number(item) for item in items]
+        if all(n is not None for n in numbers):
+            arrays.append(json.dumps(numbers))
+    return arrays
+
+
+def _json_number(text: str) -> int | float | None:
+    try:
+        number = float(text.replace(",", "").lstrip("$"))
+    except ValueError:
+        return None
+    return int(number) if number.is_integer() and "." not in text else number
 
 
 def _finite_values(matcher: Matcher, state: MatchState, head: bytes, limit: int = 24,

@@ -47,9 +47,11 @@ DEFAULT_COPY_BONUS = 2.0
 #: one). Off: ``more_calls`` (-2), ``score_tools`` (-1 on the 20 cases with several tools),
 #: ``score_enums`` (no change), ``max_tools`` (no case there offers more than 4 tools: not
 #: measured). Listing a value here turns it on for the default model.
+#: ``fan_out`` (one call per item of a list in the question) was added later: +9 of 200
+#: on BFCL ``parallel`` with no case lost (docs/benchmarks/bfcl.md).
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
-    "copy_values": True,
+    "copy_values": True, "fan_out": True,
 }
 #: Under ``tool_choice: none`` the tools stay in the prompt (a cache hit for a tool loop's
 #: last turn); with them in view the default model tends to answer *about* a tool ("You can
@@ -94,7 +96,8 @@ class LocalBackend(PromptToolsBackend):
       conversation the grammar allows there (numbers, quoted strings, names, tool results'
       values) are scored whole by the model against its own free value; a span wins when
       its log-likelihood plus ``copy_bonus`` (nats) beats the free value's
-      (:mod:`._copy_values`). ``score_enums``: where the grammar allows only a few values
+      (:mod:`._copy_values`). Where an array is due, the lists the question writes ("stops
+      at Santa Barbara and Monterey") are offered whole, and one wins over an empty array. ``score_enums``: where the grammar allows only a few values
       (an enum, a boolean), each is scored whole and the likeliest is written.
     - ``max_tools``, ``decide``, ``score_tools``, ``optional_from_conversation``,
       ``fan_out``: the
@@ -103,7 +106,7 @@ class LocalBackend(PromptToolsBackend):
       the default model, or ``decision=CallDecision(...)``; on the command line
       ``-o decision=bias,w_open,w_tool,w_rel``). Defaults: :data:`DEFAULT_TECHNIQUES`
       for the default model (``decide``, ``optional_from_conversation``, ``no_repeat``,
-      ``copy_values`` on), off for any other model.
+      ``copy_values``, ``fan_out`` on), off for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none`` (default True), as the Messages API does, so a tool loop's last turn reuses
       the cached prompt prefix; the grammar still forbids a call.

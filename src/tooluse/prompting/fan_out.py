@@ -187,6 +187,8 @@ def list_around(question: str, value: Any) -> tuple[list[Item], int] | None:
         head = before[: sep.start()]
         item = None
         for m in list(re.finditer(r"(?<![^\s,(])\S", head))[-(size + 2):]:
+            if shape == "name" and re.search(r"(?:^|[.!?]\s+)$", head[: m.start()]):
+                continue  # a sentence's first word is capitalised anyway ("Play Taylor...")
             probe = _item_at(question, m.start(), shape, size, unit)
             if probe is not None and question[probe.end:sep.start()].strip().lower() in (
                     "", unit or ""):

@@ -1,0 +1,127 @@
+"""fan_out: one call per item of a list the user wrote, and no call where there is no list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tooluse.prompting.copy_values import candidate_values
+from tooluse.prompting.fan_out import fan_out, list_around, lists_in
+
+NUMBER = {"type": "object", "properties": {"number": {"type": "integer"}},
+          "required": ["number"]}
+PLAY = {"type": "object", "properties": {"artist": {"type": "string"},
+                                         "duration": {"type": "integer"}}}
+
+
+def _all_valid(name: str, arguments: dict[str, Any]) -> bool:
+    return True
+
+
+def _fan(calls: list[tuple[str, dict[str, Any]]], question: str,
+         schemas: dict[str, Any], limit: int = 8) -> list[tuple[str, dict[str, Any]]]:
+    return fan_out(calls, question, schemas, limit=limit, valid=_all_valid)
+
+
+@pytest.mark.parametrize(("question", "value", "items"), [
+    ("Find the factorial of 5,10 and 15.", 5, ["5", "10", "15"]),
+    ("Find the factorial of 5, 10, and 15.", 10, ["5", "10", "15"]),
+    ("Play Taylor Swift and Maroon 5 on Spotify.", "Maroon 5", ["Taylor Swift", "Maroon 5"]),
+    ("Weather in 'Paris' or 'Rome' today", "Rome", ["Paris", "Rome"]),
+    ("resistivity of copper and aluminum", "copper", ["copper", "aluminum"]),
+    ("Play 20 minutes and 15 minutes of music", 20, ["20", "15"]),
+    ("prices in Berlin and Madrid's stores", "Berlin", ["Berlin", "Madrid"]),
+])
+def test_list_around_finds_the_list_a_value_stands_in(question: str, value: Any,
+                                                      items: list[str]) -> None:
+    found = list_around(question, value)
+    assert found is not None
+    assert [item.text for item in found[0]] == items
+    assert items[found[1]].lower() == str(value).lower()
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("Sum the multiples of 3 between 1 and 1000.", 1),  # a range
+    ("Triangle with a base of 10 units and height of 5 units", 10),  # other parameters
+    ("Hotels in San Francisco, California", "San Francisco"),  # no final and/or
+    ("the price of General Motors today", "General Motors"),  # no list at all
+    ("factorial of 7", 8),  # not in the question
+])
+def test_list_around_finds_no_list(question: str, value: Any) -> None:
+    assert list_around(question, value) is None
+
+
+def test_fan_out_adds_one_call_per_item_left_out() -> None:
+    added = _fan([("math.factorial", {"number": 5})], "Find the factorial of 5,10 and 15.",
+                 {"math.factorial": NUMBER})
+    assert added == [("math.factorial", {"number": 10}), ("math.factorial", {"number": 15})]
+
+
+def test_fan_out_keeps_the_calls_the_model_wrote() -> None:
+    calls = [("math.factorial", {"number": 5}), ("math.factorial", {"number": 15})]
+    added = _fan(calls, "Find the factorial of 5,10 and 15.", {"math.factorial": NUMBER})
+    assert added == [("math.factorial", {"number": 10})]
+
+
+def test_respectively_pairs_the_lists_in_step() -> None:
+    question = ("Play songs from the artists Taylor Swift and Maroon 5, with a play time of "
+                "20 minutes and 15 minutes respectively, on Spotify.")
+    added = _fan([("spotify.play", {"artist": "Taylor Swift", "duration": 20})], question,
+                 {"spotify.play": PLAY})
+    assert added == [("spotify.play", {"artist": "Maroon 5", "duration": 15})]
+
+
+def test_without_respectively_every_combination() -> None:
+    question = "Find the winning percentage of Lakers and Bulls in NBA seasons 2018 and 2020."
+    schema = {"type": "object", "properties": {"team": {"type": "string"},
+                                               "season": {"type": "integer"}}}
+    added = _fan([("win", {"team": "Lakers", "season": 2018})], question, {"win": schema})
+    assert sorted(map(str, added)) == sorted(map(str, [
+        ("win", {"team": "Lakers", "season": 2020}), ("win", {"team": "Bulls", "season": 2018}),
+        ("win", {"team": "Bulls", "season": 2020})]))
+
+
+def test_no_fan_out_when_the_items_are_the_calls_other_values() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "integer"},
+                                               "b": {"type": "integer"}}}
+    assert _fan([("gcd", {"a": 96, "b": 128})], "The GCD of 96 and 128", {"gcd": schema}) == []
+
+
+def test_no_fan_out_for_an_item_named_like_a_parameter() -> None:
+    schema = {"type": "object", "properties": {"base": {"type": "integer"},
+                                               "height": {"type": "integer"},
+                                               "unit": {"type": "string"}}}
+    calls = [("area", {"base": 10, "height": 5, "unit": "units"})]
+    question = "Find the area of a triangle with a base of 10 units and height of 5 units."
+    assert _fan(calls, question, {"area": schema}) == []
+
+
+def test_no_fan_out_between_two_places() -> None:
+    schema = {"type": "object", "properties": {"origin": {"type": "string"},
+                                               "destination": {"type": "string"}}}
+    calls = [("distance", {"origin": "New York City", "destination": "Washington"})]
+    assert _fan(calls, "The distance between New York City and Boston", {"distance": schema}) \
+        == []
+
+
+def test_array_values_are_not_fanned_out() -> None:
+    schema = {"type": "object", "properties": {"companies": {"type": "array"}}}
+    assert _fan([("prices", {"companies": ["Microsoft"]})], "Prices of Microsoft and Google",
+                {"prices": schema}) == []
+
+
+def test_the_limit_and_the_validator_bound_what_is_added() -> None:
+    question = "Find the factorial of 5, 10, 15 and 20."
+    calls = [("math.factorial", {"number": 5})]
+    assert len(_fan(calls, question, {"math.factorial": NUMBER}, limit=3)) == 2
+    added = fan_out(calls, question, {"math.factorial": NUMBER}, limit=8,
+                    valid=lambda name, arguments: arguments["number"] != 15)
+    assert added == [("math.factorial", {"number": 10}), ("math.factorial", {"number": 20})]
+
+
+def test_lists_in_gives_each_list_once_with_its_longest_items() -> None:
+    text = ("Find the travel time from San Francisco to Los Angeles with stops at Santa "
+            "Barbara and Monterey, for 'Age', 'Income' and 'Education'.")
+    assert lists_in(text, candidate_values(text, limit=99)) == [
+        ["Santa Barbara", "Monterey"], ["Age", "Income", "Education"]]
