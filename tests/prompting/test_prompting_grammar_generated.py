@@ -146,3 +146,22 @@ def test_self_referencing_unions_give_a_finite_grammar(key: str) -> None:
         assert not parsed.problems
         seen.add(parsed.tool_uses[0].input["c"])
     assert seen == {None, True, False}
+
+
+@pytest.mark.parametrize("enum", [["\n"], ["\n\n"], ["a\nb", "\r\n"], [""], ["", "x"]])
+def test_enum_members_with_newlines_or_empty_are_written_so_they_read_back(
+        enum: list[str]) -> None:
+    # Found by the test above: {"enum": ["\n"]} had no member the grammar could write, so it
+    # fell back to any text ("Y"), which the schema refuses. The parser trims one newline at
+    # each end of a value: a member with newlines is written with one more at each end.
+    schema = {"type": "object", "properties": {"a": {"enum": enum}}, "required": ["a"]}
+    written = set()
+    for seed in range(20):
+        _check_every_sentence(schema, "any", seed)
+        grammar = tool_call_grammar([ToolSpec(name="tool_a", input_schema=schema)],
+                                    ToolChoice(type="any"))
+        sentence = sample_grammar(grammar.root, random.Random(seed), max_repeat=3)
+        parsed = parse_completion(grammar.prefill + sentence, [ToolSpec(name="tool_a",
+                                                                        input_schema=schema)])
+        written.update(call.input["a"] for call in parsed.tool_uses)
+    assert written == set(enum)

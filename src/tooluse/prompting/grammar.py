@@ -213,9 +213,12 @@ def _value(schema: Any, rules: _Rules, root: Mapping[str, Any] | None, *,
         options: list[Node] = []
         for choice in choices:
             if xml and isinstance(choice, str):
-                if not choice or "\n" in choice or choice != choice.strip("\n\r"):
-                    continue  # the parser could not give this one back unchanged
-                options.append(seq(escape(choice)))
+                if "\n" in choice or "\r" in choice:
+                    # The parser trims one newline at each end of a value: one more at each
+                    # end gives a value with newlines back unchanged ("\n" as "\n\n\n").
+                    options.append(seq("\n" + escape(choice) + "\n"))
+                else:
+                    options.append(seq(escape(choice)) if choice else seq())
             else:
                 try:
                     options.append(seq(_json_literal(choice)))
