@@ -10,7 +10,6 @@ so the event loop never blocks on them.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -80,6 +79,8 @@ class Backend:
         # queue, so a blocking backend (llama.cpp, boto3) never blocks the event loop. No
         # task group here: an error must reach the caller as itself, not wrapped in an
         # ExceptionGroup, and a consumer that stops early must stop the producer too.
+        import asyncio  # here, not at the top: a synchronous program never needs it
+
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=16)
         cancelled = threading.Event()
@@ -128,6 +129,8 @@ class Backend:
 
 def _iterate_async(agen: AsyncIterator[StreamEvent]) -> Iterator[StreamEvent]:
     """Drive an async iterator from sync code on a private event loop."""
+    import asyncio
+
     loop = asyncio.new_event_loop()
     try:
         while True:

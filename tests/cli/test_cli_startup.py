@@ -115,3 +115,16 @@ def test_the_demo_sizes_its_context_for_its_conversation_on_the_default_model_on
     assert options("--model", "other.gguf") == {}  # another model: its own context
     assert options("--backend", "local:/m/other.gguf") == {}
     assert options("--max-tokens", "2000") == {}  # five such turns may not fit: the model's
+
+
+def test_the_synchronous_tool_loop_on_the_local_backend_imports_no_async_or_http_stack() -> None:
+    """What ``tooluse demo`` imports to run: asyncio only when something async runs, the
+    HTTP client and the gateway never."""
+    modules = _modules_after("""
+        import tooluse.backends.local, tooluse.runner, tooluse.tools, tooluse.cli.demo
+        from tooluse.cli._steps import StepPrinter
+        from tooluse.cli.demo import demo_tools
+        demo_tools()
+    """)
+    assert not _imported(modules, "asyncio", "httpx2", "starlette", "uvicorn", "mcp")
+    assert not [m for m in modules if m.startswith(("tooluse.eval", "tooluse.server"))]

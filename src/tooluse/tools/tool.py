@@ -8,7 +8,6 @@ is compiled at the same moment and reused for every call.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import copy
 import functools
@@ -345,6 +344,8 @@ def _run_to_completion(factory: Callable[[], Any]) -> Any:
 
     async def runner() -> Any:
         return await factory()
+
+    import asyncio  # here, not at the top: a synchronous program never needs it
 
     try:
         asyncio.get_running_loop()
