@@ -16,8 +16,9 @@ import httpx2
 import pytest
 
 from tooluse.backends import load_backend
-from tooluse.backends._retry import RetryPolicy, parse_retry_after
+from tooluse.backends._retry import parse_retry_after
 from tooluse.backends.anthropic import AnthropicBackend
+from tooluse.backends.options import RetryPolicy
 from tooluse.codecs import anthropic as codec
 from tooluse.errors import BackendError
 from tooluse.messages import Message, Request, Response, TextBlock, ToolSpec, ToolUseBlock, Usage

@@ -15,8 +15,8 @@ import httpx2
 import pytest
 
 from tooluse.backends import load_backend
-from tooluse.backends._retry import RetryPolicy
 from tooluse.backends.openai import OpenAIBackend
+from tooluse.backends.options import RetryPolicy
 from tooluse.codecs import openai as codec
 from tooluse.errors import BackendError
 from tooluse.messages import Message, Request, Response, TextBlock, ToolSpec, ToolUseBlock, Usage

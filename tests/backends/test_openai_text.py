@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tooluse.backends._retry import RetryPolicy
 from tooluse.backends.openai_prompt import (
     OpenAIChatTextBackend,
     OpenAIPromptBackend,
     from_spec,
 )
+from tooluse.backends.options import RetryPolicy
 from tooluse.errors import BackendError
 from tooluse.messages import Message, Request, TextBlock, ToolChoice, ToolSpec, ToolUseBlock
 from tooluse.prompting import PromptToolsBackend, TextBackend, TextEnd, tool_call_grammar

@@ -12,11 +12,11 @@ from typing import Any
 import httpx2
 import pytest
 
-from tooluse.backends._retry import RetryPolicy
 from tooluse.backends._upstream import Timeouts, Upstream, UpstreamCancelled, http_options
 from tooluse.backends.anthropic import AnthropicBackend
 from tooluse.backends.bedrock import BedrockBackend
 from tooluse.backends.openai_prompt import OpenAIChatTextBackend
+from tooluse.backends.options import RetryPolicy
 from tooluse.cancel import CancelSignal, cancelling
 from tooluse.errors import BackendError
 from tooluse.messages import Request, Response, TextBlock, ToolUseBlock

@@ -26,10 +26,10 @@ import httpx2
 import pytest
 from botocore.eventstream import EventStreamBuffer
 
-from tooluse.backends._retry import RetryPolicy
 from tooluse.backends.anthropic import AnthropicBackend
 from tooluse.backends.openai import OpenAIBackend
 from tooluse.backends.openai_prompt import OpenAIPromptBackend
+from tooluse.backends.options import RetryPolicy
 from tooluse.server import ServerThread, create_app
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}
