@@ -48,7 +48,7 @@ def make() -> Any:
         base: dict[str, Any] = {"decide": False, "score_tools": False,
                                 "optional_from_conversation": False, "max_tools": 0,
                                 "no_repeat": False, "more_calls": False,
-                                "copy_values": False, "score_enums": False}
+                                "copy_values": False, "score_enums": False, "fan_out": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:

@@ -31,7 +31,7 @@ def call(copy: bool) -> tuple[dict[str, Any], Any]:
     try:
         backend = LocalBackend(n_threads=2, copy_values=copy, decide=False, score_tools=False,
                                optional_from_conversation=False, max_tools=0,
-                               no_repeat=False, more_calls=False)
+                               no_repeat=False, more_calls=False, fan_out=False)
     except BackendError as exc:
         pytest.skip(str(exc))
     response = backend.complete(Request(
