@@ -125,3 +125,37 @@ def test_lists_in_gives_each_list_once_with_its_longest_items() -> None:
             "Barbara and Monterey, for 'Age', 'Income' and 'Education'.")
     assert lists_in(text, candidate_values(text, limit=99)) == [
         ["Santa Barbara", "Monterey"], ["Age", "Income", "Education"]]
+
+
+def test_the_prompt_backend_adds_the_calls_and_skips_what_it_cannot_check() -> None:
+    from tooluse.messages import Message, Request, TextBlock, ToolChoice, ToolSpec
+    from tooluse.prompting import PromptToolsBackend
+    from tooluse.prompting.text_backend import TextEnd
+
+    class Scripted:
+        """A text model that writes one factorial call."""
+
+        model = "scripted"
+
+        def generate_text(self, messages: Any, **options: Any) -> Any:
+            yield ("<function_calls>\n<invoke>\n<tool_name>factorial</tool_name>\n"
+                   "<parameters>\n<number>5</number>\n</parameters>\n</invoke>\n")
+            yield TextEnd(reason="stop", stop_sequence="</function_calls>")
+
+    def ask(schema: dict[str, Any]) -> list[Any]:
+        backend = PromptToolsBackend(Scripted(), grammar=False, fan_out=True)  # type: ignore[arg-type]
+        response = backend.complete(Request(
+            messages=[Message(role="user", content=[TextBlock(
+                text="Find the factorial of 5, 10 and 15.")])],
+            tools=[ToolSpec(name="factorial", input_schema=schema)],
+            tool_choice=ToolChoice(type="auto"), max_tokens=64))
+        assert response.stop_reason == "tool_use"
+        return [b.input for b in response.tool_uses]
+
+    assert ask(NUMBER) == [{"number": 5}, {"number": 10}, {"number": 15}]
+    # Schemas jsonschema cannot apply: the model's call stays, nothing unchecked is added.
+    for odd in ({"type": "object", "properties": {
+                    "number": {"type": "integer", "not": {"type": "dict"}}}},
+                {"type": "object", "properties": {"number": {"type": "integer"}},
+                 "allOf": [{"$ref": "#/nowhere"}]}):
+        assert ask(odd) == [{"number": 5}]

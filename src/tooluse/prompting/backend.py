@@ -27,6 +27,9 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from typing import Any, Literal
 
+from jsonschema.exceptions import SchemaError, UnknownType
+from referencing.exceptions import Unresolvable
+
 from ..backend import Backend
 from ..codecs.legacy import (
     FUNCTION_CALLS_STOP,
@@ -408,7 +411,14 @@ def _fanned_out(request: Request, blocks: list[ToolUseBlock],
 
     def valid(name: str, arguments: dict[str, Any]) -> bool:
         spec = specs.get(name)
-        return spec is not None and compile_validator(spec.input_schema).is_valid(arguments)
+        if spec is None:
+            return False
+        try:
+            return bool(compile_validator(spec.input_schema).is_valid(arguments))
+        except (SchemaError, UnknownType, Unresolvable):
+            # A schema jsonschema cannot apply ("type": "dict", a $ref to nowhere): a call
+            # that cannot be checked is not added.
+            return False
 
     added = fan_out([(b.name, dict(b.input)) for b in blocks], question_text(request),
                     {name: spec.input_schema for name, spec in specs.items()},
