@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from functools import cached_property
 from typing import Any
 
 from ..codecs.legacy import escape, unescape
@@ -32,6 +33,10 @@ _CLOSE = b"</"
 _OPEN = ord("<")
 _VALUE = re.compile(rb"<([^<>/\n]+)>([^<\n]*)</\1>")
 _NUMBER = re.compile(r"[$€£]?-?[\d.,]+%?")
+#: Spans offered at each value (``candidate_values``' own default), and how many anchor
+#: the search for lists.
+_VALUE_SPANS = 24
+_LIST_SPANS = 200
 
 
 def log_softmax(np: Any, logits: Any) -> Any:
@@ -66,17 +71,23 @@ class ValueCopier:
     def __init__(self, conversation: str, bonus: float | None = 0.0, *,
                  enums: bool = False, max_value_tokens: int = 48) -> None:
         self.conversation = conversation
-        self.spans = candidate_values(conversation) if bonus is not None else []
-        #: The lists the conversation writes ("stops at Santa Barbara and Monterey"), offered
-        #: whole where an array is due.
-        self.lists = lists_in(conversation, candidate_values(conversation, limit=200)) \
+        # One pass over the conversation: the first spans are offered at every value, all
+        # of them anchor the lists offered where an array is due.
+        self._all_spans = candidate_values(conversation, limit=_LIST_SPANS) \
             if bonus is not None else []
+        self.spans = self._all_spans[:_VALUE_SPANS]
         self.enums = enums
         self.bonus = bonus or 0.0
         self.max_value_tokens = max_value_tokens
         self.copied = 0
         self.enum_choices = 0
         self._decided = -1
+
+    @cached_property
+    def lists(self) -> list[list[str]]:
+        """The lists the conversation writes ("stops at Santa Barbara and Monterey"),
+        offered whole where an array is due; found at the first array value only."""
+        return lists_in(self.conversation, self._all_spans)
 
     def choose(self, backend: Any, np: Any, state: MatchState, matcher: Matcher,
                pieces: list[bytes], eog: frozenset[int]) -> bytes | None:

@@ -97,12 +97,12 @@ class LocalBackend(PromptToolsBackend):
       values) are scored whole by the model against its own free value; a span wins when
       its log-likelihood plus ``copy_bonus`` (nats) beats the free value's
       (:mod:`._copy_values`). Where an array is due, the lists the question writes ("stops
-      at Santa Barbara and Monterey") are offered whole, and one wins over an empty array. ``score_enums``: where the grammar allows only a few values
-      (an enum, a boolean), each is scored whole and the likeliest is written.
+      at Santa Barbara and Monterey") are offered whole, and one wins over an empty array.
+      ``score_enums``: where the grammar allows only a few values (an enum, a boolean),
+      each is scored whole and the likeliest is written.
     - ``max_tools``, ``decide``, ``score_tools``, ``optional_from_conversation``,
-      ``fan_out``: the
-      decisions taken around the model (:class:`~tooluse.prompting.PromptToolsBackend`;
-      ``decide``: under ``auto``, call or answer by :data:`DEFAULT_DECISION`, fitted for
+      ``fan_out``: the decisions taken around the model
+      (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call or answer by :data:`DEFAULT_DECISION`, fitted for
       the default model, or ``decision=CallDecision(...)``; on the command line
       ``-o decision=bias,w_open,w_tool,w_rel``). Defaults: :data:`DEFAULT_TECHNIQUES`
       for the default model (``decide``, ``optional_from_conversation``, ``no_repeat``,
