@@ -108,3 +108,38 @@ def test_fan_out_writes_one_call_per_item_of_the_list() -> None:
     fanned = _calls(_backend(fan_out=True), question, PLAY)
     assert fanned == [{"artist": "Taylor Swift", "duration": 20},
                       {"artist": "Maroon 5", "duration": 15}]
+
+
+PARK = ToolSpec(name="nature_park_find_nearby", description="Locate nearby nature parks.",
+                input_schema={"type": "object", "properties": {
+                    "location": {"type": "string", "description": "The city and state, "
+                                 "e.g. Boston, MA."},
+                    "features": {"type": "array", "description": "Preferred features.",
+                                 "items": {"type": "string", "enum": [
+                                     "Camping", "Scenic View", "Trails", "Picnic Areas"]}}},
+                    "required": ["location", "features"]})  # BFCL multiple_62's tool
+WEATHER = ToolSpec(name="get_current_weather", description="The current weather.",
+                   input_schema={"type": "object", "properties": {
+                       "location": {"type": "string", "description": "The location, in the "
+                                    "format of 'City, State (abbr)' or 'City, Country'."}},
+                       "required": ["location"]})  # BFCL live_simple_8-3-4's tool
+
+
+def test_an_array_of_enum_members_takes_the_ones_the_question_names() -> None:
+    question = ("Find me the closest nature park that allows camping and has scenic views "
+                "in Boston, MA.")
+    (alone,) = _calls(_backend(copy_values=False), question, PARK)
+    assert sorted(alone["features"]) != ["Camping", "Scenic View"]
+    (copied,) = _calls(_backend(copy_values=True), question, PARK)
+    assert sorted(copied["features"]) == ["Camping", "Scenic View"]
+    # The place is copied with its region (offered whole, "Boston, MA").
+    assert copied["location"] == "Boston, MA"
+
+
+def test_a_place_keeps_the_region_the_question_writes() -> None:
+    (alone,) = _calls(_backend(copy_values=False),
+                      "I want to know weather conditions? I'm at London, UK in fahr", WEATHER)
+    assert alone["location"] == "London"
+    (copied,) = _calls(_backend(copy_values=True),
+                       "I want to know weather conditions? I'm at London, UK in fahr", WEATHER)
+    assert copied["location"] == "London, UK"

@@ -15,6 +15,7 @@ from tooluse.prompting.choices import (
     CallDecision,
     given_by,
     keep_given_optionals,
+    mentions,
     relevance,
     select_tools,
 )
@@ -59,6 +60,22 @@ def test_values_given_by_the_conversation() -> None:
     kept, dropped = keep_given_optionals(
         {"hotel": "Ritz", "rooms": 2, "currency": "EUR", "pets": True}, schema, text)
     assert kept == {"hotel": "Ritz", "rooms": 2} and dropped == ["currency", "pets"]
+
+
+def test_enum_members_mentioned_loosely_and_lists_of_them_given() -> None:
+    park = "Find me the closest nature park that allows camping and has scenic views."
+    assert [m for m in ("Camping", "Scenic View", "Trails", "Picnic Areas")
+            if mentions(park, m)] == ["Camping", "Scenic View"]
+    dna = "A DNA sequence with more G (Guanine) and C (Cytosine)."
+    assert [m for m in ("A", "T", "C", "G") if mentions(dna, m)] == ["A", "C", "G"]
+    assert not mentions("Good morning", "G") and not mentions("anything", " ")
+    # Stop words alone do not make a mention ("the" of "The Hague").
+    assert not mentions("the weather", "The Hague")
+    # An optional list of mentioned members is kept, one of invented members is not.
+    schema = {"type": "object", "required": [], "properties": {}}
+    kept, dropped = keep_given_optionals(
+        {"features": ["Camping", "Scenic View"], "extras": ["Trails"]}, schema, park)
+    assert kept == {"features": ["Camping", "Scenic View"]} and dropped == ["extras"]
 
 
 def test_relevance_and_decision() -> None:

@@ -38,3 +38,23 @@ def test_no_repeats_and_a_limit() -> None:
     spans = candidate_values(" ".join(f"word{i} Paris" for i in range(50)), limit=5)
     assert len(spans) == 5 and len(set(spans)) == 5 and spans.count("Paris") == 1
     assert candidate_values("") == []
+
+
+def test_places_with_their_region_are_offered_whole_before_their_parts() -> None:
+    spans = candidate_values("I'm at London, UK in fahr. Then 221B Baker Street, Berkeley, CA, USA")
+    assert spans.index("London, UK") < spans.index("London")
+    assert "Baker Street, Berkeley, CA, USA" in spans and "Baker Street, Berkeley" in spans
+    # A comma followed by a lower-case word joins nothing.
+    assert not any(s.startswith("Tel Aviv,") for s in candidate_values(
+        "What are the conditions in Tel Aviv, and could you provide that in Fahrenheit?"))
+
+
+def test_runs_of_content_words_are_offered_but_not_across_punctuation_or_stop_words() -> None:
+    spans = candidate_values("I am lightly active and want vegan chocolate cake, near the "
+                             "Mississippi river in the 19th century.")
+    for wanted in ("lightly active", "vegan chocolate cake", "Mississippi river", "19th century"):
+        assert wanted in spans, (wanted, spans)
+    assert not any(s.startswith("cake near") for s in spans)
+    assert "active and want" not in spans
+    # Runs come after the single phrases and symbols, before the single words.
+    assert spans.index("Mississippi") < spans.index("Mississippi river") < spans.index("lightly")

@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Any
 
 from ..codecs.legacy import escape, unescape
-from ..prompting.choices import given_by
+from ..prompting.choices import given_by, mentions
 from ..prompting.copy_values import candidate_values
 from ..prompting.fan_out import lists_in
 from ..prompting.matcher import Matcher, MatchState
@@ -30,7 +30,6 @@ __all__ = ["ValueCopier", "log_softmax", "score_tokens"]
 _OPENED = re.compile(rb"<([^<>/\s]+)(>?)(\[?)$")
 _STRUCTURE = frozenset({b"tool_name", b"parameters", b"invoke", b"function_calls"})
 _CLOSE = b"</"
-_OPEN = ord("<")
 _VALUE = re.compile(rb"<([^<>/\n]+)>([^<\n]*)</\1>")
 _NUMBER = re.compile(r"[$€£]?-?[\d.,]+%?")
 #: Spans offered at each value (``candidate_values``' own default), and how many anchor
@@ -117,8 +116,8 @@ class ValueCopier:
                    if not (words and _NUMBER.fullmatch(s))]
         array = bool(bracket) or (not words and bool(matcher.advance(state, head + b"[")))
         if array:
-            options += [head + escape(text).encode("utf-8")[len(bracket):]
-                        for text in _as_arrays(self.lists)]
+            arrays = _as_arrays(self.lists) + self._enum_arrays(matcher, state, head, bracket)
+            options += [head + escape(text).encode("utf-8")[len(bracket):] for text in arrays]
         options = [o for o in options if o[len(head):] not in used]
         options = [o for o in options if matcher.advance(state, o + _CLOSE)]
         if not options:
@@ -126,8 +125,16 @@ class ValueCopier:
         self._decided = start
         first = log_softmax(np, backend._logits(np).astype(np.float64))
         free, free_lp = self._free_value(backend, np, state, matcher, pieces, eog, head)
+        if free is not None and _placeholder(free[len(head):], opened.group(1)):
+            # The parameter's own name as its value ("answer": "answer"): not a value.
+            options = [o for o in options if o != free]
+            free = None
         if free is not None and self._given(free[len(head):]):
-            options = []  # the model copied a value of the conversation already
+            # The model copied a value of the conversation already: only a longer span
+            # that starts with it competes ("London" or "London, UK"). It gets the same
+            # bonus as any span: on likelihood alone the shorter value nearly always wins
+            # (tried on 11 BFCL cases: 2 right instead of 6).
+            options = [o for o in options if o.startswith(free) and len(o) > len(free)]
         scored = []
         for option in options:
             if option == free:
@@ -166,6 +173,27 @@ class ValueCopier:
         llm.eval([int(llm.input_ids[start - 1])])
         self.enum_choices += 1
         return max(scored)[1] + _CLOSE
+
+    def _enum_arrays(self, matcher: Matcher, state: MatchState, head: bytes,
+                     bracket: bytes) -> list[str]:
+        """Where an array of enum members is due: the members the conversation names
+        (:func:`~tooluse.prompting.choices.mentions`), as one array written both ways."""
+        members = _finite_values(matcher, state, head + (b'"' if bracket else b'["'),
+                                 end=b'"')
+        if not members:
+            return []
+        named = []
+        for member in members:
+            try:
+                text = json.loads(b'"' + member[len(head) + 2 - len(bracket):] + b'"')
+            except ValueError:
+                continue
+            if isinstance(text, str) and mentions(self.conversation, text):
+                named.append(text)
+        if not named:
+            return []
+        return [json.dumps(named, ensure_ascii=False),
+                json.dumps(named, ensure_ascii=False, separators=(",", ":"))]
 
     @staticmethod
     def _used(llm: Any, pieces: list[bytes], start: int) -> set[bytes]:
@@ -207,6 +235,14 @@ class ValueCopier:
         return None, float("-inf")
 
 
+def _placeholder(value: bytes, name: bytes) -> bool:
+    """Is ``value`` the parameter's name written again ("content" for ``content``,
+    "brain region" for ``brain_region``)?"""
+    def plain(text: bytes) -> bytes:
+        return re.sub(rb"[\W_]+", b" ", text.lower()).strip()
+    return bool(plain(value)) and plain(value) == plain(name)
+
+
 def _as_arrays(lists: Sequence[Sequence[str]]) -> list[str]:
     """Each list as a JSON array: of strings, and of numbers when every item is one."""
     arrays: list[str] = []
@@ -227,10 +263,10 @@ def _json_number(text: str) -> int | float | None:
 
 
 def _finite_values(matcher: Matcher, state: MatchState, head: bytes, limit: int = 24,
-                   longest: int = 64) -> list[bytes] | None:
-    """Every value the grammar allows at this slot, each followed by ``</`` (an enum's
-    members, ``true``/``false``), or None when there are more than ``limit`` (a free
-    string, a number)."""
+                   longest: int = 64, end: bytes = _CLOSE) -> list[bytes] | None:
+    """Every value the grammar allows at this slot, each followed by ``end`` (``</``: an
+    enum's members, ``true``/``false``; ``"``: the members of an array's enum items), or
+    None when there are more than ``limit`` (a free string, a number)."""
     begin = matcher.advance(state, head)
     if not begin:
         return None
@@ -242,8 +278,8 @@ def _finite_values(matcher: Matcher, state: MatchState, head: bytes, limit: int 
         if len(allowed) > 16 or len(text) > longest:
             return None
         for byte in sorted(allowed):
-            if byte == _OPEN:
-                if matcher.advance(current, _CLOSE):
+            if byte == end[0]:
+                if matcher.advance(current, end):
                     found.append(head + text)
                     if len(found) > limit:
                         return None

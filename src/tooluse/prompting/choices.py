@@ -33,6 +33,7 @@ __all__ = [
     "conversation_text",
     "given_by",
     "keep_given_optionals",
+    "mentions",
     "question_text",
     "relevance",
     "select_tools",
@@ -181,10 +182,23 @@ def given_by(value: Any, conversation: str, name: str = "") -> bool:
         wanted = _normal(value)
         return bool(wanted) and f" {wanted} " in f" {_normal(conversation)} "
     if isinstance(value, list):
-        return all(given_by(v, conversation, name) for v in value)
+        return all(given_by(v, conversation, name)
+                   or (isinstance(v, str) and mentions(conversation, v)) for v in value)
     if isinstance(value, dict):
         return all(given_by(v, conversation, str(k)) for k, v in value.items())
     return False
+
+
+def mentions(conversation: str, value: str) -> bool:
+    """Does the conversation name ``value`` (an enum member, an item of a list), loosely:
+    one of its words of three letters or more, stemmed ("scenic views" for "Scenic View",
+    "disabled people" for "Disabled Access"); a value of one or two letters must stand as
+    written ("G (Guanine)" for "G")."""
+    if len(value.strip()) <= 2:
+        return re.search(rf"(?<!\w){re.escape(value.strip())}(?!\w)", conversation) is not None \
+            if value.strip() else False
+    asked = {_stem(w) for w in _words(conversation)}
+    return any(_stem(w) in asked for w in _words(value) if len(w) > 2 and w not in _STOP)
 
 
 def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,

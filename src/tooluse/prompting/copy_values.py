@@ -24,14 +24,18 @@ _SYMBOL = re.compile(r"[\d^*/+=@_\\]")
 _TAGGED = re.compile(r">([^<>\n]{1,80})<")
 _WORD = re.compile(r"[^\W\d_][\w\-]*")
 _MARKUP = re.compile(r"<[^<>]*>")
+#: Words a run of content words may hold ("19th century", "lightly active").
+_RUN_WORD = re.compile(r"[^\W_][\w'\-]*")
+_RUN_LONGEST = 5
 #: Words never worth offering alone (a capitalised one starts a sentence).
 STOP_WORDS = frozenset({
-    "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be",
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
     "been", "but", "by", "can", "could", "did", "do", "does", "each", "find", "for", "from",
-    "get", "give", "given", "had", "has", "have", "how", "i", "if", "in", "into", "is",
-    "it", "its", "me", "my", "of", "on", "or", "our", "please", "show", "so", "some",
+    "get", "give", "given", "had", "has", "have", "help", "how", "i", "i'd", "i'm", "if",
+    "in", "into", "is", "it", "its", "just", "know", "let", "let's", "like", "me", "my",
+    "need", "of", "on", "or", "our", "please", "show", "so", "some",
     "tell", "than", "that", "the", "their", "them", "then", "there", "these", "this",
-    "those", "to", "us", "use", "using", "was", "we", "were", "what", "when", "where",
+    "those", "to", "us", "use", "using", "want", "was", "we", "were", "what", "when", "where",
     "which", "who", "why", "will", "with", "would", "you", "your"
 })
 
@@ -55,11 +59,46 @@ def _balanced(word: str) -> str:
     return word
 
 
+def _places(text: str, phrases: list[re.Match[str]]) -> list[str]:
+    """Capitalised phrases joined by ", " ("Berkeley, CA, USA"): each chain whole, and its
+    first two parts."""
+    places: list[str] = []
+    chain: list[re.Match[str]] = []
+    for match in [*phrases, None]:
+        if match is not None and chain and text[chain[-1].end():match.start()] == ", ":
+            chain.append(match)
+            continue
+        if len(chain) > 1:
+            places.append(text[chain[0].start():chain[-1].end()])
+            if len(chain) > 2:
+                places.append(text[chain[0].start():chain[1].end()])
+        chain = [] if match is None else [match]
+    return places
+
+
+def _runs(text: str) -> list[str]:
+    """Runs of two to five words, none a stop word, with nothing but a space between them
+    ("Mississippi river", "vegan chocolate cake")."""
+    runs: list[str] = []
+    for piece in re.split(r"[^\w'\- ]+| {2,}", text):
+        words: list[str] = []
+        for word in [*piece.split(" "), ""]:
+            if _RUN_WORD.fullmatch(word) and word.lower() not in STOP_WORDS:
+                words.append(word)
+                continue
+            if 1 < len(words) <= _RUN_LONGEST:
+                runs.append(" ".join(words))
+            words = []
+    return runs
+
+
 def candidate_values(conversation: str, limit: int = 24) -> list[str]:
     """Spans of ``conversation`` a parameter value may copy, most specific first and
     without repeats: numbers (``1,000`` also as ``1000``), quoted strings, values inside
-    tags (earlier tool results), capitalised phrases, words holding digits or symbols,
-    then the remaining single words. At most ``limit``; the caller keeps those the grammar
+    tags (earlier tool results), places written with their region ("London, UK",
+    "Manhattan, New York"), capitalised phrases, words holding digits or symbols, runs of
+    two to five content words ("lightly active", "chocolate cake"), then the remaining
+    single words. At most ``limit``; the caller keeps those the grammar
     allows at the parameter (a number for an integer, an enum member for an enum)."""
     found: list[str] = []
     seen: set[str] = set()
@@ -78,12 +117,17 @@ def candidate_values(conversation: str, limit: int = 24) -> list[str]:
     for match in _TAGGED.finditer(conversation):
         add(match.group(1))
     text = _MARKUP.sub(" ", conversation)
-    for match in _PHRASE.finditer(text):
+    phrases = list(_PHRASE.finditer(text))
+    for place in _places(text, phrases):
+        add(place)
+    for match in phrases:
         add(match.group())
     for word in text.split():
         word = _balanced(word.strip(",;:!?\"'").rstrip("."))
         if _SYMBOL.search(word):
             add(word)
+    for run in _runs(text):
+        add(run)
     for match in _WORD.finditer(text):
         if len(match.group()) > 2:
             add(match.group())
