@@ -81,6 +81,10 @@ def test_enum_members_mentioned_loosely_and_lists_of_them_given() -> None:
 def test_relevance_and_decision() -> None:
     assert relevance("What's the weather in Paris?", TOOLS[0]) == pytest.approx(0.5)
     assert relevance("Tell me a joke", TOOLS[0]) == 0.0
+    # A question asking for two things is covered by the two tools together.
+    both = "What's the weather in Paris and the stock price of Apple?"
+    assert relevance(both, TOOLS[:2]) > max(relevance(both, t) for t in TOOLS[:2])
+    assert relevance(both, [TOOLS[0]]) == relevance(both, TOOLS[0])
     rule = CallDecision(bias=10.0, w_open=1.0, w_tool=0.0, w_rel=5.0)
     assert rule.calls(-8.0, -1.0, 0.0) and not rule.calls(-12.0, -1.0, 0.0)
     assert rule.calls(-12.0, -1.0, 1.0)

@@ -334,7 +334,7 @@ class PromptToolsBackend(Backend):
         if decide:
             assert self.decision is not None
             (open_lp,) = score(messages, [opener])
-            rel = relevance(question_text(request), request.tools[best])
+            rel = relevance(question_text(request), request.tools)
             verdict = self.decision.calls(open_lp, per_token[best], rel)
             planned.update({"call_open_lp": open_lp, "call_tool_lp": per_token[best],
                             "call_relevance": rel,

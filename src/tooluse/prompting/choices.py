@@ -107,12 +107,15 @@ def conversation_text(request: Request) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def relevance(question: str, spec: ToolSpec) -> float:
-    """The share of the question's content words (stemmed) found among the tool's words."""
+def relevance(question: str, tools: ToolSpec | Sequence[ToolSpec]) -> float:
+    """The share of the question's content words (stemmed) found among the words of the
+    tool, or of the tools together (a question asking for several things, each of another
+    tool, is covered by them all, not by its best one)."""
     asked = {_stem(w) for w in _words(question) if w not in _STOP and len(w) > 2}
     if not asked:
         return 0.0
-    known = {_stem(w) for w in _words(tool_text(spec))}
+    specs = [tools] if isinstance(tools, ToolSpec) else tools
+    known = {_stem(w) for spec in specs for w in _words(tool_text(spec))}
     return len(asked & known) / len(asked)
 
 
