@@ -45,7 +45,7 @@ def make() -> Any:
     from tooluse.errors import BackendError
 
     def build(**options: Any) -> Any:
-        base: dict[str, Any] = {"decide": False, "score_tools": False,
+        base: dict[str, Any] = {"decide": False, "score_tools": False, "rank_tools": False,
                                 "optional_from_conversation": False, "max_tools": 0,
                                 "no_repeat": False, "more_calls": False,
                                 "copy_values": False, "score_enums": False, "fan_out": False}
@@ -92,6 +92,33 @@ def test_tool_scored_by_its_whole_name(make: Any) -> None:
     response = ask(backend, "How much is one share of Tesla, ticker TSLA, worth today?",
                    [WEATHER, STOCK], "any")
     assert response.tool_uses[0].name == "get_stock_price"
+
+
+ELECTRIC = spec("electric_field_calculate", "Calculate the electric field based on the "
+                "amount of charge and distance from the charge",
+                {"Q": {"type": "number", "description": "The amount of charge in coulombs."},
+                 "r": {"type": "number", "description": "The distance from the charge in "
+                       "meters."}})
+MAGNETIC = spec("magnetic_field_calculate", "Calculate the magnetic field based on the current "
+                "flowing and the radial distance using Ampere's law",
+                {"I": {"type": "integer", "description": "The electric current flowing in "
+                       "Amperes."},
+                 "r": {"type": "number", "description": "The radial distance from the line "
+                       "of current in meters."}})
+FORCE = spec("electric_force_calculate", "Calculate the electric force between two charges "
+             "at a distance", {"Q1": {"type": "number"}, "Q2": {"type": "number"},
+                               "r": {"type": "number"}})
+
+
+def test_tool_ranked_by_the_question_words_it_covers(make: Any) -> None:
+    # BFCL multiple_41: the model alone names the first tool offered.
+    question = ("Calculate the magnetic field at point P using Ampere's law where current I "
+                "is 10 Amperes and r is 0.01 meter.")
+    tools = [ELECTRIC, MAGNETIC, FORCE]
+    alone = ask(make(), question, tools, "any")
+    assert alone.tool_uses[0].name == "electric_field_calculate"
+    ranked = ask(make(rank_tools=True), question, tools, "any")
+    assert ranked.tool_uses[0].name == "magnetic_field_calculate"
 
 
 def test_optional_parameter_only_when_given_and_value_copied(make: Any) -> None:

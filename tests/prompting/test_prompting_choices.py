@@ -155,6 +155,23 @@ def test_backend_decides_call_or_text_and_scores_the_whole_tool_name() -> None:
     assert not grammar.matcher.matches(b"<function_calls>")
 
 
+def test_backend_ranks_the_first_tool_by_the_question_words_it_covers() -> None:
+    # The model finds get_weather's whole name likelier; the question's words are the
+    # stock tool's.
+    scores = {OPENER: -3.0, "get_weather</tool_name>": -1.0, "get_stock_price</tool_name>": -6.0}
+    call_body = "<symbol>AAPL</symbol>\n</parameters>\n</invoke>\n</function_calls>"
+    for rank, first in ((False, "get_weather"), (True, "get_stock_price")):
+        text = ScoringText(scores, call_body)
+        backend = PromptToolsBackend(text, score_tools=not rank, rank_tools=rank)
+        backend.complete(_request("What is the latest stock price of the AAPL ticker?", "any"))
+        assert text.asked[0]["prefill"].endswith(f"<tool_name>{first}</tool_name>\n"
+                                                 "<parameters>\n")
+    # Under auto without a decision nothing is forced; one tool: nothing to rank.
+    text = ScoringText(scores, "Fine.")
+    PromptToolsBackend(text, rank_tools=True).complete(_request("stock price?"))
+    assert "<tool_name>" not in text.asked[0]["prefill"]
+
+
 def test_backend_leaves_out_invented_optionals_and_retrieves_tools() -> None:
     pytest.importorskip("bm25s")
     body = ("get_weather</tool_name>\n<parameters>\n<city>Oslo</city>\n"

@@ -154,6 +154,9 @@ class PromptToolsBackend(Backend):
       the grammar);
     - ``score_tools``: the first call's tool is the one whose whole name the model finds
       likeliest (not the one its first token favours);
+    - ``rank_tools``: the first call's tool is the one whose words cover most of the
+      question (:func:`~.choices.relevance`; ties go to the likeliest whole name); a
+      135M model mostly names the wrong one of several tools, word overlap rarely does;
     - ``optional_from_conversation``: optional parameters whose value the conversation
       does not give are left out of the calls;
     - ``fan_out``: when a call's value is one item of a list in the question ("the
@@ -182,6 +185,7 @@ class PromptToolsBackend(Backend):
         max_tools: int = 0,
         decision: CallDecision | None = None,
         score_tools: bool = False,
+        rank_tools: bool = False,
         optional_from_conversation: bool = False,
         fan_out: bool = False,
         tools_under_none: bool = True,
@@ -201,6 +205,7 @@ class PromptToolsBackend(Backend):
         self.max_tools = max_tools
         self.decision = decision
         self.score_tools = score_tools
+        self.rank_tools = rank_tools
         self.optional_from_conversation = optional_from_conversation
         self.fan_out = fan_out
         self.tools_under_none = tools_under_none
@@ -314,13 +319,15 @@ class PromptToolsBackend(Backend):
     def _plan(self, request: Request, messages: list[TextMessage], prefill: str,
               grammar: ToolGrammar, planned: dict[str, float]) -> tuple[str, ToolGrammar]:
         """Under ``auto``: call or answer (``decision``); under ``auto``/``any``: which tool
-        first (``score_tools``). Both from the model's likelihood of whole alternatives."""
+        first (``score_tools``: the model's likelihood of each whole name; ``rank_tools``:
+        the tool covering most of the question)."""
         score = getattr(self.text_backend, "score_continuations", None)
         choice = request.tool_choice or ToolChoice()
         if score is None or choice.type not in ("auto", "any"):
             return prefill, grammar
         decide = self.decision is not None and choice.type == "auto"
-        if not decide and (not self.score_tools or choice.type == "auto"):
+        rank = self.rank_tools and len(request.tools) > 1
+        if not decide and (not (self.score_tools or rank) or choice.type == "auto"):
             # Scoring the first tool commits to a call: under ``auto`` only once decided.
             return prefill, grammar
         opener = "<function_calls>\n<invoke>\n<tool_name>"
@@ -330,11 +337,16 @@ class PromptToolsBackend(Backend):
         tool_lps = score(messages, ends, prefill=opener) if len(names) > 1 or (
             decide and self.decision is not None and self.decision.w_tool) else [0.0]
         per_token = [lp / max(1, len(n) / 4) for lp, n in zip(tool_lps, ends, strict=True)]
-        best = max(range(len(names)), key=lambda i: tool_lps[i])
+        question = question_text(request)
+        if rank:
+            rels = [relevance(question, tool) for tool in request.tools]
+            best = max(range(len(names)), key=lambda i: (rels[i], tool_lps[i]))
+        else:
+            best = max(range(len(names)), key=lambda i: tool_lps[i])
         if decide:
             assert self.decision is not None
             (open_lp,) = score(messages, [opener])
-            rel = relevance(question_text(request), request.tools)
+            rel = relevance(question, request.tools)
             verdict = self.decision.calls(open_lp, per_token[best], rel)
             planned.update({"call_open_lp": open_lp, "call_tool_lp": per_token[best],
                             "call_relevance": rel,
@@ -344,7 +356,7 @@ class PromptToolsBackend(Backend):
                 text_only = tool_call_grammar(request.tools, ToolChoice(type="none"),
                                               self.limits, request.response_schema)
                 return "", text_only
-        first = names[best] if self.score_tools else None
+        first = names[best] if self.score_tools or rank else None
         forced = tool_call_grammar(
             request.tools,
             ToolChoice(type="any", disable_parallel_tool_use=choice.disable_parallel_tool_use),
