@@ -46,6 +46,7 @@ def make() -> Any:
 
     def build(**options: Any) -> Any:
         base: dict[str, Any] = {"decide": False, "score_tools": False, "rank_tools": False,
+                                "plan_tools": False, "percent_fractions": False,
                                 "optional_from_conversation": False, "max_tools": 0,
                                 "no_repeat": False, "more_calls": False,
                                 "copy_values": False, "score_enums": False, "fan_out": False}
@@ -57,10 +58,11 @@ def make() -> Any:
     return build
 
 
-def ask(backend: Any, question: str, tools: list[ToolSpec], choice: str = "auto") -> Response:
+def ask(backend: Any, question: str, tools: list[ToolSpec], choice: str = "auto",
+        max_tokens: int = 96) -> Response:
     response: Response = backend.complete(Request(
         messages=[Message(role="user", content=question)], tools=tools,
-        tool_choice=ToolChoice(type=choice), max_tokens=96))
+        tool_choice=ToolChoice(type=choice), max_tokens=max_tokens))
     for call in response.tool_uses:
         schema = next(t for t in tools if t.name == call.name).input_schema
         jsonschema.validate(call.input, schema)
@@ -119,6 +121,44 @@ def test_tool_ranked_by_the_question_words_it_covers(make: Any) -> None:
     assert alone.tool_uses[0].name == "electric_field_calculate"
     ranked = ask(make(rank_tools=True), question, tools, "any")
     assert ranked.tool_uses[0].name == "magnetic_field_calculate"
+
+
+def _stats(name: str, what: str) -> ToolSpec:
+    return spec(f"statistics_{name}", f"This function {what}.",
+                {"data": {"type": "array", "items": {"type": "integer"},
+                          "description": "The list of data points."}})
+
+
+def test_further_tools_the_question_asks_for_are_called(make: Any) -> None:
+    # BFCL parallel_multiple_20: three statistics of the same data, three tools.
+    question = ("Determine the median and variance for the following data points 3,4,5,2,8,5. "
+                "Also determine the mode for these points.")
+    tools = [_stats("variance", "calculates the variance of a given set of numbers"),
+             _stats("median", "returns the median of the data set provided"),
+             _stats("mode", "determines the mode of a list of numbers")]
+    alone = ask(make(rank_tools=True), question, tools, "any", max_tokens=160)
+    assert len({c.name for c in alone.tool_uses}) < 3
+    planned = ask(make(rank_tools=True, plan_tools=True), question, tools, "any",
+                  max_tokens=160)
+    assert [c.name for c in planned.tool_uses] == [t.name for t in tools]
+    assert all(c.input == {"data": [3, 4, 5, 2, 8, 5]} for c in planned.tool_uses)
+
+
+INTEREST = spec("calculate_compound_interest", "Calculate compound interest for an initial "
+                "principal amount.",
+                {"principal": {"type": "integer", "description": "The principal amount."},
+                 "rate": {"type": "number", "description": "The annual interest rate."},
+                 "time": {"type": "integer", "description": "The time in years."}})
+
+
+def test_a_rate_given_as_a_percentage_is_written_as_a_fraction(make: Any) -> None:
+    question = ("Calculate the compound interest for an initial principal amount of $10000, "
+                "with an annual interest rate of 5% for 10 years.")  # BFCL simple_python_131
+    (alone,) = ask(make(copy_values=True), question, [INTEREST], "any").tool_uses
+    assert alone.input["rate"] == 5
+    (fixed,) = ask(make(copy_values=True, percent_fractions=True), question, [INTEREST],
+                   "any").tool_uses
+    assert fixed.input["rate"] == 0.05 and fixed.input["time"] == 10
 
 
 def test_optional_parameter_only_when_given_and_value_copied(make: Any) -> None:

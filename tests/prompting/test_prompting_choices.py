@@ -15,7 +15,9 @@ from tooluse.prompting.choices import (
     CallDecision,
     given_by,
     keep_given_optionals,
+    further_tools,
     mentions,
+    percents_as_fractions,
     relevance,
     select_tools,
 )
@@ -76,6 +78,32 @@ def test_enum_members_mentioned_loosely_and_lists_of_them_given() -> None:
     kept, dropped = keep_given_optionals(
         {"features": ["Camping", "Scenic View"], "extras": ["Trails"]}, schema, park)
     assert kept == {"features": ["Camping", "Scenic View"]} and dropped == ["extras"]
+
+
+def test_percentages_given_as_fractions_where_a_rate_is_due() -> None:
+    schema = {"type": "object", "properties": {
+        "rate": {"type": "number", "description": "The annual interest rate."},
+        "years": {"type": "number"},
+        "share": {"type": "number", "description": "The share, as a percentage."},
+        "count": {"type": "integer"}}}
+    question = "Invest at 5% for 10 years; a share of 3 percent and 7 %."
+    fixed, changed = percents_as_fractions(
+        {"rate": 5, "years": 10, "share": 3, "count": 7}, schema, question)
+    assert fixed == {"rate": 0.05, "years": 10, "share": 3, "count": 7} and changed == ["rate"]
+    # A number the question also writes plainly is left alone ("5% for 5 years").
+    assert percents_as_fractions({"rate": 5}, schema, "5% for 5 years")[1] == []
+    assert percents_as_fractions({"rate": 3.5}, schema, "at 3.5 %")[0] == {"rate": 0.035}
+    assert percents_as_fractions({"rate": 5}, {"type": "object"}, "5%") == ({"rate": 5}, [])
+
+
+def test_further_tools_cover_the_rest_of_the_question() -> None:
+    weather, stock, email = TOOLS[0], TOOLS[1], TOOLS[2]
+    question = "What's the weather in Paris, and send an email message to Bob about it?"
+    assert further_tools(question, [weather, stock, email], 0) == [2]
+    # One word more ("latest") is not a further request; a word of the tool's name counts
+    # twice ("price").
+    assert further_tools("What's the weather in Paris, latest?", [weather, stock], 0) == []
+    assert further_tools("What's the weather in Paris, price?", [weather, stock], 0) == [1]
 
 
 def test_relevance_and_decision() -> None:
@@ -170,6 +198,24 @@ def test_backend_ranks_the_first_tool_by_the_question_words_it_covers() -> None:
     text = ScoringText(scores, "Fine.")
     PromptToolsBackend(text, rank_tools=True).complete(_request("stock price?"))
     assert "<tool_name>" not in text.asked[0]["prefill"]
+
+
+def test_backend_plans_the_further_tools_the_question_asks_for() -> None:
+    scores = {OPENER: -3.0, "get_weather</tool_name>": -1.0, "get_stock_price</tool_name>": -6.0}
+    body = ("<city>Paris</city>\n</parameters>\n</invoke>\n<invoke>\n<tool_name>"
+            "get_stock_price</tool_name>\n<parameters>\n<symbol>AAPL</symbol>\n"
+            "</parameters>\n</invoke>\n</function_calls>")
+    text = ScoringText(scores, body)
+    backend = PromptToolsBackend(text, rank_tools=True, plan_tools=True)
+    question = "Current weather and temperature in the city of Paris, and the stock price?"
+    response = backend.complete(_request(question, "any"))
+    assert [b.name for b in response.tool_uses] == ["get_weather", "get_stock_price"]
+    grammar = text.asked[0]["grammar"]
+    assert backend.last_end is not None and backend.last_end.timings["planned_calls"] == 2.0
+    # The grammar forces the second call's tool: stopping after the first is not allowed.
+    assert not grammar.matcher.matches(b"<city>Paris</city>\n</parameters>\n</invoke>\n"
+                                       b"</function_calls>")
+    assert grammar.matcher.matches(body.encode())
 
 
 def test_backend_leaves_out_invented_optionals_and_retrieves_tools() -> None:

@@ -59,7 +59,9 @@ from ..tools.validation import compile_validator
 from .choices import (
     CallDecision,
     conversation_text,
+    further_tools,
     keep_given_optionals,
+    percents_as_fractions,
     question_text,
     relevance,
     select_tools,
@@ -157,8 +159,15 @@ class PromptToolsBackend(Backend):
     - ``rank_tools``: the first call's tool is the one whose words cover most of the
       question (:func:`~.choices.relevance`; ties go to the likeliest whole name); a
       135M model mostly names the wrong one of several tools, word overlap rarely does;
+    - ``plan_tools`` (with ``rank_tools``): the next calls are forced to the further tools
+      the question asks for (:func:`~.choices.further_tools`: each covering at least two
+      more of its words), in the order chosen; later calls stay free;
     - ``optional_from_conversation``: optional parameters whose value the conversation
       does not give are left out of the calls;
+    - ``percent_fractions``: a number parameter (not an integer) whose value the
+      conversation writes only as a percentage ("a rate of 5%") is given as the fraction
+      (0.05), unless its description says it is a percentage
+      (:func:`~.choices.percents_as_fractions`; kept only if the call still validates);
     - ``fan_out``: when a call's value is one item of a list in the question ("the
       factorial of 5, 10 and 15"), the same call is added for each item the model left out
       (:mod:`.fan_out`; each added call validated against its tool's schema).
@@ -186,7 +195,9 @@ class PromptToolsBackend(Backend):
         decision: CallDecision | None = None,
         score_tools: bool = False,
         rank_tools: bool = False,
+        plan_tools: bool = False,
         optional_from_conversation: bool = False,
+        percent_fractions: bool = False,
         fan_out: bool = False,
         tools_under_none: bool = True,
         none_reminder: str | None = None,
@@ -206,7 +217,9 @@ class PromptToolsBackend(Backend):
         self.decision = decision
         self.score_tools = score_tools
         self.rank_tools = rank_tools
+        self.plan_tools = plan_tools
         self.optional_from_conversation = optional_from_conversation
+        self.percent_fractions = percent_fractions
         self.fan_out = fan_out
         self.tools_under_none = tools_under_none
         self.none_reminder = none_reminder
@@ -256,8 +269,9 @@ class PromptToolsBackend(Backend):
         yield MessageStart(id=new_message_id(), model=request.model or self.model)
         emitter = _Emitter(LegacyParser(request.tools) if request.tools else None,
                            history=_earlier_calls(request))
-        if self.optional_from_conversation and request.tools:
-            emitter.adjust = _optional_filter(request)
+        if (self.optional_from_conversation or self.percent_fractions) and request.tools:
+            emitter.adjust = _call_adjuster(request, self.optional_from_conversation,
+                                            self.percent_fractions)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):
@@ -356,7 +370,10 @@ class PromptToolsBackend(Backend):
                 text_only = tool_call_grammar(request.tools, ToolChoice(type="none"),
                                               self.limits, request.response_schema)
                 return "", text_only
-        first = names[best] if self.score_tools or rank else None
+        first: list[str] | None = [names[best]] if self.score_tools or rank else None
+        if first and rank and self.plan_tools and not choice.disable_parallel_tool_use:
+            first += [names[i] for i in further_tools(question, request.tools, best)]
+            planned["planned_calls"] = float(len(first))
         forced = tool_call_grammar(
             request.tools,
             ToolChoice(type="any", disable_parallel_tool_use=choice.disable_parallel_tool_use),
@@ -402,18 +419,36 @@ class PromptToolsBackend(Backend):
         return end
 
 
-def _optional_filter(request: Request) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
-    """Leaves out of each call the optional parameters the conversation gives no value for."""
+def _call_adjuster(request: Request, optional: bool,
+                   percent: bool) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+    """Leaves out of each call the optional parameters the conversation gives no value for
+    (``optional``), and writes as fractions the rates it gives as percentages (``percent``,
+    kept only if the call still validates). Returns the call and how many were left out."""
     conversation = conversation_text(request)
     schemas = {t.name: t.input_schema for t in request.tools}
 
     def adjust(block: ToolUseBlock) -> tuple[ToolUseBlock, int]:
-        kept, dropped = keep_given_optionals(block.input, schemas.get(block.name), conversation)
-        if not dropped:
+        schema = schemas.get(block.name)
+        arguments, dropped = keep_given_optionals(block.input, schema, conversation) \
+            if optional else (dict(block.input), [])
+        if percent:
+            fractions, changed = percents_as_fractions(arguments, schema, conversation)
+            if changed and _valid(schema, fractions):
+                arguments = fractions
+        if arguments == block.input:
             return block, 0
-        return block.model_copy(update={"input": kept}), len(dropped)
+        return block.model_copy(update={"input": arguments}), len(dropped)
 
     return adjust
+
+
+def _valid(schema: Any, arguments: dict[str, Any]) -> bool:
+    """Does ``arguments`` validate against ``schema`` (False when jsonschema cannot apply
+    it: "type": "dict", a $ref to nowhere)?"""
+    try:
+        return bool(compile_validator(schema).is_valid(arguments))
+    except (SchemaError, UnknownType, Unresolvable):
+        return False
 
 
 def _fanned_out(request: Request, blocks: list[ToolUseBlock],
@@ -423,14 +458,7 @@ def _fanned_out(request: Request, blocks: list[ToolUseBlock],
 
     def valid(name: str, arguments: dict[str, Any]) -> bool:
         spec = specs.get(name)
-        if spec is None:
-            return False
-        try:
-            return bool(compile_validator(spec.input_schema).is_valid(arguments))
-        except (SchemaError, UnknownType, Unresolvable):
-            # A schema jsonschema cannot apply ("type": "dict", a $ref to nowhere): a call
-            # that cannot be checked is not added.
-            return False
+        return spec is not None and _valid(spec.input_schema, arguments)
 
     added = fan_out([(b.name, dict(b.input)) for b in blocks], question_text(request),
                     {name: spec.input_schema for name, spec in specs.items()},

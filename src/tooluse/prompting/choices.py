@@ -31,9 +31,11 @@ from ..messages import Request, ToolSpec
 __all__ = [
     "CallDecision",
     "conversation_text",
+    "further_tools",
     "given_by",
     "keep_given_optionals",
     "mentions",
+    "percents_as_fractions",
     "question_text",
     "relevance",
     "select_tools",
@@ -117,6 +119,30 @@ def relevance(question: str, tools: ToolSpec | Sequence[ToolSpec]) -> float:
     specs = [tools] if isinstance(tools, ToolSpec) else tools
     known = {_stem(w) for spec in specs for w in _words(tool_text(spec))}
     return len(asked & known) / len(asked)
+
+
+def further_tools(question: str, tools: Sequence[ToolSpec], first: int,
+                  need: int = 2) -> list[int]:
+    """The tools a question asks for besides ``tools[first]``, in the order chosen: greedily,
+    the tool covering most of the question's content words (stemmed) that the chosen ones
+    do not, a word of its name counting twice, while that gain is at least ``need``
+    ("the weather in Paris, and book a hotel there" with a weather tool first: the hotel
+    tool, for "book" and "hotel"). Chosen on BFCL's even cases of ``multiple`` and
+    ``parallel_multiple`` (docs/benchmarks/bfcl.md)."""
+    asked = {_stem(w) for w in _words(question) if w not in _STOP and len(w) > 2}
+    known = [{_stem(w) for w in _words(tool_text(spec))} for spec in tools]
+    named = [{_stem(w) for w in _words(_split_name(spec.name))} for spec in tools]
+    covered = asked & known[first]
+    chosen: list[int] = []
+    while True:
+        gains = [(len(new) + len(new & named[i]), -i) for i in range(len(tools))
+                 if i != first and i not in chosen
+                 for new in [(asked & known[i]) - covered]]
+        if not gains or max(gains)[0] < need:
+            return chosen
+        index = -max(gains)[1]
+        chosen.append(index)
+        covered |= asked & known[index]
 
 
 def select_tools(question: str, tools: Sequence[ToolSpec], limit: int,
@@ -217,6 +243,34 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
         else:
             dropped.append(key)
     return kept, dropped
+
+
+_WRITTEN_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(\s*(?:%|percent\b|per cent\b))?",
+                             re.IGNORECASE)
+
+
+def percents_as_fractions(arguments: Mapping[str, Any], schema: Any,
+                          conversation: str) -> tuple[dict[str, Any], list[str]]:
+    """``arguments`` with each number parameter (``"type": "number"``, not an integer)
+    whose value the conversation writes only as a percentage ("an annual rate of 5%": 5)
+    given as the fraction (0.05), the convention of rates, returns and probabilities,
+    unless the parameter's description says it is a percentage; and the keys changed."""
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(props, Mapping):
+        return dict(arguments), []
+    written: dict[float, set[bool]] = {}
+    for match in _WRITTEN_NUMBER.finditer(conversation):
+        written.setdefault(float(match.group(1)), set()).add(bool(match.group(2)))
+    changed: dict[str, Any] = {}
+    for key, value in arguments.items():
+        sub = props.get(key)
+        if (not isinstance(sub, Mapping) or sub.get("type") != "number"
+                or isinstance(value, bool) or not isinstance(value, (int, float)) or not value
+                or written.get(float(value)) != {True}
+                or "percent" in str(sub.get("description", "")).lower()):
+            continue
+        changed[key] = float(f"{value / 100:.12g}")
+    return {**arguments, **changed}, list(changed)
 
 
 # -- call or answer --------------------------------------------------------------------------------

@@ -397,14 +397,15 @@ def tool_call_grammar(
     limits: GrammarLimits | None = None,
     response_schema: Mapping[str, Any] | None = None,
     *,
-    first: str | None = None,
+    first: str | Sequence[str] | None = None,
 ) -> ToolGrammar:
     """The grammar (and the prefill it starts after) for ``tools`` under ``choice``.
 
     ``none`` gets plain text only. With ``response_schema`` (structured output) the text
     answer is one JSON value matching it instead of free text. ``first`` (with ``any``):
     the first call is to that tool (chosen beforehand, e.g. by scoring each tool's whole
-    name), later ones to any tool. Results are cached per tool set, choice, schema and
+    name), later ones to any tool; a sequence of names: the first calls are to those tools,
+    in that order (as many as the parallel-call limit allows), later ones to any tool. Results are cached per tool set, choice, schema and
     limits, so a tool loop compiles its grammar once.
     """
     choice = choice or ToolChoice()
@@ -413,7 +414,8 @@ def tool_call_grammar(
         tuple(json.dumps(t.model_dump(), sort_keys=True, default=str) for t in tools),
         choice.type, choice.name, choice.disable_parallel_tool_use, limits,
         None if response_schema is None else json.dumps(response_schema, sort_keys=True),
-        first if choice.type == "any" else None,
+        ((first,) if isinstance(first, str) else tuple(first))
+        if choice.type == "any" and first else None,
     )
     return _build(key)
 
@@ -446,17 +448,21 @@ def _build(key: tuple[Any, ...]) -> ToolGrammar:
     )))
     invoke_rest = seq("<tool_name>", named)
     more_calls = 1 if no_parallel else limits.max_calls
-    tail = seq(Rep(seq("\n<invoke>\n", invoke_rest), 0, more_calls - 1),
+    planned: tuple[str, ...] = first[:more_calls] if first else ()
+    tail = seq(Rep(seq("\n<invoke>\n", invoke_rest), 0, more_calls - max(1, len(planned))),
                "\n" + FUNCTION_CALLS_CLOSE)
     if choice_type == "tool":
         assert choice_name is not None
         prefill = FUNCTION_CALLS_OPEN + "<invoke>\n" + _header(choice_name)
         return ToolGrammar(root=seq(candidates[choice_name], tail), prefill=prefill, key=key)
-    if choice_type == "any" and first is not None:
-        if first not in bodies:
-            raise ValueError(f"first call to {first!r}, which is not among the tools")
-        prefill = FUNCTION_CALLS_OPEN + "<invoke>\n" + _header(first)
-        return ToolGrammar(root=seq(bodies[first], tail), prefill=prefill, key=key)
+    if choice_type == "any" and planned:
+        for name in planned:
+            if name not in bodies:
+                raise ValueError(f"a call planned to {name!r}, which is not among the tools")
+        prefill = FUNCTION_CALLS_OPEN + "<invoke>\n" + _header(planned[0])
+        later = [seq("\n<invoke>\n" + _header(name), bodies[name]) for name in planned[1:]]
+        return ToolGrammar(root=seq(bodies[planned[0]], *later, tail), prefill=prefill,
+                           key=key)
     if choice_type == "any":
         prefill = FUNCTION_CALLS_OPEN + "<invoke>\n<tool_name>"
         return ToolGrammar(root=seq(named, tail), prefill=prefill, key=key)
