@@ -27,9 +27,6 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from typing import Any, Literal
 
-from jsonschema.exceptions import SchemaError, UnknownType
-from referencing.exceptions import Unresolvable
-
 from ..backend import Backend
 from ..codecs.legacy import (
     FUNCTION_CALLS_STOP,
@@ -41,7 +38,6 @@ from ..codecs.legacy import (
     encode_request,
     escape,
     new_message_id,
-    new_tool_use_id,
 )
 from ..errors import BackendError, ConversionError
 from ..messages import Request, TextBlock, ToolChoice, ToolUseBlock, Usage
@@ -55,18 +51,14 @@ from ..stream import (
     TextDelta,
     ToolInputDelta,
 )
-from ..tools.validation import compile_validator
+from .call_edits import call_adjuster, fanned_out
 from .choices import (
     CallDecision,
-    conversation_text,
     further_tools,
-    keep_given_optionals,
-    percents_as_fractions,
     question_text,
     relevance,
     select_tools,
 )
-from .fan_out import fan_out
 from .grammar import GrammarLimits, ToolGrammar, tool_call_grammar
 from .text_backend import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
 
@@ -270,7 +262,7 @@ class PromptToolsBackend(Backend):
         emitter = _Emitter(LegacyParser(request.tools) if request.tools else None,
                            history=_earlier_calls(request))
         if (self.optional_from_conversation or self.percent_fractions) and request.tools:
-            emitter.adjust = _call_adjuster(request, self.optional_from_conversation,
+            emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                             self.percent_fractions)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
@@ -293,7 +285,7 @@ class PromptToolsBackend(Backend):
             end = retry
         yield from emitter.close()
         if self.fan_out and emitter.blocks and not choice.disable_parallel_tool_use:
-            added = _fanned_out(request, emitter.blocks, self.limits.max_calls)
+            added = fanned_out(request, emitter.blocks, self.limits.max_calls)
             for block in added:
                 yield from emitter._call(block)
             if added:
@@ -417,54 +409,6 @@ class PromptToolsBackend(Backend):
         if malformed:
             end.timings["stopped_at_malformed_call"] = 1.0
         return end
-
-
-def _call_adjuster(request: Request, optional: bool,
-                   percent: bool) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
-    """Leaves out of each call the optional parameters the conversation gives no value for
-    (``optional``), and writes as fractions the rates it gives as percentages (``percent``,
-    kept only if the call still validates). Returns the call and how many were left out."""
-    conversation = conversation_text(request)
-    schemas = {t.name: t.input_schema for t in request.tools}
-
-    def adjust(block: ToolUseBlock) -> tuple[ToolUseBlock, int]:
-        schema = schemas.get(block.name)
-        arguments, dropped = keep_given_optionals(block.input, schema, conversation) \
-            if optional else (dict(block.input), [])
-        if percent:
-            fractions, changed = percents_as_fractions(arguments, schema, conversation)
-            if changed and _valid(schema, fractions):
-                arguments = fractions
-        if arguments == block.input:
-            return block, 0
-        return block.model_copy(update={"input": arguments}), len(dropped)
-
-    return adjust
-
-
-def _valid(schema: Any, arguments: dict[str, Any]) -> bool:
-    """Does ``arguments`` validate against ``schema`` (False when jsonschema cannot apply
-    it: "type": "dict", a $ref to nowhere)?"""
-    try:
-        return bool(compile_validator(schema).is_valid(arguments))
-    except (SchemaError, UnknownType, Unresolvable):
-        return False
-
-
-def _fanned_out(request: Request, blocks: list[ToolUseBlock],
-                limit: int) -> list[ToolUseBlock]:
-    """The calls :func:`.fan_out.fan_out` adds to the model's ``blocks``, as new blocks."""
-    specs = {t.name: t for t in request.tools}
-
-    def valid(name: str, arguments: dict[str, Any]) -> bool:
-        spec = specs.get(name)
-        return spec is not None and _valid(spec.input_schema, arguments)
-
-    added = fan_out([(b.name, dict(b.input)) for b in blocks], question_text(request),
-                    {name: spec.input_schema for name, spec in specs.items()},
-                    limit=limit, valid=valid)
-    return [ToolUseBlock(id=new_tool_use_id(), name=name, input=arguments)
-            for name, arguments in added]
 
 
 def _call_key(block: ToolUseBlock) -> str:
