@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tooluse.messages import Message, Request, ToolChoice, ToolSpec
+from tooluse.messages import Message, Request, ToolChoice, ToolResultBlock, ToolSpec
 from tooluse.prompting import PromptToolsBackend, TextEnd, ToolGrammar, tool_call_grammar
 from tooluse.prompting.choices import (
     CallDecision,
@@ -18,6 +18,7 @@ from tooluse.prompting.choices import (
     further_tools,
     mentions,
     percents_as_fractions,
+    prerequisite,
     relevance,
     select_tools,
 )
@@ -104,6 +105,38 @@ def test_further_tools_cover_the_rest_of_the_question() -> None:
     # twice ("price").
     assert further_tools("What's the weather in Paris, latest?", [weather, stock], 0) == []
     assert further_tools("What's the weather in Paris, price?", [weather, stock], 0) == [1]
+    # Among more than five tools, none is planned (word overlap by chance).
+    assert further_tools(question, TOOLS, 0) == []
+    assert further_tools(question, TOOLS, 0, max_tools=6) == [2]
+
+
+PRICE = ToolSpec(name="get_current_stock_price", description="Gets the current stock price "
+                 "for a company from its ticker symbol.", input_schema={
+                     "type": "object", "required": ["symbol"],
+                     "properties": {"symbol": {"type": "string"}}})
+TICKER = ToolSpec(name="get_ticker_symbol", description="Gets the stock ticker symbol for a "
+                  "company searched by name.", input_schema={
+                      "type": "object", "required": ["company_name"],
+                      "properties": {"company_name": {"type": "string"}}})
+
+
+def test_prerequisite_looks_up_what_the_chosen_tool_needs() -> None:
+    question = "What is the current stock price of General Motors?"
+    assert prerequisite(question, [PRICE, TICKER], 0) == 1
+    assert prerequisite(question, [PRICE, TICKER], 0, called={"get_ticker_symbol"}) is None
+    # The question speaks of the symbol: nothing to look up first.
+    assert prerequisite("The price of the stock with symbol GM?", [PRICE, TICKER], 0) is None
+    # A tool whose name shares the parameter's word with the chosen one's does not count
+    # (country_info_capital's "country" is not looked up by country_info_largest_city).
+    capital = tool("country_info_capital", "The capital of a country.",
+                   country={"type": "string"})
+    largest = tool("country_info_largest_city", "The largest city of a country.",
+                   country={"type": "string"})
+    assert prerequisite("What is the capital of Brazil?", [capital, largest], 0) is None
+    # Nor one that looks nothing up (sum_elements for sort_list's elements).
+    sort = tool("sort_list", "Sort a list.", elements={"type": "array"})
+    total = tool("sum_elements", "Add the elements.", elements={"type": "array"})
+    assert prerequisite("Sort these names: Sam, Alice", [sort, total], 0) is None
 
 
 def test_relevance_and_decision() -> None:
@@ -216,6 +249,28 @@ def test_backend_plans_the_further_tools_the_question_asks_for() -> None:
     assert not grammar.matcher.matches(b"<city>Paris</city>\n</parameters>\n</invoke>\n"
                                        b"</function_calls>")
     assert grammar.matcher.matches(body.encode())
+
+
+def test_backend_calls_the_prerequisite_first_and_the_chosen_tool_next_turn() -> None:
+    scores = {"get_current_stock_price</tool_name>": -1.0, "get_ticker_symbol</tool_name>": -5.0}
+    text = ScoringText(scores, "<company_name>General Motors</company_name>\n</parameters>\n"
+                       "</invoke>\n</function_calls>")
+    backend = PromptToolsBackend(text, rank_tools=True, prerequisite_tools=True)
+    question = "What is the current stock price of General Motors?"
+    first = backend.complete(Request(messages=[Message(role="user", content=question)],
+                                     tools=[PRICE, TICKER], tool_choice=ToolChoice(type="any")))
+    assert [b.name for b in first.tool_uses] == ["get_ticker_symbol"]
+    assert backend.last_end is not None and backend.last_end.timings["prerequisite_first"] == 1
+    # Next turn, with the symbol looked up: the price tool.
+    call = first.tool_uses[0]
+    text.output = "<symbol>GM</symbol>\n</parameters>\n</invoke>\n</function_calls>"
+    second = backend.complete(Request(messages=[
+        Message(role="user", content=question),
+        Message(role="assistant", content=[call]),
+        Message(role="user", content=[ToolResultBlock(tool_use_id=call.id, content="GM")])],
+        tools=[PRICE, TICKER], tool_choice=ToolChoice(type="any")))
+    assert [(b.name, b.input) for b in second.tool_uses] == [
+        ("get_current_stock_price", {"symbol": "GM"})]
 
 
 def test_backend_leaves_out_invented_optionals_and_retrieves_tools() -> None:

@@ -108,8 +108,8 @@ class LocalBackend(PromptToolsBackend):
       ``score_enums``: where the grammar allows only a few values (an enum, a boolean),
       each is scored whole and the likeliest is written.
     - ``max_tools``, ``decide``, ``score_tools``, ``rank_tools``, ``plan_tools``,
-      ``optional_from_conversation``, ``percent_fractions``, ``fan_out``: the decisions
-      taken around the model
+      ``prerequisite_tools``, ``optional_from_conversation``, ``percent_fractions``,
+      ``fan_out``: the decisions taken around the model
       (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call or answer by :data:`DEFAULT_DECISION`, fitted for
       the default model, or ``decision=CallDecision(...)``; on the command line
       ``-o decision=bias,w_open,w_tool,w_rel``). Defaults: :data:`DEFAULT_TECHNIQUES`
@@ -155,6 +155,7 @@ class LocalBackend(PromptToolsBackend):
         score_tools: bool | None = None,
         rank_tools: bool | None = None,
         plan_tools: bool | None = None,
+        prerequisite_tools: bool | None = None,
         optional_from_conversation: bool | None = None,
         percent_fractions: bool | None = None,
         decision: CallDecision | None = None,
@@ -211,6 +212,8 @@ class LocalBackend(PromptToolsBackend):
                             if rank_tools is None else rank_tools),
             plan_tools=bool(defaults.get("plan_tools", False)
                             if plan_tools is None else plan_tools),
+            prerequisite_tools=bool(defaults.get("prerequisite_tools", False)
+                                    if prerequisite_tools is None else prerequisite_tools),
             optional_from_conversation=bool(
                 defaults.get("optional_from_conversation", False)
                 if optional_from_conversation is None else optional_from_conversation),
@@ -238,7 +241,7 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
             options[key] = flag_option(options[key], key)
     if options.get("none_reminder") in ("off", "none", ""):
         options["none_reminder"] = None
-    for key in ("decide", "score_tools", "rank_tools", "plan_tools",
+    for key in ("decide", "score_tools", "rank_tools", "plan_tools", "prerequisite_tools",
                 "optional_from_conversation", "percent_fractions", "no_repeat",
                 "more_calls", "copy_values", "score_enums", "fan_out"):
         if key in options and options[key] is not None:

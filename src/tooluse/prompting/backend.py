@@ -55,6 +55,7 @@ from .call_edits import call_adjuster, fanned_out
 from .choices import (
     CallDecision,
     further_tools,
+    prerequisite,
     question_text,
     relevance,
     select_tools,
@@ -151,9 +152,13 @@ class PromptToolsBackend(Backend):
     - ``rank_tools``: the first call's tool is the one whose words cover most of the
       question (:func:`~.choices.relevance`; ties go to the likeliest whole name); a
       135M model mostly names the wrong one of several tools, word overlap rarely does;
-    - ``plan_tools`` (with ``rank_tools``): the next calls are forced to the further tools
-      the question asks for (:func:`~.choices.further_tools`: each covering at least two
-      more of its words), in the order chosen; later calls stay free;
+    - ``plan_tools`` (with ``rank_tools``, at most five tools): the next calls are forced
+      to the further tools the question asks for (:func:`~.choices.further_tools`: each
+      covering at least two more of its words), in the order chosen; later calls stay free;
+    - ``prerequisite_tools`` (with ``rank_tools``): when the chosen tool needs a value that
+      another, not yet called, looks up ("the stock price of General Motors": the price
+      tool's ``symbol``, ``get_ticker_symbol``), the turn calls that one
+      (:func:`~.choices.prerequisite`); the chosen tool comes next turn, with its result;
     - ``optional_from_conversation``: optional parameters whose value the conversation
       does not give are left out of the calls;
     - ``percent_fractions``: a number parameter (not an integer) whose value the
@@ -188,6 +193,7 @@ class PromptToolsBackend(Backend):
         score_tools: bool = False,
         rank_tools: bool = False,
         plan_tools: bool = False,
+        prerequisite_tools: bool = False,
         optional_from_conversation: bool = False,
         percent_fractions: bool = False,
         fan_out: bool = False,
@@ -210,6 +216,7 @@ class PromptToolsBackend(Backend):
         self.score_tools = score_tools
         self.rank_tools = rank_tools
         self.plan_tools = plan_tools
+        self.prerequisite_tools = prerequisite_tools
         self.optional_from_conversation = optional_from_conversation
         self.percent_fractions = percent_fractions
         self.fan_out = fan_out
@@ -363,7 +370,14 @@ class PromptToolsBackend(Backend):
                                               self.limits, request.response_schema)
                 return "", text_only
         first: list[str] | None = [names[best]] if self.score_tools or rank else None
-        if first and rank and self.plan_tools and not choice.disable_parallel_tool_use:
+        before = prerequisite(question, request.tools, best, {
+            b.name for m in request.messages for b in m.tool_uses}) \
+            if first and rank and self.prerequisite_tools else None
+        if before is not None:
+            # The chosen tool needs what another looks up: that one now, it next turn.
+            first = [names[before]]
+            planned["prerequisite_first"] = 1.0
+        elif first and rank and self.plan_tools and not choice.disable_parallel_tool_use:
             first += [names[i] for i in further_tools(question, request.tools, best)]
             planned["planned_calls"] = float(len(first))
         forced = tool_call_grammar(

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,7 @@ __all__ = [
     "keep_given_optionals",
     "mentions",
     "percents_as_fractions",
+    "prerequisite",
     "question_text",
     "relevance",
     "select_tools",
@@ -122,13 +123,17 @@ def relevance(question: str, tools: ToolSpec | Sequence[ToolSpec]) -> float:
 
 
 def further_tools(question: str, tools: Sequence[ToolSpec], first: int,
-                  need: int = 2) -> list[int]:
+                  need: int = 2, max_tools: int = 5) -> list[int]:
     """The tools a question asks for besides ``tools[first]``, in the order chosen: greedily,
     the tool covering most of the question's content words (stemmed) that the chosen ones
     do not, a word of its name counting twice, while that gain is at least ``need``
     ("the weather in Paris, and book a hotel there" with a weather tool first: the hotel
     tool, for "book" and "hotel"). Chosen on BFCL's even cases of ``multiple`` and
-    ``parallel_multiple`` (docs/benchmarks/bfcl.md)."""
+    ``parallel_multiple`` (docs/benchmarks/bfcl.md), where two to four tools are offered.
+    With more than ``max_tools`` (the legacy format's advice is 3-5 in the prompt), long
+    tool descriptions cover a question's words by chance: no further tool is named."""
+    if len(tools) > max_tools:
+        return []
     asked = {_stem(w) for w in _words(question) if w not in _STOP and len(w) > 2}
     known = [{_stem(w) for w in _words(tool_text(spec))} for spec in tools]
     named = [{_stem(w) for w in _words(_split_name(spec.name))} for spec in tools]
@@ -143,6 +148,38 @@ def further_tools(question: str, tools: Sequence[ToolSpec], first: int,
         index = -max(gains)[1]
         chosen.append(index)
         covered |= asked & known[index]
+
+
+#: A tool named for what it looks up: the first or last word of its name.
+_LOOKUP_VERBS = frozenset({"get", "find", "lookup", "search", "fetch", "retrieve", "resolve"})
+
+
+def prerequisite(question: str, tools: Sequence[ToolSpec], chosen: int,
+                 called: Collection[str] = ()) -> int | None:
+    """A tool to call before ``tools[chosen]``: one that looks up a required parameter of
+    it that the question does not speak of ("the stock price of General Motors": the price
+    tool needs a ``symbol``, ``get_ticker_symbol`` looks one up). It must not have been
+    ``called`` yet; the parameter's name words must all be words of its name that the chosen
+    tool's name lacks, and its name must start or end with a lookup verb (get, find,
+    search...). None when there is none."""
+    def words(text: str) -> set[str]:
+        return {_stem(w) for w in _words(text) if len(w) > 2 and w not in _STOP}
+
+    target = tools[chosen]
+    schema = target.input_schema if isinstance(target.input_schema, Mapping) else {}
+    asked = words(question)
+    for parameter in schema.get("required") or []:
+        wanted = words(_split_name(str(parameter)))
+        if not wanted or wanted & asked:
+            continue
+        for index, tool in enumerate(tools):
+            name = _split_name(tool.name).lower().split()
+            if index == chosen or tool.name in called or not name \
+                    or not {name[0], name[-1]} & _LOOKUP_VERBS:
+                continue
+            if wanted <= words(" ".join(name)) - words(_split_name(target.name)):
+                return index
+    return None
 
 
 def select_tools(question: str, tools: Sequence[ToolSpec], limit: int,
