@@ -161,6 +161,23 @@ def test_a_rate_given_as_a_percentage_is_written_as_a_fraction(make: Any) -> Non
     assert fixed.input["rate"] == 0.05 and fixed.input["time"] == 10
 
 
+def test_the_demo_chains_under_auto_with_prerequisite_tools(make: Any) -> None:
+    import io
+
+    from tooluse.cli.demo import DEMO_QUESTION, run_demo
+
+    out = io.StringIO()
+    backend = make(decide=True, rank_tools=True, copy_values=True, prerequisite_tools=True,
+                   none_reminder="default")
+    assert run_demo(backend, question=DEMO_QUESTION, tool_choice="auto", out=out) == 0
+    text = out.getvalue()
+    # The lookup first, then the price with the symbol it returned, then the answer.
+    assert text.index('get_ticker_symbol(company_name="General Motors")') \
+        < text.index('get_current_stock_price(symbol="GM")')
+    assert "Final answer: The current stock price of General Motors is 38.50" in text
+    assert "Note: the final answer does not state" not in text
+
+
 def test_optional_parameter_only_when_given_and_value_copied(make: Any) -> None:
     backend = make(optional_from_conversation=True)
     plain = ask(backend, "What's the weather in Lisbon?", [WEATHER], "any")

@@ -263,7 +263,8 @@ def test_backend_calls_the_prerequisite_first_and_the_chosen_tool_next_turn() ->
     assert backend.last_end is not None and backend.last_end.timings["prerequisite_first"] == 1
     # Next turn, with the symbol looked up: the price tool.
     call = first.tool_uses[0]
-    text.output = "<symbol>GM</symbol>\n</parameters>\n</invoke>\n</function_calls>"
+    # (the model writes the company's name; the lookup's result replaces it)
+    text.output = "<symbol>General Motors</symbol>\n</parameters>\n</invoke>\n</function_calls>"
     second = backend.complete(Request(messages=[
         Message(role="user", content=question),
         Message(role="assistant", content=[call]),

@@ -14,8 +14,10 @@ grammar-constrained decoding — and then says plainly what the model did.
 By default ``tool_choice`` follows the example's plan, one turn each: ``get_ticker_symbol``,
 ``get_current_stock_price``, then ``none`` (answer in text). The model writes every input
 (the symbol it passes is the one the lookup returned) and the answer. Left to choose
-(``--tool-choice any``), this model skips the lookup: it knows "GM" and asks for the price
-directly, which the output then says.
+(``--tool-choice auto``), the default model's ``prerequisite_tools`` call the lookup first
+(the price tool needs a symbol the question does not give): on the example's question the
+model then chains by itself, and on 4 of 5 paraphrases (docs/local.md); the plan stays the
+default until it chains on all of them. Whatever the model skips, the output says.
 """
 
 from __future__ import annotations

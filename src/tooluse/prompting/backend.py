@@ -105,9 +105,8 @@ def build_text_prompt(
         # The caller prefilled the answer: the model continues that turn.
         continuing = messages.pop()["content"]
     choice = request.tool_choice or ToolChoice()
-    if (none_reminder and choice.type == "none" and request.tools and tools_under_none
-            and messages and messages[-1]["role"] == "user"):
-        messages[-1] = {"role": "user", "content": messages[-1]["content"] + none_reminder}
+    if none_reminder and choice.type == "none" and request.tools and tools_under_none:
+        messages = _reminded(messages, none_reminder)
     stops = list(prompt.stop_sequences)
     if not request.tools or choice.type == "none":
         # No tools offered (or forbidden): a call block must not even begin.
@@ -158,7 +157,8 @@ class PromptToolsBackend(Backend):
     - ``prerequisite_tools`` (with ``rank_tools``): when the chosen tool needs a value that
       another, not yet called, looks up ("the stock price of General Motors": the price
       tool's ``symbol``, ``get_ticker_symbol``), the turn calls that one
-      (:func:`~.choices.prerequisite`); the chosen tool comes next turn, with its result;
+      (:func:`~.choices.prerequisite`); the chosen tool comes next turn, and the parameter
+      that was looked up takes the lookup's result (a short text, if the call validates);
     - ``optional_from_conversation``: optional parameters whose value the conversation
       does not give are left out of the calls;
     - ``percent_fractions``: a number parameter (not an integer) whose value the
@@ -268,9 +268,10 @@ class PromptToolsBackend(Backend):
         yield MessageStart(id=new_message_id(), model=request.model or self.model)
         emitter = _Emitter(LegacyParser(request.tools) if request.tools else None,
                            history=_earlier_calls(request))
-        if (self.optional_from_conversation or self.percent_fractions) and request.tools:
+        if (self.optional_from_conversation or self.percent_fractions
+                or self.prerequisite_tools) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
-                                            self.percent_fractions)
+                                           self.percent_fractions, self.prerequisite_tools)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):
@@ -286,7 +287,10 @@ class PromptToolsBackend(Backend):
             emitter.held = ""
             text_only = tool_call_grammar(request.tools, ToolChoice(type="none"), self.limits) \
                 if grammar is not None else None
-            retry = yield from self._generate(emitter, messages, "", text_only, options)
+            # As under ``none`` with the tools in the prompt: the reminder to answer.
+            again = _reminded(messages, self.none_reminder) \
+                if self.none_reminder and self.tools_under_none else messages
+            retry = yield from self._generate(emitter, again, "", text_only, options)
             retry.output_tokens += end.output_tokens
             retry.timings["retried_after_repeat"] = 1.0
             end = retry
@@ -423,6 +427,13 @@ class PromptToolsBackend(Backend):
         if malformed:
             end.timings["stopped_at_malformed_call"] = 1.0
         return end
+
+
+def _reminded(messages: list[TextMessage], reminder: str) -> list[TextMessage]:
+    """``messages`` with ``reminder`` added to the last turn, if it is the user's."""
+    if not messages or messages[-1]["role"] != "user":
+        return messages
+    return [*messages[:-1], {"role": "user", "content": messages[-1]["content"] + reminder}]
 
 
 def _call_key(block: ToolUseBlock) -> str:

@@ -1,6 +1,7 @@
 """Edits to the calls a model wrote, made after it wrote them, from the conversation: optional
 parameters it gives no value for left out, percentages written as fractions where a rate is
-due, and the calls its lists ask for added (:mod:`.fan_out`). Each edited or added call is
+due, a value an earlier call looked up written as that call returned it, and the calls its
+lists ask for added (:mod:`.fan_out`). Each edited or added call is
 validated against its tool's schema."""
 
 from __future__ import annotations
@@ -14,19 +15,30 @@ from referencing.exceptions import Unresolvable
 from ..codecs.legacy import new_tool_use_id
 from ..messages import Request, ToolUseBlock
 from ..tools.validation import compile_validator
-from .choices import conversation_text, keep_given_optionals, percents_as_fractions, question_text
+from .choices import (
+    conversation_text,
+    keep_given_optionals,
+    looks_up,
+    percents_as_fractions,
+    question_text,
+    unasked_required,
+)
 from .fan_out import fan_out
 
 __all__ = ["call_adjuster", "fanned_out"]
 
 
-def call_adjuster(request: Request, optional: bool,
-                  percent: bool) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+def call_adjuster(request: Request, optional: bool, percent: bool,
+                  looked_up: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
-    (``optional``), and writes as fractions the rates it gives as percentages (``percent``,
-    kept only if the call still validates). Returns the call and how many were left out."""
+    (``optional``), writes as fractions the rates it gives as percentages (``percent``),
+    and gives a parameter that an earlier call looked up that call's result (``looked_up``:
+    ``symbol`` the ``GM`` that ``get_ticker_symbol`` returned; see
+    :func:`~.choices.looks_up`). An edit is kept only if the call still validates.
+    Returns the call and how many parameters were left out."""
     conversation = conversation_text(request)
     schemas = {t.name: t.input_schema for t in request.tools}
+    lookups = _looked_up(request) if looked_up else {}
 
     def adjust(block: ToolUseBlock) -> tuple[ToolUseBlock, int]:
         schema = schemas.get(block.name)
@@ -36,11 +48,41 @@ def call_adjuster(request: Request, optional: bool,
             fractions, changed = percents_as_fractions(arguments, schema, conversation)
             if changed and _valid(schema, fractions):
                 arguments = fractions
+        found = {p: v for (name, p), v in lookups.items() if name == block.name}
+        if found and _valid(schema, {**arguments, **found}):
+            arguments = {**arguments, **found}
         if arguments == block.input:
             return block, 0
         return block.model_copy(update={"input": arguments}), len(dropped)
 
     return adjust
+
+
+def _looked_up(request: Request) -> dict[tuple[str, str], str]:
+    """``(tool, parameter) -> value`` for each required parameter the question does not
+    speak of that an earlier call of the conversation looked up (its last result, when it
+    succeeded with one short line of text)."""
+    called: dict[str, str] = {}
+    for message in request.messages:
+        for block in message.content:
+            if block.type == "tool_use":
+                called[block.id] = block.name
+    results: dict[str, str] = {}
+    for message in request.messages:
+        for block in message.content:
+            if block.type == "tool_result" and not block.is_error and block.tool_use_id in called:
+                text = "".join(getattr(part, "text", "") for part in block.content).strip()
+                if text and "\n" not in text and len(text) <= 100:
+                    results[called[block.tool_use_id]] = text
+    question = question_text(request)
+    found: dict[tuple[str, str], str] = {}
+    for target in request.tools:
+        for parameter in unasked_required(question, target):
+            for tool in request.tools:
+                if tool.name != target.name and tool.name in results \
+                        and looks_up(tool, parameter, target):
+                    found[(target.name, parameter)] = results[tool.name]
+    return found
 
 
 def _valid(schema: Any, arguments: dict[str, Any]) -> bool:

@@ -34,12 +34,14 @@ __all__ = [
     "further_tools",
     "given_by",
     "keep_given_optionals",
+    "looks_up",
     "mentions",
     "percents_as_fractions",
     "prerequisite",
     "question_text",
     "relevance",
     "select_tools",
+    "unasked_required",
 ]
 
 log = logging.getLogger("tooluse.prompting")
@@ -162,24 +164,34 @@ def prerequisite(question: str, tools: Sequence[ToolSpec], chosen: int,
     ``called`` yet; the parameter's name words must all be words of its name that the chosen
     tool's name lacks, and its name must start or end with a lookup verb (get, find,
     search...). None when there is none."""
-    def words(text: str) -> set[str]:
-        return {_stem(w) for w in _words(text) if len(w) > 2 and w not in _STOP}
-
-    target = tools[chosen]
-    schema = target.input_schema if isinstance(target.input_schema, Mapping) else {}
-    asked = words(question)
-    for parameter in schema.get("required") or []:
-        wanted = words(_split_name(str(parameter)))
-        if not wanted or wanted & asked:
-            continue
+    for parameter in unasked_required(question, tools[chosen]):
         for index, tool in enumerate(tools):
-            name = _split_name(tool.name).lower().split()
-            if index == chosen or tool.name in called or not name \
-                    or not {name[0], name[-1]} & _LOOKUP_VERBS:
-                continue
-            if wanted <= words(" ".join(name)) - words(_split_name(target.name)):
+            if index != chosen and tool.name not in called \
+                    and looks_up(tool, parameter, tools[chosen]):
                 return index
     return None
+
+
+def _content_words(text: str) -> set[str]:
+    return {_stem(w) for w in _words(text) if len(w) > 2 and w not in _STOP}
+
+
+def unasked_required(question: str, tool: ToolSpec) -> list[str]:
+    """The required parameters of ``tool`` whose name the question does not speak of."""
+    schema = tool.input_schema if isinstance(tool.input_schema, Mapping) else {}
+    asked = _content_words(question)
+    return [str(p) for p in schema.get("required") or []
+            if (wanted := _content_words(_split_name(str(p)))) and not wanted & asked]
+
+
+def looks_up(tool: ToolSpec, parameter: str, target: ToolSpec) -> bool:
+    """Is ``tool`` the lookup of ``target``'s ``parameter``: its name starts or ends with a
+    lookup verb, and holds every word of the parameter's name that ``target``'s name
+    lacks (``get_ticker_symbol`` for ``get_current_stock_price``'s ``symbol``)?"""
+    name = _split_name(tool.name).lower().split()
+    wanted = _content_words(_split_name(parameter))
+    return bool(name) and bool({name[0], name[-1]} & _LOOKUP_VERBS) and bool(wanted) \
+        and wanted <= _content_words(" ".join(name)) - _content_words(_split_name(target.name))
 
 
 def select_tools(question: str, tools: Sequence[ToolSpec], limit: int,
