@@ -46,7 +46,8 @@ def main() -> int:
                 request = build_request(case, toolset, tool_choice="any")
                 question = question_text(request)
                 tools = request.tools
-                best = max(range(len(tools)), key=lambda i: (relevance(question, tools[i]), -i))
+                best = max(range(len(tools)),
+                           key=lambda i: (relevance(question, tools[i], examples=False), -i))
                 planned = [best, *further_tools(question, tools, best, need=args.need)]
                 names = [toolset.original_name(tools[i].name) for i in planned]
                 expected = {next(iter(call)) for call in case.ground_truth or []}

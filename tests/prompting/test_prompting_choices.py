@@ -142,6 +142,16 @@ def test_prerequisite_looks_up_what_the_chosen_tool_needs() -> None:
 def test_relevance_and_decision() -> None:
     assert relevance("What's the weather in Paris?", TOOLS[0]) == pytest.approx(0.5)
     assert relevance("Tell me a joke", TOOLS[0]) == 0.0
+    # Example values quoted in a description do not make a tool's subject
+    # (mcp-server-time's convert_time mentions 'Asia/Tokyo').
+    convert = tool("convert_time", "Convert time between timezones.", target_timezone={
+        "type": "string", "description": "Target IANA timezone name (e.g., 'Asia/Tokyo')."})
+    current = tool("get_current_time", "Get current time in a specific timezone.",
+                   timezone={"type": "string", "description": "IANA timezone name."})
+    question = "What time is it in Tokyo?"
+    assert relevance(question, convert) > relevance(question, current)
+    assert relevance(question, convert, examples=False) == relevance(question, current,
+                                                                     examples=False)
     # A question asking for two things is covered by the two tools together.
     both = "What's the weather in Paris and the stock price of Apple?"
     assert relevance(both, TOOLS[:2]) > max(relevance(both, t) for t in TOOLS[:2])

@@ -356,7 +356,9 @@ class PromptToolsBackend(Backend):
         per_token = [lp / max(1, len(n) / 4) for lp, n in zip(tool_lps, ends, strict=True)]
         question = question_text(request)
         if rank:
-            rels = [relevance(question, tool) for tool in request.tools]
+            # Example values in descriptions ("e.g. 'Asia/Tokyo'") are not what a tool is
+            # about: "What time is it in Tokyo?" is get_current_time's, not convert_time's.
+            rels = [relevance(question, tool, examples=False) for tool in request.tools]
             best = max(range(len(names)), key=lambda i: (rels[i], tool_lps[i]))
         else:
             best = max(range(len(names)), key=lambda i: tool_lps[i])

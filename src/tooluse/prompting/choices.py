@@ -75,16 +75,23 @@ def _split_name(name: str) -> str:
     return re.sub(r"[._\-]+", " ", spaced)
 
 
-def tool_text(spec: ToolSpec) -> str:
+#: An example value in a description ("e.g. 'Asia/Tokyo'"): what a value looks like, not
+#: what the tool is about.
+_EXAMPLE = re.compile(r"""(?<!\w)'[^'\n]{1,60}'(?!\w)|(?<!\w)"[^"\n]{1,60}"(?!\w)"""
+                      r"|\(e\.g\.[^)]*\)")
+
+
+def tool_text(spec: ToolSpec, examples: bool = True) -> str:
     """The words a tool is known by: its name, description, parameter names and their
-    descriptions."""
+    descriptions (without the quoted example values of the descriptions when not
+    ``examples``)."""
     parts = [_split_name(spec.name), spec.description or ""]
     schema = spec.input_schema if isinstance(spec.input_schema, Mapping) else {}
     props = schema.get("properties")
     for key, sub in (props.items() if isinstance(props, Mapping) else []):
         parts.append(_split_name(str(key)))
         if isinstance(sub, Mapping) and isinstance(sub.get("description"), str):
-            parts.append(sub["description"])
+            parts.append(sub["description"] if examples else _EXAMPLE.sub(" ", sub["description"]))
     return " ".join(parts)
 
 
@@ -112,15 +119,17 @@ def conversation_text(request: Request) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def relevance(question: str, tools: ToolSpec | Sequence[ToolSpec]) -> float:
+def relevance(question: str, tools: ToolSpec | Sequence[ToolSpec],
+              examples: bool = True) -> float:
     """The share of the question's content words (stemmed) found among the words of the
     tool, or of the tools together (a question asking for several things, each of another
-    tool, is covered by them all, not by its best one)."""
+    tool, is covered by them all, not by its best one); ``examples``: whether the example
+    values quoted in parameter descriptions count (see :func:`tool_text`)."""
     asked = {_stem(w) for w in _words(question) if w not in _STOP and len(w) > 2}
     if not asked:
         return 0.0
     specs = [tools] if isinstance(tools, ToolSpec) else tools
-    known = {_stem(w) for spec in specs for w in _words(tool_text(spec))}
+    known = {_stem(w) for spec in specs for w in _words(tool_text(spec, examples))}
     return len(asked & known) / len(asked)
 
 
@@ -137,7 +146,7 @@ def further_tools(question: str, tools: Sequence[ToolSpec], first: int,
     if len(tools) > max_tools:
         return []
     asked = {_stem(w) for w in _words(question) if w not in _STOP and len(w) > 2}
-    known = [{_stem(w) for w in _words(tool_text(spec))} for spec in tools]
+    known = [{_stem(w) for w in _words(tool_text(spec, examples=False))} for spec in tools]
     named = [{_stem(w) for w in _words(_split_name(spec.name))} for spec in tools]
     covered = asked & known[first]
     chosen: list[int] = []
