@@ -405,8 +405,9 @@ def tool_call_grammar(
     answer is one JSON value matching it instead of free text. ``first`` (with ``any``):
     the first call is to that tool (chosen beforehand, e.g. by scoring each tool's whole
     name), later ones to any tool; a sequence of names: the first calls are to those tools,
-    in that order (as many as the parallel-call limit allows), later ones to any tool. Results are cached per tool set, choice, schema and
-    limits, so a tool loop compiles its grammar once.
+    in that order (as many as the parallel-call limit allows), later ones to any tool.
+    Results are cached per tool set, choice, schema and limits, so a tool loop compiles its
+    grammar once.
     """
     choice = choice or ToolChoice()
     limits = limits or GrammarLimits()
