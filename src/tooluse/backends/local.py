@@ -113,8 +113,9 @@ class LocalBackend(PromptToolsBackend):
     - ``max_tools``, ``decide``, ``score_tools``, ``rank_tools``, ``plan_tools``,
       ``prerequisite_tools``, ``optional_from_conversation``, ``percent_fractions``,
       ``fan_out``: the decisions taken around the model
-      (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call or answer by :data:`DEFAULT_DECISION`, fitted for
-      the default model, or ``decision=CallDecision(...)``; on the command line
+      (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call
+      or answer by :data:`DEFAULT_DECISION`, fitted for the default model, or
+      ``decision=CallDecision(...)``; on the command line
       ``-o decision=bias,w_open,w_tool,w_rel``). Defaults: :data:`DEFAULT_TECHNIQUES`
       for the default model (``decide``, ``optional_from_conversation``, ``no_repeat``,
       ``copy_values``, ``fan_out``, ``rank_tools``, ``plan_tools``, ``percent_fractions``,
@@ -193,36 +194,32 @@ class LocalBackend(PromptToolsBackend):
         if disk is not None:
             load_pieces(self.loaded, disk)
         defaults = DEFAULT_TECHNIQUES if tuned else {}
+
+        def on(key: str, given: bool | None) -> bool:
+            """A technique's switch: as given, else the default model's default."""
+            return bool(defaults.get(key, False) if given is None else given)
+
         text = LlamaTextBackend(
             self.loaded, engine=grammar_engine, chat_template=chat_template,
             call_threshold=auto_call_threshold, prompt_cache=disk,
-            no_repeat=bool(defaults.get("no_repeat", False) if no_repeat is None else no_repeat),
-            calls_follow_request=bool(defaults.get("more_calls", False)
-                                      if more_calls is None else more_calls),
-            copy_values=float(copy_bonus) if (defaults.get("copy_values", False)
-                                              if copy_values is None else copy_values) else None,
-            score_enums=bool(defaults.get("score_enums", False)
-                             if score_enums is None else score_enums))
-        decided = bool(defaults.get("decide", False) if decide is None else decide)
+            no_repeat=on("no_repeat", no_repeat),
+            calls_follow_request=on("more_calls", more_calls),
+            copy_values=float(copy_bonus) if on("copy_values", copy_values) else None,
+            score_enums=on("score_enums", score_enums))
+        decided = on("decide", decide)
         super().__init__(
             text, style=style, grammar=grammar, max_tokens=max_tokens, limits=limits,
             model=text.model,
             max_tools=int(defaults.get("max_tools", 0) if max_tools is None else max_tools),
             decision=(decision or DEFAULT_DECISION) if decided else None,
-            score_tools=bool(defaults.get("score_tools", False)
-                             if score_tools is None else score_tools),
-            rank_tools=bool(defaults.get("rank_tools", False)
-                            if rank_tools is None else rank_tools),
-            plan_tools=bool(defaults.get("plan_tools", False)
-                            if plan_tools is None else plan_tools),
-            prerequisite_tools=bool(defaults.get("prerequisite_tools", False)
-                                    if prerequisite_tools is None else prerequisite_tools),
-            optional_from_conversation=bool(
-                defaults.get("optional_from_conversation", False)
-                if optional_from_conversation is None else optional_from_conversation),
-            percent_fractions=bool(defaults.get("percent_fractions", False)
-                                   if percent_fractions is None else percent_fractions),
-            fan_out=bool(defaults.get("fan_out", False) if fan_out is None else fan_out),
+            score_tools=on("score_tools", score_tools),
+            rank_tools=on("rank_tools", rank_tools),
+            plan_tools=on("plan_tools", plan_tools),
+            prerequisite_tools=on("prerequisite_tools", prerequisite_tools),
+            optional_from_conversation=on("optional_from_conversation",
+                                          optional_from_conversation),
+            percent_fractions=on("percent_fractions", percent_fractions),
+            fan_out=on("fan_out", fan_out),
             tools_under_none=tools_under_none, none_reminder=none_reminder,
         )
         self.model_path = path

@@ -62,15 +62,14 @@ def _looked_up(request: Request) -> dict[tuple[str, str], str]:
     """``(tool, parameter) -> value`` for each required parameter the question does not
     speak of that an earlier call of the conversation looked up (its last result, when it
     succeeded with one short line of text)."""
-    called: dict[str, str] = {}
+    called: dict[str, str] = {}  # a call comes before its result
+    results: dict[str, str] = {}
     for message in request.messages:
         for block in message.content:
             if block.type == "tool_use":
                 called[block.id] = block.name
-    results: dict[str, str] = {}
-    for message in request.messages:
-        for block in message.content:
-            if block.type == "tool_result" and not block.is_error and block.tool_use_id in called:
+            elif block.type == "tool_result" and not block.is_error \
+                    and block.tool_use_id in called:
                 text = "".join(getattr(part, "text", "") for part in block.content).strip()
                 if text and "\n" not in text and len(text) <= 100:
                     results[called[block.tool_use_id]] = text

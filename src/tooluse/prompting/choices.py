@@ -119,13 +119,19 @@ def conversation_text(request: Request) -> str:
     return "\n".join(p for p in parts if p)
 
 
+def _content_words(text: str) -> set[str]:
+    """The words of ``text`` that say something (stemmed, no stop word, three letters or
+    more)."""
+    return {_stem(w) for w in _words(text) if len(w) > 2 and w not in _STOP}
+
+
 def relevance(question: str, tools: ToolSpec | Sequence[ToolSpec],
               examples: bool = True) -> float:
     """The share of the question's content words (stemmed) found among the words of the
     tool, or of the tools together (a question asking for several things, each of another
     tool, is covered by them all, not by its best one); ``examples``: whether the example
     values quoted in parameter descriptions count (see :func:`tool_text`)."""
-    asked = {_stem(w) for w in _words(question) if w not in _STOP and len(w) > 2}
+    asked = _content_words(question)
     if not asked:
         return 0.0
     specs = [tools] if isinstance(tools, ToolSpec) else tools
@@ -145,7 +151,7 @@ def further_tools(question: str, tools: Sequence[ToolSpec], first: int,
     tool descriptions cover a question's words by chance: no further tool is named."""
     if len(tools) > max_tools:
         return []
-    asked = {_stem(w) for w in _words(question) if w not in _STOP and len(w) > 2}
+    asked = _content_words(question)
     known = [{_stem(w) for w in _words(tool_text(spec, examples=False))} for spec in tools]
     named = [{_stem(w) for w in _words(_split_name(spec.name))} for spec in tools]
     covered = asked & known[first]
@@ -179,10 +185,6 @@ def prerequisite(question: str, tools: Sequence[ToolSpec], chosen: int,
                     and looks_up(tool, parameter, tools[chosen]):
                 return index
     return None
-
-
-def _content_words(text: str) -> set[str]:
-    return {_stem(w) for w in _words(text) if len(w) > 2 and w not in _STOP}
 
 
 def unasked_required(question: str, tool: ToolSpec) -> list[str]:

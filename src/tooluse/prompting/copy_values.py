@@ -109,14 +109,14 @@ def candidate_values(conversation: str, limit: int = 24) -> list[str]:
             seen.add(span)
             found.append(span)
 
-    for match in _NUMBER.finditer(_MARKUP.sub(" ", conversation)):
+    text = _MARKUP.sub(" ", conversation)
+    for match in _NUMBER.finditer(text):
         for form in _number_forms(match.group()):
             add(form)
     for match in _QUOTED.finditer(conversation):
         add(match.group(1))
     for match in _TAGGED.finditer(conversation):
         add(match.group(1))
-    text = _MARKUP.sub(" ", conversation)
     phrases = list(_PHRASE.finditer(text))
     for place in _places(text, phrases):
         add(place)
