@@ -32,13 +32,14 @@ from typing import Any
 
 from .copy_values import STOP_WORDS
 
-__all__ = ["Item", "fan_out", "list_around", "lists_in"]
+__all__ = ["NUMBER_AT", "Item", "fan_out", "find_value", "list_around", "lists_in", "norm",
+           "number_value"]
 
 #: A call as (tool name, input).
 Call = tuple[str, dict[str, Any]]
 
 _NUMBER = r"[-+]?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?"
-_NUMBER_AT = re.compile(_NUMBER + r"(?!\w|\.\d)")
+NUMBER_AT = re.compile(_NUMBER + r"(?!\w|\.\d)")
 _SEPARATOR = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+|&\s*)?|\s+(?:and|or|&|as well as|plus)\s+)",
                         re.IGNORECASE)
 _FINAL = re.compile(r"(?:and|or|&|as well as|plus)\s+$", re.IGNORECASE)
@@ -65,7 +66,7 @@ class Item:
     end: int
 
 
-def _number_value(text: str) -> float | None:
+def number_value(text: str) -> float | None:
     cleaned = text.replace("$", "").replace(",", "").rstrip("%")
     try:
         return float(cleaned)
@@ -73,17 +74,17 @@ def _number_value(text: str) -> float | None:
         return None
 
 
-def _find_value(question: str, value: Any) -> tuple[int, int, str] | None:
+def find_value(question: str, value: Any) -> tuple[int, int, str] | None:
     """Where ``value`` stands in the question, and its shape: "number", "name" (capitalised
     words), "quoted" or "word" (lowercase words)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        for m in _NUMBER_AT.finditer(question):
+        for m in NUMBER_AT.finditer(question):
             if m.start() > 0 and (question[m.start() - 1].isalnum() or question[m.start() - 1]
                                   in "_.="):
                 continue
-            number = _number_value(m.group())
+            number = number_value(m.group())
             if number is not None and number == float(value):
                 return m.start(), m.end(), "number"
         return None
@@ -115,7 +116,7 @@ def _item_at(question: str, at: int, shape: str, size: int, unit: str | None) ->
     """The item of ``shape`` that starts at ``at``, if one does."""
     rest = question[at:]
     if shape == "number":
-        m = _NUMBER_AT.match(rest)
+        m = NUMBER_AT.match(rest)
         if m is None:
             return None
         if unit is not None and _unit_after(question, at + m.end()) not in (unit, None):
@@ -150,7 +151,7 @@ def _item_at(question: str, at: int, shape: str, size: int, unit: str | None) ->
 def list_around(question: str, value: Any) -> tuple[list[Item], int] | None:
     """The list in ``question`` that ``value`` is an item of, and its index there; None
     when the value stands alone (or in a range, or not in the question at all)."""
-    found = _find_value(question, value)
+    found = find_value(question, value)
     if found is None:
         return None
     start, end, shape = found
@@ -217,7 +218,7 @@ def lists_in(text: str, spans: Sequence[str]) -> list[list[str]]:
     once, as the strings its items are written with."""
     by_end: dict[int, list[Item]] = {}
     for span in spans:
-        around = list_around(text, _number_value(span) if _NUMBER_AT.fullmatch(span)
+        around = list_around(text, number_value(span) if NUMBER_AT.fullmatch(span)
                              else span)
         if around is None:
             continue
@@ -231,7 +232,7 @@ def lists_in(text: str, spans: Sequence[str]) -> list[list[str]]:
 def _as_value(item: Item, like: Any) -> Any:
     """The item written as the call's value was (a number for a number)."""
     if isinstance(like, (int, float)) and not isinstance(like, bool):
-        number = _number_value(item.text)
+        number = number_value(item.text)
         if number is None:
             return None
         return int(number) if isinstance(like, int) and number.is_integer() else number
@@ -249,7 +250,7 @@ def fan_out(calls: Sequence[Call], question: str,
     seen = [(name, dict(args)) for name, args in calls]
     for name, args in calls:
         props = ((schemas.get(name) or {}).get("properties") or {})
-        names = {_norm(w) for k in props for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", k)}
+        names = {norm(w) for k in props for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", k)}
         lists: dict[str, tuple[list[Item], int]] = {}
         for key, value in args.items():
             schema = props.get(key) or {}
@@ -259,12 +260,12 @@ def fan_out(calls: Sequence[Call], question: str,
             if found is None:
                 continue
             items, index = found
-            others = {_norm(x) for k, v in args.items() if k != key
+            others = {norm(x) for k, v in args.items() if k != key
                       for x in (v if isinstance(v, list) else [v])}
-            if any(_norm(_as_value(i, value)) in others for j, i in enumerate(items)
+            if any(norm(_as_value(i, value)) in others for j, i in enumerate(items)
                    if j != index):
                 continue  # the items are this call's other values: not several calls
-            if any(_norm(i.text) in names for i in items):
+            if any(norm(i.text) in names for i in items):
                 continue  # "a base of 10 units and height of 5": a parameter's name
             if re.search(r"\bbetween\W*$", question[: items[0].start], re.IGNORECASE):
                 continue  # "between New York and Boston": one call about both
@@ -278,7 +279,7 @@ def fan_out(calls: Sequence[Call], question: str,
                     new[key] = _as_value(items[choice[key]], args[key])
             if new == args or any(value is None for value in new.values()):
                 continue
-            if any(n == name and all(_norm(a.get(k)) == _norm(new[k]) for k in lists)
+            if any(n == name and all(norm(a.get(k)) == norm(new[k]) for k in lists)
                    for n, a in seen):
                 continue  # the model already wrote this item's call
             if len(calls) + len(extra) >= limit or not valid(name, new):
@@ -303,7 +304,7 @@ def _combinations(lists: Mapping[str, tuple[list[Item], int]],
     return combos
 
 
-def _norm(value: Any) -> str:
+def norm(value: Any) -> str:
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, (int, float)):
