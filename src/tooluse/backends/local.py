@@ -61,7 +61,7 @@ DEFAULT_COPY_BONUS = 2.0
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
     "copy_values": True, "fan_out": True, "rank_tools": True, "plan_tools": True,
-    "percent_fractions": True, "prerequisite_tools": True,
+    "percent_fractions": True, "prerequisite_tools": True, "restate": True,
 }
 #: Under ``tool_choice: none`` the tools stay in the prompt (a cache hit for a tool loop's
 #: last turn); with them in view the default model tends to answer *about* a tool ("You can
@@ -112,14 +112,14 @@ class LocalBackend(PromptToolsBackend):
       each is scored whole and the likeliest is written.
     - ``max_tools``, ``decide``, ``score_tools``, ``rank_tools``, ``plan_tools``,
       ``prerequisite_tools``, ``optional_from_conversation``, ``percent_fractions``,
-      ``fan_out``: the decisions taken around the model
+      ``fan_out``, ``restate``: the decisions taken around the model
       (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call
       or answer by :data:`DEFAULT_DECISION`, fitted for the default model, or
       ``decision=CallDecision(...)``; on the command line
       ``-o decision=bias,w_open,w_tool,w_rel``). Defaults: :data:`DEFAULT_TECHNIQUES`
       for the default model (``decide``, ``optional_from_conversation``, ``no_repeat``,
       ``copy_values``, ``fan_out``, ``rank_tools``, ``plan_tools``, ``percent_fractions``,
-      ``prerequisite_tools`` on), off for any other model.
+      ``prerequisite_tools``, ``restate`` on), off for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none`` (default True), as the Messages API does, so a tool loop's last turn reuses
       the cached prompt prefix; the grammar still forbids a call.
@@ -173,6 +173,7 @@ class LocalBackend(PromptToolsBackend):
         copy_bonus: float = DEFAULT_COPY_BONUS,
         score_enums: bool | None = None,
         fan_out: bool | None = None,
+        restate: bool | None = None,
     ) -> None:
         if grammar_engine == "llguidance" and not llguidance_available():
             raise BackendError("grammar_engine='llguidance' needs the llguidance package: "
@@ -220,6 +221,7 @@ class LocalBackend(PromptToolsBackend):
                                           optional_from_conversation),
             percent_fractions=on("percent_fractions", percent_fractions),
             fan_out=on("fan_out", fan_out),
+            restate=on("restate", restate),
             tools_under_none=tools_under_none, none_reminder=none_reminder,
         )
         self.model_path = path
@@ -243,7 +245,7 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
         options["none_reminder"] = None
     for key in ("decide", "score_tools", "rank_tools", "plan_tools", "prerequisite_tools",
                 "optional_from_conversation", "percent_fractions", "no_repeat",
-                "more_calls", "copy_values", "score_enums", "fan_out"):
+                "more_calls", "copy_values", "score_enums", "fan_out", "restate"):
         if key in options and options[key] is not None:
             options[key] = flag_option(options[key], key)
     weights = options.get("decision")

@@ -167,7 +167,11 @@ class PromptToolsBackend(Backend):
       (:func:`~.choices.percents_as_fractions`; kept only if the call still validates);
     - ``fan_out``: when a call's value is one item of a list in the question ("the
       factorial of 5, 10 and 15"), the same call is added for each item the model left out
-      (:mod:`.fan_out`; each added call validated against its tool's schema).
+      (:mod:`.fan_out`; each added call validated against its tool's schema);
+    - ``restate``: when the question restates a call with other values in the same places
+      ("...6 feet tall and weighs 80 kg, also for a person who is 5.6 feet and weighs 60
+      kg"), the model's call is added again with each clause's values (:mod:`.restate`;
+      each added call validated against its tool's schema).
 
     ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
     none`` (the default, as the Messages API does: the prompt prefix stays that of the
@@ -197,6 +201,7 @@ class PromptToolsBackend(Backend):
         optional_from_conversation: bool = False,
         percent_fractions: bool = False,
         fan_out: bool = False,
+        restate: bool = False,
         tools_under_none: bool = True,
         none_reminder: str | None = None,
     ) -> None:
@@ -220,6 +225,7 @@ class PromptToolsBackend(Backend):
         self.optional_from_conversation = optional_from_conversation
         self.percent_fractions = percent_fractions
         self.fan_out = fan_out
+        self.restate = restate
         self.tools_under_none = tools_under_none
         self.none_reminder = none_reminder
         #: Timings and token counts of the last request (for benchmarks and the demo).
@@ -295,8 +301,10 @@ class PromptToolsBackend(Backend):
             retry.timings["retried_after_repeat"] = 1.0
             end = retry
         yield from emitter.close()
-        if self.fan_out and emitter.blocks and not choice.disable_parallel_tool_use:
-            added = fanned_out(request, emitter.blocks, self.limits.max_calls)
+        if (self.fan_out or self.restate) and emitter.blocks \
+                and not choice.disable_parallel_tool_use:
+            added = fanned_out(request, emitter.blocks, self.limits.max_calls,
+                               lists=self.fan_out, clauses=self.restate)
             for block in added:
                 yield from emitter._call(block)
             if added:

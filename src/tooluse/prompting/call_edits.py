@@ -1,8 +1,8 @@
 """Edits to the calls a model wrote, made after it wrote them, from the conversation: optional
 parameters it gives no value for left out, percentages written as fractions where a rate is
 due, a value an earlier call looked up written as that call returned it, and the calls its
-lists ask for added (:mod:`.fan_out`). Each edited or added call is
-validated against its tool's schema."""
+lists ask for added (:mod:`.fan_out`), and those its clauses restate with other values
+(:mod:`.restate`). Each edited or added call is validated against its tool's schema."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from .choices import (
     unasked_required,
 )
 from .fan_out import fan_out
+from .restate import restatements
 
 __all__ = ["call_adjuster", "fanned_out"]
 
@@ -93,17 +94,23 @@ def _valid(schema: Any, arguments: dict[str, Any]) -> bool:
         return False
 
 
-def fanned_out(request: Request, blocks: list[ToolUseBlock],
-               limit: int) -> list[ToolUseBlock]:
-    """The calls :func:`.fan_out.fan_out` adds to the model's ``blocks``, as new blocks."""
+def fanned_out(request: Request, blocks: list[ToolUseBlock], limit: int, *,
+               lists: bool = True, clauses: bool = False) -> list[ToolUseBlock]:
+    """The calls the question asks for that the model's ``blocks`` leave out, as new
+    blocks: one per further item of a list (``lists``, :func:`.fan_out.fan_out`), then one
+    per clause restating a call with other values (``clauses``,
+    :func:`.restate.restatements`)."""
     specs = {t.name: t for t in request.tools}
 
     def valid(name: str, arguments: dict[str, Any]) -> bool:
         spec = specs.get(name)
         return spec is not None and _valid(spec.input_schema, arguments)
 
-    added = fan_out([(b.name, dict(b.input)) for b in blocks], question_text(request),
-                    {name: spec.input_schema for name, spec in specs.items()},
-                    limit=limit, valid=valid)
+    question = question_text(request)
+    schemas = {name: spec.input_schema for name, spec in specs.items()}
+    calls = [(b.name, dict(b.input)) for b in blocks]
+    added = fan_out(calls, question, schemas, limit=limit, valid=valid) if lists else []
+    if clauses:
+        added += restatements([*calls, *added], question, schemas, limit=limit, valid=valid)
     return [ToolUseBlock(id=new_tool_use_id(), name=name, input=arguments)
             for name, arguments in added]

@@ -75,8 +75,8 @@ def number_value(text: str) -> float | None:
 
 
 def find_value(question: str, value: Any) -> tuple[int, int, str] | None:
-    """Where ``value`` stands in the question, and its shape: "number", "name" (capitalised
-    words), "quoted" or "word" (lowercase words)."""
+    """Where ``value`` stands in the question, and its shape: "number" (a number, or a string
+    of digits), "name" (capitalised words), "quoted" or "word" (lowercase words)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
@@ -94,6 +94,10 @@ def find_value(question: str, value: Any) -> tuple[int, int, str] | None:
     for quoted in _QUOTED.finditer(question):
         if quoted.group(2).strip().lower() == text.lower():
             return quoted.start(), quoted.end(), "quoted"
+    if NUMBER_AT.fullmatch(text) and text[0].isdigit():
+        number = number_value(text)  # a number written as a string ("case 28473")
+        return find_value(question, int(number) if number is not None and number.is_integer()
+                          else number)
     at = re.search(r"(?<![\w])" + re.escape(text) + r"(?![\w])", question, re.IGNORECASE)
     if at is None:
         return None

@@ -1,0 +1,316 @@
+"""The number of calls follows the request: one call per clause that restates a call's values.
+
+A small model asked "the BMI of a person 6 feet tall weighing 80 kg, also for one 5.6 feet
+tall weighing 60 kg" writes the call for the first person and closes the call block (BFCL
+``parallel``: 128 of 200 answers held one call where two to four were asked for, and most
+of these questions are not lists but clauses: "...then repeat with a change in time of 10
+seconds", "...and $20000 short term, $50000 long term in Florida"). The question says
+what the further calls are: it writes other values *in the same places* as the values the
+model used. :func:`restatements` finds them and returns the model's call again with each
+clause's values in place of its own.
+
+How a value of the question is given to a parameter of the model's call:
+
+- it has the same shape as the value the model wrote there (a number; capitalised words;
+  a quoted string) and is not a value any call already uses;
+- its neighbourhood matches: the word right before it is the one before the model's value
+  ("from Tokyo" / "from San Francisco"), and the content words around it (up to three
+  before, two after, within its clause) are those around the model's value or of the
+  parameter's name ("a change in time of 10 seconds" / "change in time of 4 seconds":
+  ``d_time``; "$20000 short term": ``short_term_gain``); the parameter scoring best, alone;
+- or, when no value of that shape matched so, by position: the question's unused values
+  of that shape, as many as the call has such parameters (or a multiple), fill them in the
+  order the model's values stand in the question ("3 and 4, 5 and 12").
+
+Values given so go into calls in the order they stand: a parameter given a second time
+starts the next call. Each new call is the model's with those values replaced; it must
+differ from every call there is and validate against its tool's schema (``valid``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .copy_values import STOP_WORDS
+from .fan_out import NUMBER_AT, find_value, norm, number_value
+
+__all__ = ["restatements"]
+
+#: A call as (tool name, input).
+Call = tuple[str, dict[str, Any]]
+
+_TOKEN = re.compile(r"[^\W_][\w'’.-]*|[,;:!?()]")
+_CLAUSE_END = frozenset(",;:!?()")
+_NAME_RUN = re.compile(r"[A-Z][\w'’&.-]*(?:\s+(?:[A-Z0-9][\w'’&.-]*))*")
+#: Words saying a question asks for more than one thing ("do the same for...", "then
+#: repeat with..."); without one, a new call must differ in two values or more.
+_AGAIN = re.compile(r"\b(?:also|another|again|same|repeat|then|as well|both|each|respectively"
+                    r"|too|other|second|plus|vs|versus|compare|separately|individually)\b",
+                    re.IGNORECASE)
+#: Capitalised words that are not names.
+_NOT_NAMES = frozenset({"I", "I'm", "I'd", "I've", "I'll", "Can I", "Could I", "How", "What"})
+#: A quoted string: the same quote mark on both sides, not an apostrophe within a word.
+_QUOTED = re.compile(r"""(?<!\w)(?:'([^'"\n]{1,80})'|"([^'"\n]{1,80})"|‘([^‘’\n]{1,80})’"""
+                     r"""|“([^“”\n]{1,80})”)(?!\w)""")
+#: Dates are not names: a date goes where a date went ("on May 3rd 2022").
+_DATE = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s*\d",
+                   re.IGNORECASE)
+#: Numbers written as words are a count, not a lowercase value.
+_NUMBER_WORDS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight",
+                           "nine", "ten", "twice", "once"})
+
+
+@dataclass(frozen=True)
+class _Value:
+    """A value of the question: where it stands, its text, and its shape."""
+
+    start: int
+    end: int
+    text: str
+    shape: str
+
+
+def _stem(word: str) -> str:
+    word = word.lower().strip(".'’")
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") \
+        else word
+
+
+#: Words too common to tell one place in a sentence from another.
+_ARTICLES = frozenset({"a", "an", "the", "and", "or"})
+
+
+@dataclass(frozen=True)
+class _Context:
+    """Around a value: the word right before it (None after punctuation or an article), the
+    content words right next to it, and those within its clause (up to three before, two
+    after; a number ends the run), each with where it stands."""
+
+    previous: str | None
+    next_to: frozenset[tuple[str, int]]
+    words: frozenset[tuple[str, int]]
+
+    def score(self, other: _Context, key_words: frozenset[str]) -> int:
+        """How alike two values' places are: the same word before; each content word around
+        this one that stands around ``other`` too (elsewhere: two values side by side share
+        their neighbours, which says nothing) or names the parameter; once more for the
+        same word right next to both ("gini criterion" / "entropy criterion")."""
+        theirs = {w for w, _ in other.words}
+        shared = {w for w, at in self.words
+                  if w in key_words or (w in theirs and (w, at) not in other.words)}
+        beside = {w for w, at in self.next_to
+                  if (w, at) not in other.next_to and w in {x for x, _ in other.next_to}}
+        return (self.previous is not None and self.previous == other.previous) \
+            + len(shared) + len(beside)
+
+
+def _context(question: str, value: _Value) -> _Context:
+    before = [(m.group(), m.start()) for m in _TOKEN.finditer(question, 0, value.start)]
+    after = [(m.group(), m.start()) for m in _TOKEN.finditer(question, value.end)]
+    previous = before[-1][0].lower() if before and before[-1][0] not in _CLAUSE_END else None
+    words: set[tuple[str, int]] = set()
+    next_to: set[tuple[str, int]] = set()
+    for run, limit in ((before[::-1], 3), (after, 2)):
+        for taken, (token, at) in enumerate(run[:limit]):
+            if token in _CLAUSE_END or token[0].isdigit() or token.lower() in ("and", "or"):
+                break
+            if token.lower() not in STOP_WORDS and not token[0].isupper():
+                # (a capitalised word is likelier another value than a word about one)
+                words.add((_stem(token), at))
+                if taken == 0:
+                    next_to.add((_stem(token), at))
+    return _Context(None if previous in _ARTICLES else previous, frozenset(next_to),
+                    frozenset(words))
+
+
+def _values(question: str, shape: str) -> list[_Value]:
+    """The question's values of ``shape``."""
+    found: list[_Value] = []
+    if shape == "number":
+        for m in NUMBER_AT.finditer(question):
+            if m.start() > 0 and (question[m.start() - 1].isalnum()
+                                  or question[m.start() - 1] in "_.=:^/"):
+                continue  # part of a name, a time or a unit ("m/s^2")
+            found.append(_Value(m.start(), m.end(), m.group(), shape))
+    elif shape == "quoted":
+        found = [_Value(m.start(), m.end(), next(g for g in m.groups() if g).strip(), shape)
+                 for m in _QUOTED.finditer(question)]
+    elif shape in ("name", "date"):
+        for m in _NAME_RUN.finditer(question):
+            # A sentence ends a name ("...in Celsius. The second..."), an abbreviation not.
+            text = re.split(r"(?<=[a-z]{2})\.\s", m.group())[0].rstrip(".")
+            if text in _NOT_NAMES or len(text) < 2 or (
+                    re.search(r"(?:^|[.!?]\s+)$", question[: m.start()]) and " " not in text):
+                continue  # a sentence's first word is capitalised anyway
+            if (_DATE.match(text) is not None) == (shape == "date"):
+                found.append(_Value(m.start(), m.start() + len(text), text, shape))
+    elif shape == "word":
+        found = [_Value(m.start(), m.end(), m.group(), shape)
+                 for m in re.finditer(r"(?<![\w'’-])[a-z][a-z-]+(?![\w'’])", question)
+                 if m.group() not in STOP_WORDS and m.group() not in _NUMBER_WORDS]
+    return found
+
+
+def _name_words(key: str) -> frozenset[str]:
+    return frozenset(_stem(w) for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", key) if w)
+
+
+def _as_value(value: _Value, like: Any) -> Any:
+    if isinstance(like, (int, float)) and not isinstance(like, bool):
+        number = number_value(value.text)
+        if number is None:
+            return None
+        return int(number) if isinstance(like, int) and number.is_integer() else number
+    return value.text
+
+
+def restatements(calls: Sequence[Call], question: str,
+                 schemas: Mapping[str, Mapping[str, Any] | None], *, limit: int,
+                 valid: Callable[[str, dict[str, Any]], bool]) -> list[Call]:
+    """The calls ``question`` restates for ``calls`` (the model's, in order) with other
+    values, that ``calls`` leave out (see the module docstring). At most ``limit`` calls in
+    all; ``valid(name, input)`` must accept each new call."""
+    located = [_locate(question, args) for _, args in calls]
+    used = [(v.start, v.end) for spots in located for v in spots.values()] \
+        + _written(question, calls, located)
+    again = _AGAIN.search(question) is not None
+    extra: list[Call] = []
+    seen = [(name, dict(args)) for name, args in calls]
+    done: set[str] = set()
+    for (name, args), spots in zip(calls, located, strict=True):
+        if name in done or not spots:
+            continue
+        done.add(name)  # one template per tool: the model's first call of it
+        for group in _groups(_give(question, spots, used, again), spots):
+            new = dict(args)
+            for key, (value, _) in group.items():
+                new[key] = _as_value(value, args[key])
+            if any(v is None for v in new.values()) or any(
+                    n == name and _same(a, new) for n, a in seen):
+                continue
+            if all(score < 0 for _, score in group.values()):
+                continue
+            changed = [score for key, (_, score) in group.items()
+                       if norm(new[key]) != norm(args[key])]
+            if not (again or len(group) >= 2 or max(changed, default=0) >= 2):
+                continue  # one value elsewhere, nothing saying "again": likelier a mistake
+            if len(calls) + len(extra) >= limit or not valid(name, new):
+                continue
+            extra.append((name, new))
+            seen.append((name, new))
+    return extra
+
+
+def _locate(question: str, args: Mapping[str, Any]) -> dict[str, _Value]:
+    """Where the call's scalar values stand in the question, by parameter."""
+    spots: dict[str, _Value] = {}
+    for key, value in args.items():
+        if isinstance(value, (list, dict, bool)) or value is None:
+            continue
+        found = find_value(question, value)
+        if found is None and isinstance(value, float) and not value.is_integer():
+            found = find_value(question, round(value * 100, 6))  # 0.05 written "5%"
+        if found is None or (found[2] == "word" and " " in str(value).strip()):
+            continue
+        start, end, shape = found
+        if shape == "name" and not question[start].isupper():
+            shape = "word"  # "the burger", however the model capitalised it
+        if shape == "name" and _DATE.match(question, start):
+            shape = "date"
+        if shape == "word" and (" " in question[start:end] or question[start:end].lower()
+                                in _NUMBER_WORDS):
+            continue
+        spots[key] = _Value(start, end, question[start:end], shape)
+    return spots
+
+
+def _written(question: str, calls: Sequence[Call],
+             located: Sequence[Mapping[str, _Value]]) -> list[tuple[int, int]]:
+    """Where the calls' other values (items of arrays and objects too) stand in the
+    question: "Rome, Italy" is one value, not two names free for another call."""
+    spans: list[tuple[int, int]] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, str) and value.strip():
+            spans.extend((m.start(), m.end()) for m in re.finditer(
+                r"(?<!\w)" + re.escape(value.strip()) + r"(?!\w)", question, re.IGNORECASE))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            found = find_value(question, value)
+            if found is not None:
+                spans.append(found[:2])
+
+    for (_, args), spots in zip(calls, located, strict=True):
+        for key, value in args.items():
+            if key not in spots:
+                walk(value)
+    return spans
+
+
+def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return a.keys() == b.keys() and all(norm(a[k]) == norm(b[k]) for k in a)
+
+
+def _give(question: str, spots: Mapping[str, _Value], used: Sequence[tuple[int, int]],
+          again: bool) -> list[tuple[_Value, str, int]]:
+    """The question's unused values, each with the parameter it is given to and how well
+    its place matched, in order. Lowercase words only where the question says "again":
+    most of its words are not values."""
+    given: list[tuple[_Value, str, int]] = []
+    for shape in sorted({v.shape for v in spots.values()} - (set() if again else {"word"})):
+        keys = sorted((k for k, v in spots.items() if v.shape == shape),
+                      key=lambda k: spots[k].start)
+        free = [v for v in _values(question, shape)
+                if not any(v.start < e and s < v.end for s, e in used)]
+        contexts = {k: _context(question, spots[k]) for k in keys}
+        matched: list[tuple[_Value, str, int]] = []
+        for value in free:
+            around = _context(question, value)
+            scores = {k: around.score(contexts[k], _name_words(k)) for k in keys}
+            best = max(scores.values())
+            if best >= (2 if shape == "word" else 1) \
+                    and sum(s == best for s in scores.values()) == 1:
+                matched.append((value, max(scores, key=lambda k: scores[k]), best))
+            elif shape != "word" and any(value.text.lower() == spots[k].text.lower()
+                                         for k in keys):
+                # The same value again ("USD to AUD and USD to CAD"): a restated one.
+                key = next(k for k in keys if value.text.lower() == spots[k].text.lower())
+                matched.append((value, key, 0))
+        if shape != "word" and not any(score for _, _, score in matched):
+            # Nothing told by its place: by position, when the counts fit.
+            rest = [v for v in free if all(v is not m for m, _, _ in matched)]
+            if rest and len(rest) % len(keys) == 0:
+                # With one parameter of the shape, such a value only joins a call that
+                # other values make (-1): alone it is as likely any other name.
+                alone = -1 if len(keys) == 1 else 0
+                matched = [(value, keys[i % len(keys)], alone) for i, value in enumerate(rest)]
+        given += matched
+    return sorted(given, key=lambda item: item[0].start)
+
+
+def _groups(given: Sequence[tuple[_Value, str, int]],
+            spots: Mapping[str, _Value]) -> list[dict[str, tuple[_Value, int]]]:
+    """The values given, cut into calls: a parameter given again, or the model's own
+    values between, starts the next."""
+    template_end = max(v.end for v in spots.values())
+    groups: list[dict[str, tuple[_Value, int]]] = []
+    current: dict[str, tuple[_Value, int]] = {}
+    side = None
+    for value, key, score in given:
+        here = value.start >= template_end
+        if key in current or (current and here != side):
+            groups.append(current)
+            current = {}
+        current[key] = (value, score)
+        side = here
+    if current:
+        groups.append(current)
+    return groups

@@ -1,0 +1,119 @@
+"""restatements: one call per clause that restates the model's call with other values, and
+none where the question asks for one call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tooluse.prompting.restate import restatements
+
+Call = tuple[str, dict[str, Any]]
+
+
+def _obj(**props: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {k: {"type": t} for k, t in props.items()}}
+
+
+def _restate(call: Call, question: str, schema: dict[str, Any], *,
+             valid: bool = True, limit: int = 8) -> list[Call]:
+    return restatements([call], question, {call[0]: schema}, limit=limit,
+                        valid=lambda name, arguments: valid)
+
+
+BMI = _obj(height="number", weight="number")
+
+
+def test_a_clause_with_other_values_in_the_same_places_is_another_call() -> None:
+    question = ("What is the BMI of a man who is 6 feet tall and weighs 80 kg, and also of "
+                "a woman who is 5.6 feet tall and weighs 60 kg?")
+    added = _restate(("bmi", {"height": 6, "weight": 80}), question, BMI)
+    assert added == [("bmi", {"height": 5.6, "weight": 60})]
+
+
+def test_a_clause_giving_one_value_again_keeps_the_others() -> None:
+    question = ("Compute the induced voltage for a field of 3 tesla over an area of 4 square "
+                "meters changing in 2 seconds, then repeat it for a change in 8 seconds.")
+    schema = _obj(field="number", area="number", seconds="number")
+    added = _restate(("emf", {"field": 3, "area": 4, "seconds": 2}), question, schema)
+    assert added == [("emf", {"field": 3, "area": 4, "seconds": 8})]
+
+
+def test_names_follow_the_word_before_them() -> None:
+    question = ("Book a train from Lyon to Geneva on Friday and another train from Geneva "
+                "to Milan.")
+    schema = _obj(origin="string", destination="string")
+    added = _restate(("train", {"origin": "Lyon", "destination": "Geneva"}), question, schema)
+    assert added == [("train", {"origin": "Geneva", "destination": "Milan"})]
+
+
+def test_values_with_nothing_around_them_go_by_position() -> None:
+    question = "Find the hypotenuse for legs 6 and 8, 9 and 40."
+    schema = _obj(a="integer", b="integer")
+    added = _restate(("hyp", {"a": 6, "b": 8}), question, schema)
+    assert added == [("hyp", {"a": 9, "b": 40})]
+
+
+def test_a_lone_name_joins_the_call_its_clause_makes() -> None:
+    question = ("List the people convicted of fraud in Boston in 2019 and those convicted "
+                "of the same in Denver in 2017.")
+    schema = _obj(crime="string", city="string", year="integer")
+    call = ("convictions", {"crime": "fraud", "city": "Boston", "year": 2019})
+    assert _restate(call, question, schema) == [
+        ("convictions", {"crime": "fraud", "city": "Denver", "year": 2017})]
+
+
+def test_the_same_value_written_again_belongs_to_its_clause() -> None:
+    question = "Give me the exchange rates for EUR to JPY and EUR to CHF."
+    schema = _obj(base="string", target="string")
+    added = _restate(("rate", {"base": "EUR", "target": "JPY"}), question, schema)
+    assert added == [("rate", {"base": "EUR", "target": "CHF"})]
+
+
+def test_lowercase_values_only_where_the_question_says_again() -> None:
+    question = ("Train a tree with gini criterion and depth of 4, and another with entropy "
+                "criterion and depth of 7.")
+    schema = _obj(criterion="string", depth="integer")
+    added = _restate(("tree", {"criterion": "gini", "depth": 4}), question, schema)
+    assert added == [("tree", {"criterion": "entropy", "depth": 7})]
+
+
+@pytest.mark.parametrize(("call", "question"), [
+    # Other values of the question that are not another call.
+    (("density", {"allele": 0.4, "genotype": "BB"}),
+     "What is the frequency of the BB genotype when the frequency of allele B is 0.4?"),
+    (("velocity", {"acceleration": 3, "distance": 150}),
+     "Final velocity of a cart starting from rest, accelerating at 3 m/s^2 over 150 meters?"),
+    (("cases", {"year": 2021, "crime": "Burglary", "place": "Austin, Texas"}),
+     "Retrieve cases from 2021 about burglary crimes in Austin, Texas"),
+    (("ranking", {"team": "Brazil", "year": 2019}),
+     "What was the FIFA ranking of Brazil's women team in 2019?"),
+    (("hotel", {"city": "Rome", "chain": "Hilton", "guests": 2}),
+     "Is a Hilton in Rome free for 2 guests from 2024 June 3rd to June 9th?"),
+    (("museum", {"name": "National Gallery of Art", "day": "Sunday"}),
+     "When does the National Gallery of Art open on Sunday?"),
+    (("play", {"artist": "Adele", "minutes": 20}), "Play Adele for 20 minutes on Spotify."),
+])
+def test_no_call_where_the_question_asks_for_one(call: Call, question: str) -> None:
+    schema = {"type": "object", "properties": {
+        k: {"type": "number" if isinstance(v, (int, float)) else "string"}
+        for k, v in call[1].items()}}
+    assert _restate(call, question, schema) == []
+
+
+def test_a_new_call_must_validate_and_stay_within_the_limit() -> None:
+    question = ("What is the BMI of a man who is 6 feet tall and weighs 80 kg, and also of "
+                "a woman who is 5.6 feet tall and weighs 60 kg?")
+    call = ("bmi", {"height": 6, "weight": 80})
+    assert _restate(call, question, BMI, valid=False) == []
+    assert _restate(call, question, BMI, limit=1) == []
+
+
+def test_a_call_already_written_is_not_added_again() -> None:
+    question = ("What is the BMI of a man who is 6 feet tall and weighs 80 kg, and also of "
+                "a woman who is 5.6 feet tall and weighs 60 kg?")
+    calls: list[Call] = [("bmi", {"height": 6, "weight": 80}),
+                         ("bmi", {"height": 5.6, "weight": 60})]
+    assert restatements(calls, question, {"bmi": BMI}, limit=8,
+                        valid=lambda name, arguments: True) == []
