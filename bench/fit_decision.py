@@ -1,12 +1,22 @@
-"""Fit the call-or-answer decision (prompting.choices.CallDecision) on a tuning run.
+"""Fit the call-or-answer decision (prompting.choices.CallDecision) on BFCL runs.
 
-    python bench/fit_decision.py bench/results/bfcl-samples/tune-features.json
+    python bench/fit_decision.py [--against=B,O,T,R[,N]] RUN.json [RUN.json ...]
 
-The run must log the decision's inputs (``bench/bfcl_samples.sh tune features``: decide on,
-always call). Label: the case's category expects a call (it has possible answers). A
-class-balanced logistic regression on (open, tool, relevance); prints the weights as
-``bias,w_open,w_tool,w_rel`` (the ``-o decision=`` form) and the balanced accuracy of the
-decision on the tuning cases, for each feature set.
+Each run is a ``tooluse eval bfcl`` JSON made under ``auto`` with ``decide`` on (every case
+logs the decision's inputs in its timings, whatever was decided), e.g. the six categories
+of ``TOOL_CHOICE=auto bench/bfcl_eval.sh``. Label: the case's category expects a call.
+
+The fit uses the **even** cases of each category only (a class-balanced logistic
+regression); its bias is then lowered as far as the even irrelevance cases allow without
+calling in more of them than the decision ``--against`` does (default: the backend's
+``DEFAULT_DECISION``; a wrong call there costs a case for sure, a call in a call category
+gains one only when it is right).
+Printed for each feature set, on the even and the **odd** (held-out) cases: the calls made
+per category, and the irrelevance cases answered without a call. The weights are printed in
+the ``-o decision=bias,w_open,w_tool,w_rel,w_name`` form.
+
+``name`` (:func:`~tooluse.prompting.choices.name_coverage`) is taken from the run when it
+logged it, else computed from the BFCL data the run names.
 """
 
 from __future__ import annotations
@@ -14,10 +24,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-FEATURES = ("call_open_lp", "call_tool_lp", "call_relevance")
+from tooluse.backends.local import DEFAULT_DECISION
+from tooluse.eval.bfcl import build_request, build_toolset, load_category
+from tooluse.prompting.choices import name_coverage, question_text
+
+FEATURES = ("open", "tool", "rel", "name")
+KEYS = {"open": "call_open_lp", "tool": "call_tool_lp", "rel": "call_relevance",
+        "name": "call_name_coverage"}
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 20000) -> np.ndarray:
@@ -34,29 +51,91 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 20000) -> n
     return np.r_[w[0] - (raw * mean).sum(), raw]
 
 
-def balanced(pred: np.ndarray, y: np.ndarray) -> float:
-    return float(((pred == 1) & (y == 1)).sum() / max(1, y.sum()) / 2
-                 + ((pred == 0) & (y == 0)).sum() / max(1, (1 - y).sum()) / 2)
+def _rows(paths: list[str]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for path in paths:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+        meta = document["meta"]
+        rules = meta.get("rules", {})
+        by_id = {c["id"]: c for c in document["cases"]}
+        for category in sorted({c["category"] for c in document["cases"]}):
+            cases = load_category(meta["data_dir"], category)
+            for index, case in enumerate(cases):
+                row = by_id.get(case.id)
+                if row is None or "call_open_lp" not in row["timings"]:
+                    continue
+                timings = row["timings"]
+                name = timings.get("call_name_coverage")
+                if name is None:
+                    request = build_request(case, build_toolset(case.functions))
+                    name = name_coverage(question_text(request), request.tools)
+                rule = rules.get(category, case.rule)
+                rows.append({"category": category, "even": index % 2 == 0,
+                             "y": 0.0 if rule == "no_call" else 1.0,
+                             "open": timings["call_open_lp"], "tool": timings["call_tool_lp"],
+                             "rel": timings["call_relevance"], "name": name})
+    return rows
 
 
-def main(path: str) -> None:
-    document = json.loads(Path(path).read_text(encoding="utf-8"))
-    rules = document["meta"].get("rules", {})
-    rows = [c for c in document["cases"] if all(k in c["timings"] for k in FEATURES)]
-    x = np.array([[c["timings"][k] for k in FEATURES] for c in rows])
-    y = np.array([0.0 if rules.get(c["category"]) == "no_call" else 1.0 for c in rows])
-    print(f"{len(rows)} cases, {int(y.sum())} expecting a call")
-    for used in ((0,), (0, 2), (0, 1, 2)):
-        w = fit(x[:, used], y)
-        full = np.zeros(4)
-        full[0] = w[0]
-        for i, j in enumerate(used):
-            full[1 + j] = w[1 + i]
-        pred = (full[0] + x @ full[1:] > 0).astype(float)
-        names = "+".join(FEATURES[j].removeprefix("call_") for j in used)
-        print(f"{names:28s} decision={','.join(f'{v:.4g}' for v in full)} "
-              f"balanced acc {balanced(pred, y):.3f} calls {int(pred.sum())}/{len(y)}")
+def _weights(w: np.ndarray, used: tuple[str, ...]) -> np.ndarray:
+    full = np.zeros(1 + len(FEATURES))
+    full[0] = w[0]
+    for i, feature in enumerate(used):
+        full[1 + FEATURES.index(feature)] = w[1 + i]
+    return full
+
+
+def _calls(full: np.ndarray, rows: list[dict[str, Any]]) -> np.ndarray:
+    x = np.array([[r[f] for f in FEATURES] for r in rows])
+    return (full[0] + x @ full[1:] > 0).astype(int)
+
+
+def _report(label: str, full: np.ndarray, rows: list[dict[str, Any]]) -> None:
+    for half, name in ((True, "even"), (False, "odd ")):
+        part = [r for r in rows if r["even"] == half]
+        calls = _calls(full, part)
+        cells = []
+        for category in sorted({r["category"] for r in part}):
+            picked = [c for c, r in zip(calls, part, strict=True) if r["category"] == category]
+            if all(r["y"] == 0 for r in part if r["category"] == category):
+                cells.append(f"{category} no call {len(picked) - sum(picked)}/{len(picked)}")
+            else:
+                cells.append(f"{category} {sum(picked)}/{len(picked)}")
+        print(f"  {label:22s} {name}: " + ", ".join(cells))
+
+
+def main(paths: list[str], against: str | None = None) -> None:
+    rows = _rows(paths)
+    even = [r for r in rows if r["even"]]
+    print(f"{len(rows)} cases ({len(even)} even, for the fit), "
+          f"{int(sum(r['y'] for r in rows))} expecting a call")
+    current = np.array([DEFAULT_DECISION.bias, DEFAULT_DECISION.w_open, DEFAULT_DECISION.w_tool,
+                        DEFAULT_DECISION.w_rel, DEFAULT_DECISION.w_name])
+    if against:
+        given = [float(v) for v in against.split(",")]
+        current = np.array(given + [0.0] * (5 - len(given)))
+    print(f"against: decision={','.join(f'{v:.4g}' for v in current)}")
+    _report("against", current, rows)
+    negatives = [r for r in even if r["y"] == 0]
+    allowed = int(_calls(current, negatives).sum())
+    for used in (("open",), ("open", "rel"), ("open", "rel", "name"),
+                 ("open", "tool", "rel", "name")):
+        x = np.array([[r[f] for f in used] for r in even])
+        full = _weights(fit(x, np.array([r["y"] for r in even])), used)
+        for shift in np.linspace(5.0, -5.0, 2001):  # as many calls as the negatives allow
+            moved = full.copy()
+            moved[0] += shift
+            if _calls(moved, negatives).sum() <= allowed:
+                full = moved
+                break
+        print(f"{'+'.join(used)}: decision={','.join(f'{v:.4g}' for v in full)}")
+        _report("+".join(used), full, rows)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if len(sys.argv) < 2:
+        print(__doc__)
+        sys.exit(2)
+    options = [a for a in sys.argv[1:] if a.startswith("--against=")]
+    main([a for a in sys.argv[1:] if a not in options],
+         options[0].split("=", 1)[1] if options else None)

@@ -17,6 +17,7 @@ from tooluse.prompting.choices import (
     keep_given_optionals,
     further_tools,
     mentions,
+    name_coverage,
     percents_as_fractions,
     prerequisite,
     relevance,
@@ -160,6 +161,17 @@ def test_relevance_and_decision() -> None:
     assert rule.calls(-8.0, -1.0, 0.0) and not rule.calls(-12.0, -1.0, 0.0)
     assert rule.calls(-12.0, -1.0, 1.0)
     assert not rule.calls(float("nan"), 0.0, 0.0)
+
+
+def test_name_coverage_is_how_much_of_a_tool_name_the_question_says() -> None:
+    assert name_coverage("What's the price of Apple?", TOOLS) == 0.5  # price, not stock
+    assert name_coverage("What is the weather like in Oslo?", TOOLS) == 1.0  # "get" says nothing
+    assert name_coverage("Tell me a joke about cats.", TOOLS) == 0.0
+    assert name_coverage("anything", []) == 0.0
+    # The decision weighs it: the same scores call only with the tool's name said.
+    rule = CallDecision(bias=4.0, w_open=0.4, w_rel=0.3, w_name=3.4)
+    assert rule.calls(-12.0, 0.0, 0.4, name_coverage("the stock price of Apple", TOOLS))
+    assert not rule.calls(-12.0, 0.0, 0.4, name_coverage("Tell me a joke about cats", TOOLS))
 
 
 def test_grammar_first_tool_is_fixed_later_ones_free() -> None:

@@ -55,6 +55,7 @@ from .call_edits import call_adjuster, fanned_out
 from .choices import (
     CallDecision,
     further_tools,
+    name_coverage,
     prerequisite,
     question_text,
     relevance,
@@ -374,10 +375,12 @@ class PromptToolsBackend(Backend):
             assert self.decision is not None
             (open_lp,) = score(messages, [opener])
             rel = relevance(question, request.tools)
-            verdict = self.decision.calls(open_lp, per_token[best], rel)
+            named = name_coverage(question, request.tools)
+            verdict = self.decision.calls(open_lp, per_token[best], rel, named)
             planned.update({"call_open_lp": open_lp, "call_tool_lp": per_token[best],
-                            "call_relevance": rel,
-                            "call_score": self.decision.score(open_lp, per_token[best], rel),
+                            "call_relevance": rel, "call_name_coverage": named,
+                            "call_score": self.decision.score(open_lp, per_token[best], rel,
+                                                              named),
                             "call_decided": float(verdict)})
             if not verdict:
                 text_only = tool_call_grammar(request.tools, ToolChoice(type="none"),

@@ -9,9 +9,10 @@ is lost among many tools. What lives here decides for it, each piece measurable 
   parameters against the conversation, when more tools are offered than a small model
   handles (the legacy format advises 3-5); the rest are left out of the prompt and named.
 - :class:`CallDecision` — under ``auto``, call or answer in text: a logistic model of the
-  model's own likelihood of opening a call block, of writing the best tool's name, and of
-  the word overlap between the question and that tool, with weights fitted on BFCL tuning
-  slices (never on the held-out ones).
+  model's own likelihood of opening a call block, of writing the best tool's name, of
+  the word overlap between the question and the tools, and of how much of a tool's name
+  the question says, with weights fitted on BFCL tuning slices (never on the held-out
+  ones).
 - :func:`keep_given_optionals` — an optional parameter stays in a call only when the
   conversation gives its value (a string or number found in it, a flag whose name it
   mentions); required ones are never touched.
@@ -36,6 +37,7 @@ __all__ = [
     "keep_given_optionals",
     "looks_up",
     "mentions",
+    "name_coverage",
     "percents_as_fractions",
     "prerequisite",
     "question_text",
@@ -137,6 +139,17 @@ def relevance(question: str, tools: ToolSpec | Sequence[ToolSpec],
     specs = [tools] if isinstance(tools, ToolSpec) else tools
     known = {_stem(w) for spec in specs for w in _words(tool_text(spec, examples))}
     return len(asked & known) / len(asked)
+
+
+def name_coverage(question: str, tools: Sequence[ToolSpec]) -> float:
+    """The largest share of a tool's name's content words that the question says
+    ("get_current_weather" and "What's the weather now?": a half; an unrelated question:
+    0). A question asking for a tool tends to name what it does; one it does not fit,
+    rarely."""
+    asked = _content_words(question)
+    shares = [len(named & asked) / len(named) for spec in tools
+              if (named := _content_words(_split_name(spec.name)))]
+    return max(shares, default=0.0)
 
 
 def further_tools(question: str, tools: Sequence[ToolSpec], first: int,
@@ -338,21 +351,25 @@ def percents_as_fractions(arguments: Mapping[str, Any], schema: Any,
 
 @dataclass(frozen=True)
 class CallDecision:
-    """Under ``auto``: call when ``bias + w_open*open + w_tool*tool + w_rel*relevance > 0``.
+    """Under ``auto``: call when ``bias + w_open*open + w_tool*tool + w_rel*relevance +
+    w_name*name > 0``.
 
     ``open``: the model's log-likelihood of opening a call block rather than writing text;
     ``tool``: its log-likelihood of the best tool's whole name after that opening (per
-    token); ``relevance``: :func:`relevance` of the question to that tool. Defaults: fitted
-    by logistic regression on the BFCL tuning slices (docs/benchmarks/bfcl.md)."""
+    token); ``relevance``: :func:`relevance` of the question to the tools; ``name``:
+    :func:`name_coverage`. Defaults: fitted by logistic regression on the BFCL tuning
+    slices (docs/benchmarks/bfcl.md)."""
 
     bias: float = 0.0
     w_open: float = 1.0
     w_tool: float = 0.0
     w_rel: float = 0.0
+    w_name: float = 0.0
 
-    def score(self, open_lp: float, tool_lp: float, rel: float) -> float:
-        return self.bias + self.w_open * open_lp + self.w_tool * tool_lp + self.w_rel * rel
+    def score(self, open_lp: float, tool_lp: float, rel: float, name: float = 0.0) -> float:
+        return self.bias + self.w_open * open_lp + self.w_tool * tool_lp + self.w_rel * rel \
+            + self.w_name * name
 
-    def calls(self, open_lp: float, tool_lp: float, rel: float) -> bool:
-        value = self.score(open_lp, tool_lp, rel)
+    def calls(self, open_lp: float, tool_lp: float, rel: float, name: float = 0.0) -> bool:
+        value = self.score(open_lp, tool_lp, rel, name)
         return math.isfinite(value) and value > 0
