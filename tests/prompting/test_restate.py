@@ -79,6 +79,33 @@ def test_lowercase_values_only_where_the_question_says_again() -> None:
     assert added == [("tree", {"criterion": "entropy", "depth": 7})]
 
 
+def test_a_rate_written_as_a_percentage_stays_a_fraction() -> None:
+    question = ("What will $3000 grow to at an annual rate of 6% over 4 years? And $9000 "
+                "at an annual rate of 3% over 12 years?")
+    schema = _obj(principal="number", rate="number", years="integer")
+    call = ("grow", {"principal": 3000, "rate": 0.06, "years": 4})
+    assert _restate(call, question, schema) == [
+        ("grow", {"principal": 9000, "rate": 0.03, "years": 12})]
+
+
+def test_a_quoted_value_is_not_a_name_as_well() -> None:
+    question = ('Search lawsuits against "Initech" in the county of "Travis" in Texas, then '
+                'do the same for "Globex" in the county of "Harris".')
+    schema = _obj(entity="string", county="string", state="string")
+    call = ("lawsuits", {"entity": "Initech", "county": "Travis", "state": "Texas"})
+    assert _restate(call, question, schema) == [
+        ("lawsuits", {"entity": "Globex", "county": "Harris", "state": "Texas"})]
+
+
+def test_two_words_in_a_row_for_one_parameter_are_one_value() -> None:
+    question = ("Find jazz events in Denver for the next 14 days, and then the same for "
+                "classical music events in Austin for the next 7 days.")
+    schema = _obj(genre="string", city="string", days="integer")
+    call = ("events", {"genre": "jazz", "city": "Denver", "days": 14})
+    assert _restate(call, question, schema) == [
+        ("events", {"genre": "classical music", "city": "Austin", "days": 7})]
+
+
 @pytest.mark.parametrize(("call", "question"), [
     # Other values of the question that are not another call.
     (("density", {"allele": 0.4, "genotype": "BB"}),

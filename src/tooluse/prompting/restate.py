@@ -11,20 +11,29 @@ clause's values in place of its own.
 
 How a value of the question is given to a parameter of the model's call:
 
-- it has the same shape as the value the model wrote there (a number; capitalised words;
-  a quoted string) and is not a value any call already uses;
+- it has the same shape as the value the model wrote there — a number, capitalised words,
+  a place with its region ("Chicago, IL"), a date ("May 3rd 2022"), a quoted string, or a
+  lowercase word (only where the question says "also", "another", "same", "then",
+  "respectively"...: most of a question's words are not values) — and no call uses it; a
+  value of one shape is not another's (a quoted "San Mateo" is not a name as well);
 - its neighbourhood matches: the word right before it is the one before the model's value
   ("from Tokyo" / "from San Francisco"), and the content words around it (up to three
-  before, two after, within its clause) are those around the model's value or of the
-  parameter's name ("a change in time of 10 seconds" / "change in time of 4 seconds":
+  before, two after, within its clause) stand around the model's value elsewhere or name
+  the parameter ("a change in time of 10 seconds" / "change in time of 4 seconds":
   ``d_time``; "$20000 short term": ``short_term_gain``); the parameter scoring best, alone;
-- or, when no value of that shape matched so, by position: the question's unused values
-  of that shape, as many as the call has such parameters (or a multiple), fill them in the
-  order the model's values stand in the question ("3 and 4, 5 and 12").
+- or it is the model's value written again ("USD to AUD and USD to CAD");
+- or, when nothing around the values of a shape tells, by position: the question's unused
+  values of that shape outside the model's, as many as the call has such parameters (or a
+  multiple), fill them in the order the model's values stand ("3 and 4, 5 and 12").
 
 Values given so go into calls in the order they stand: a parameter given a second time
-starts the next call. Each new call is the model's with those values replaced; it must
-differ from every call there is and validate against its tool's schema (``valid``).
+starts the next call. A call's clause (between the calls around it) then gives the
+parameters the call lacks its values of no parameter yet, when they are as many ("...and
+$9000 at a rate of 3%": 9000 is the principal of the call 3% makes). Each new call is the
+model's with those values replaced, written as the model wrote its own (a rate it wrote
+0.05 for "5%" is 0.03 for "3%"). Without a word saying "again", a new call needs two values
+of its own, or one placed with two matching signs. It must differ from every call there
+is and validate against its tool's schema (``valid``).
 """
 
 from __future__ import annotations
@@ -45,11 +54,15 @@ Call = tuple[str, dict[str, Any]]
 _TOKEN = re.compile(r"[^\W_][\w'’.-]*|[,;:!?()]")
 _CLAUSE_END = frozenset(",;:!?()")
 _NAME_RUN = re.compile(r"[A-Z][\w'’&.-]*(?:\s+(?:[A-Z0-9][\w'’&.-]*))*")
+#: A place with its region ("Chicago, IL", "Berlin, Germany"): one value.
+_PLACE = re.compile(r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*,\s*[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 #: Words saying a question asks for more than one thing ("do the same for...", "then
 #: repeat with..."); without one, a new call must differ in two values or more.
 _AGAIN = re.compile(r"\b(?:also|another|again|same|repeat|then|as well|both|each|respectively"
                     r"|too|other|second|plus|vs|versus|compare|separately|individually)\b",
                     re.IGNORECASE)
+#: The shapes of values, the most particular first.
+_SHAPES = ("quoted", "place", "date", "name", "number", "word")
 #: Capitalised words that are not names.
 _NOT_NAMES = frozenset({"I", "I'm", "I'd", "I've", "I'll", "Can I", "Could I", "How", "What"})
 #: A quoted string: the same quote mark on both sides, not an apostrophe within a word.
@@ -147,6 +160,8 @@ def _values(question: str, shape: str) -> list[_Value]:
                 continue  # a sentence's first word is capitalised anyway
             if (_DATE.match(text) is not None) == (shape == "date"):
                 found.append(_Value(m.start(), m.start() + len(text), text, shape))
+    elif shape == "place":
+        found = [_Value(m.start(), m.end(), m.group(), shape) for m in _PLACE.finditer(question)]
     elif shape == "word":
         found = [_Value(m.start(), m.end(), m.group(), shape)
                  for m in re.finditer(r"(?<![\w'’-])[a-z][a-z-]+(?![\w'’])", question)
@@ -158,11 +173,17 @@ def _name_words(key: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", key) if w)
 
 
-def _as_value(value: _Value, like: Any) -> Any:
+def _as_value(value: _Value, like: Any, spot: _Value) -> Any:
+    """``value`` written as the model wrote ``like`` (found at ``spot``): a number for a
+    number, a fraction where it wrote "5%" as 0.05."""
     if isinstance(like, (int, float)) and not isinstance(like, bool):
         number = number_value(value.text)
         if number is None:
             return None
+        percent = number_value(spot.text)
+        if value.text.endswith("%") and spot.text.endswith("%") and percent \
+                and abs(like - percent / 100) < 1e-9:
+            return float(f"{number / 100:.12g}")
         return int(number) if isinstance(like, int) and number.is_integer() else number
     return value.text
 
@@ -184,10 +205,11 @@ def restatements(calls: Sequence[Call], question: str,
         if name in done or not spots:
             continue
         done.add(name)  # one template per tool: the model's first call of it
-        for group in _groups(_give(question, spots, used, again), spots):
+        given, left = _give(question, spots, used, again)
+        for group in _groups(given, left, spots):
             new = dict(args)
             for key, (value, _) in group.items():
-                new[key] = _as_value(value, args[key])
+                new[key] = _as_value(value, args[key], spots[key])
             if any(v is None for v in new.values()) or any(
                     n == name and _same(a, new) for n, a in seen):
                 continue
@@ -213,6 +235,10 @@ def _locate(question: str, args: Mapping[str, Any]) -> dict[str, _Value]:
         found = find_value(question, value)
         if found is None and isinstance(value, float) and not value.is_integer():
             found = find_value(question, round(value * 100, 6))  # 0.05 written "5%"
+        if found is None and isinstance(value, str):
+            place = next((m for m in _PLACE.finditer(question)
+                          if m.group().lower() == value.strip().lower()), None)
+            found = (place.start(), place.end(), "place") if place else None
         if found is None or (found[2] == "word" and " " in str(value).strip()):
             continue
         start, end, shape = found
@@ -260,12 +286,18 @@ def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
 
 
 def _give(question: str, spots: Mapping[str, _Value], used: Sequence[tuple[int, int]],
-          again: bool) -> list[tuple[_Value, str, int]]:
+          again: bool) -> tuple[list[tuple[_Value, str, int]], list[_Value]]:
     """The question's unused values, each with the parameter it is given to and how well
-    its place matched, in order. Lowercase words only where the question says "again":
-    most of its words are not values."""
+    its place matched, in order; and those of no parameter yet (see :func:`_groups`).
+    Lowercase words only where the question says "again": most of its words are not
+    values."""
     given: list[tuple[_Value, str, int]] = []
-    for shape in sorted({v.shape for v in spots.values()} - (set() if again else {"word"})):
+    left: list[_Value] = []
+    used = list(used)
+    inner = (min(v.start for v in spots.values()), max(v.end for v in spots.values()))
+    shapes = {v.shape for v in spots.values()} - (set() if again else {"word"})
+    # A value of one shape is not another's ("San Mateo" quoted is not a name too).
+    for shape in sorted(shapes, key=_SHAPES.index):
         keys = sorted((k for k, v in spots.items() if v.shape == shape),
                       key=lambda k: spots[k].start)
         free = [v for v in _values(question, shape)
@@ -284,28 +316,51 @@ def _give(question: str, spots: Mapping[str, _Value], used: Sequence[tuple[int, 
                 # The same value again ("USD to AUD and USD to CAD"): a restated one.
                 key = next(k for k in keys if value.text.lower() == spots[k].text.lower())
                 matched.append((value, key, 0))
-        if shape != "word" and not any(score for _, _, score in matched):
+        rest = [v for v in free if all(v is not m for m, _, _ in matched)]
+        # (among the model's own values, a value is likelier another parameter's)
+        outside = [v for v in rest if v.end <= inner[0] or v.start >= inner[1]]
+        if shape != "word" and len(keys) >= 2 and rest and outside == rest \
+                and len(rest) % len(keys) == 0 and not any(score for _, _, score in matched):
             # Nothing told by its place: by position, when the counts fit.
-            rest = [v for v in free if all(v is not m for m, _, _ in matched)]
-            if rest and len(rest) % len(keys) == 0:
-                # With one parameter of the shape, such a value only joins a call that
-                # other values make (-1): alone it is as likely any other name.
-                alone = -1 if len(keys) == 1 else 0
-                matched = [(value, keys[i % len(keys)], alone) for i, value in enumerate(rest)]
+            matched = [(value, keys[i % len(keys)], 0) for i, value in enumerate(rest)]
+            rest = []
         given += matched
-    return sorted(given, key=lambda item: item[0].start)
+        if shape != "word":
+            left += rest
+            used += [(value.start, value.end) for value in free]
+    merged: list[tuple[_Value, str, int]] = []
+    for value, key, score in sorted(given, key=lambda item: item[0].start):
+        if value.shape == "word":
+            # A word value takes the content word right before it ("classical music"),
+            # and two words in a row for one parameter are one value.
+            before = re.search(r"(?<![\w'’-])([a-z][a-z-]+) +$", question[: value.start])
+            if merged and merged[-1][1] == key \
+                    and not question[merged[-1][0].end:value.start].strip():
+                before = None
+                first = merged.pop()[0]
+                value = _Value(first.start, value.end, question[first.start:value.end], "word")
+            elif before and before.group(1) not in STOP_WORDS \
+                    and before.group(1) not in _NUMBER_WORDS \
+                    and not any(before.start(1) < e and s < value.start for s, e in used):
+                value = _Value(before.start(1), value.end,
+                               question[before.start(1):value.end], "word")
+        merged.append((value, key, score))
+    return merged, left
 
 
-def _groups(given: Sequence[tuple[_Value, str, int]],
+def _groups(given: Sequence[tuple[_Value, str, int]], left: Sequence[_Value],
             spots: Mapping[str, _Value]) -> list[dict[str, tuple[_Value, int]]]:
     """The values given, cut into calls: a parameter given again, or the model's own
-    values between, starts the next."""
-    template_end = max(v.end for v in spots.values())
+    values between, starts the next. Then each call's clause (from the call before to
+    the call after) gives the parameters it lacks the values of no parameter it holds,
+    when they are as many, in order ("...and $9000 at a rate of 3%": 9000 is the principal
+    of the call that 3% makes); a call made of such values only is none."""
+    template = (min(v.start for v in spots.values()), max(v.end for v in spots.values()))
     groups: list[dict[str, tuple[_Value, int]]] = []
     current: dict[str, tuple[_Value, int]] = {}
     side = None
     for value, key, score in given:
-        here = value.start >= template_end
+        here = value.start >= template[1]
         if key in current or (current and here != side):
             groups.append(current)
             current = {}
@@ -313,4 +368,21 @@ def _groups(given: Sequence[tuple[_Value, str, int]],
         side = here
     if current:
         groups.append(current)
+    spans = [(min(v.start for v, _ in g.values()), max(v.end for v, _ in g.values()))
+             for g in groups]
+    free = list(left)
+    for i, group in enumerate(groups):
+        after = spans[i][0] >= template[1]
+        low = spans[i - 1][1] if i and (spans[i - 1][0] >= template[1]) == after \
+            else (template[1] if after else 0)
+        high = spans[i + 1][0] if i + 1 < len(groups) \
+            and (spans[i + 1][0] >= template[1]) == after else (10**9 if after else template[0])
+        for shape in {v.shape for v in free}:
+            missing = sorted((k for k, v in spots.items() if v.shape == shape
+                              and k not in group), key=lambda k: spots[k].start)
+            there = [v for v in free if v.shape == shape and low <= v.start and v.end <= high]
+            if missing and len(there) == len(missing):
+                for key, value in zip(missing, there, strict=True):
+                    group[key] = (value, -1)
+                    free.remove(value)
     return groups
