@@ -144,3 +144,17 @@ def test_a_call_already_written_is_not_added_again() -> None:
                          ("bmi", {"height": 5.6, "weight": 60})]
     assert restatements(calls, question, {"bmi": BMI}, limit=8,
                         valid=lambda name, arguments: True) == []
+
+
+def test_calls_of_several_tools_are_not_restated() -> None:
+    # "Also ... 7 seconds" is the distance tool's clause, not another velocity call.
+    question = ("A cart accelerates at 3 m/s^2 from rest for 5 seconds: what is its final "
+                "velocity? Also, how far does it go in 7 seconds?")
+    velocity = _obj(acceleration="number", time="number")
+    calls: list[Call] = [("velocity", {"acceleration": 3, "time": 5}),
+                         ("distance", {"acceleration": 3, "time": 7})]
+    assert restatements(calls, question, {"velocity": velocity, "distance": velocity},
+                        limit=8, valid=lambda name, arguments: True) == []
+    assert restatements(calls[:1], question, {"velocity": velocity}, limit=8,
+                        valid=lambda name, arguments: True) == [
+        ("velocity", {"acceleration": 3, "time": 7})]

@@ -26,7 +26,9 @@ How a value of the question is given to a parameter of the model's call:
   values of that shape outside the model's, as many as the call has such parameters (or a
   multiple), fill them in the order the model's values stand ("3 and 4, 5 and 12").
 
-Values given so go into calls in the order they stand: a parameter given a second time
+Only where every call names one tool: a question asking for several tools restates each
+in its own clauses, and its values are no other tool's. Values given so go into calls in
+the order they stand: a parameter given a second time
 starts the next call. A call's clause (between the calls around it) then gives the
 parameters the call lacks its values of no parameter yet, when they are as many ("...and
 $9000 at a rate of 3%": 9000 is the principal of the call 3% makes). Each new call is the
@@ -156,7 +158,8 @@ def _values(question: str, shape: str) -> list[_Value]:
             # A sentence ends a name ("...in Celsius. The second..."), an abbreviation not.
             text = re.split(r"(?<=[a-z]{2})\.\s", m.group())[0].rstrip(".")
             if text in _NOT_NAMES or len(text) < 2 or (
-                    re.search(r"(?:^|[.!?]\s+)$", question[: m.start()]) and " " not in text):
+                    re.search(r"(?:^|[.!?][\"'”’)]?\s+)[\"'“‘(]*$", question[: m.start()])
+                    and " " not in text):
                 continue  # a sentence's first word is capitalised anyway
             if (_DATE.match(text) is not None) == (shape == "date"):
                 found.append(_Value(m.start(), m.start() + len(text), text, shape))
@@ -194,6 +197,11 @@ def restatements(calls: Sequence[Call], question: str,
     """The calls ``question`` restates for ``calls`` (the model's, in order) with other
     values, that ``calls`` leave out (see the module docstring). At most ``limit`` calls in
     all; ``valid(name, input)`` must accept each new call."""
+    if len({name for name, _ in calls}) != 1:
+        # Calls of several tools: the question's clauses are mostly each another tool's, and
+        # a value of one tool's clause is no restatement of another's (with the expected
+        # first call of each tool, BFCL parallel_multiple: 116 exact instead of 131).
+        return []
     located = [_locate(question, args) for _, args in calls]
     used = [(v.start, v.end) for spots in located for v in spots.values()] \
         + _written(question, calls, located)
