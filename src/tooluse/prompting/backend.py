@@ -166,6 +166,10 @@ class PromptToolsBackend(Backend):
       conversation writes only as a percentage ("a rate of 5%") is given as the fraction
       (0.05), unless its description says it is a percentage
       (:func:`~.choices.percents_as_fractions`; kept only if the call still validates);
+    - ``date_formats``: a date is written in the format its parameter's description asks
+      for ("April 11th, 2023" as ``2023-04-11`` for "in the format of 'YYYY-MM-DD'"), and
+      an optional date parameter the model left out gets the question's one date
+      (:mod:`.dates`; kept only if the call still validates);
     - ``fan_out``: when a call's value is one item of a list in the question ("the
       factorial of 5, 10 and 15"), the same call is added for each item the model left out
       (:mod:`.fan_out`; each added call validated against its tool's schema);
@@ -201,6 +205,7 @@ class PromptToolsBackend(Backend):
         prerequisite_tools: bool = False,
         optional_from_conversation: bool = False,
         percent_fractions: bool = False,
+        date_formats: bool = False,
         fan_out: bool = False,
         restate: bool = False,
         tools_under_none: bool = True,
@@ -225,6 +230,7 @@ class PromptToolsBackend(Backend):
         self.prerequisite_tools = prerequisite_tools
         self.optional_from_conversation = optional_from_conversation
         self.percent_fractions = percent_fractions
+        self.date_formats = date_formats
         self.fan_out = fan_out
         self.restate = restate
         self.tools_under_none = tools_under_none
@@ -276,9 +282,10 @@ class PromptToolsBackend(Backend):
         emitter = _Emitter(LegacyParser(request.tools) if request.tools else None,
                            history=_earlier_calls(request))
         if (self.optional_from_conversation or self.percent_fractions
-                or self.prerequisite_tools) and request.tools:
+                or self.prerequisite_tools or self.date_formats) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
-                                           self.percent_fractions, self.prerequisite_tools)
+                                           self.percent_fractions, self.prerequisite_tools,
+                                           self.date_formats)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

@@ -1,6 +1,6 @@
 """Edits to the calls a model wrote, made after it wrote them, from the conversation: optional
 parameters it gives no value for left out, percentages written as fractions where a rate is
-due, a value an earlier call looked up written as that call returned it, and the calls its
+due, dates written in the format a parameter asks for (:mod:`.dates`), a value an earlier call looked up written as that call returned it, and the calls its
 lists ask for added (:mod:`.fan_out`), and those its clauses restate with other values
 (:mod:`.restate`). Each edited or added call is validated against its tool's schema."""
 
@@ -23,6 +23,7 @@ from .choices import (
     question_text,
     unasked_required,
 )
+from .dates import dated
 from .fan_out import fan_out
 from .restate import restatements
 
@@ -30,14 +31,18 @@ __all__ = ["call_adjuster", "fanned_out"]
 
 
 def call_adjuster(request: Request, optional: bool, percent: bool,
-                  looked_up: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  looked_up: bool = False,
+                  dates: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
-    and gives a parameter that an earlier call looked up that call's result (``looked_up``:
+    gives a parameter that an earlier call looked up that call's result (``looked_up``:
     ``symbol`` the ``GM`` that ``get_ticker_symbol`` returned; see
-    :func:`~.choices.looks_up`). An edit is kept only if the call still validates.
-    Returns the call and how many parameters were left out."""
+    :func:`~.choices.looks_up`), and writes dates in the format a parameter asks for, an
+    optional one left out given the question's one date (``dates``, :func:`.dates.dated`).
+    An edit is kept only if the call still validates. Returns the call and how many
+    parameters were left out."""
     conversation = conversation_text(request)
+    question = question_text(request)
     schemas = {t.name: t.input_schema for t in request.tools}
     lookups = _looked_up(request) if looked_up else {}
 
@@ -49,6 +54,10 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
             fractions, changed = percents_as_fractions(arguments, schema, conversation)
             if changed and _valid(schema, fractions):
                 arguments = fractions
+        if dates:
+            formatted = dated(arguments, schema, question)
+            if formatted != arguments and _valid(schema, formatted):
+                arguments = formatted
         found = {p: v for (name, p), v in lookups.items() if name == block.name}
         if found and _valid(schema, {**arguments, **found}):
             arguments = {**arguments, **found}
