@@ -204,3 +204,34 @@ def test_parallel_calls_differ_and_follow_the_request(make: Any) -> None:
     assert len(calls) == len({str(c) for c in calls}) == 2, calls
     assert {c["artist"] for c in calls} == {"Taylor Swift", "Maroon 5"}
     assert len(plain.tool_uses) < 2
+
+
+BMI = spec("calculate_bmi", "Calculate the body mass index of a person.",
+           {"height": {"type": "number", "description": "Height in feet."},
+            "weight": {"type": "number", "description": "Weight in kilograms."}})
+
+
+def test_a_clause_restating_the_call_with_other_values_is_another_call(make: Any) -> None:
+    question = ("What is the BMI of a man who is 6 feet tall and weighs 80 kg, and also of a "
+                "woman who is 5.5 feet tall and weighs 60 kg?")
+    (alone,) = ask(make(copy_values=True), question, [BMI], "any").tool_uses
+    assert alone.input == {"height": 6, "weight": 80}
+    restated = ask(make(copy_values=True, restate=True), question, [BMI], "any")
+    assert [c.input for c in restated.tool_uses] == [{"height": 6, "weight": 80},
+                                                      {"height": 5.5, "weight": 60}]
+
+
+FORECAST = spec("get_forecast", "Gets the weather forecast of a city for a day.",
+                {"city": {"type": "string", "description": "The name of the city."}},
+                {"date": {"type": "string", "description": "The day of the forecast, in the "
+                          "format of 'YYYY-MM-DD'. If not provided, today is used."}})
+
+
+def test_a_date_is_written_in_the_format_the_parameter_asks_for(make: Any) -> None:
+    question = "Can you tell me the forecast for Pacifica on April 11th, 2023?"
+    (alone,) = ask(make(copy_values=True, optional_from_conversation=True), question,
+                   [FORECAST], "any").tool_uses
+    assert alone.input.get("date") != "2023-04-11"
+    (dated,) = ask(make(copy_values=True, optional_from_conversation=True, date_formats=True),
+                   question, [FORECAST], "any").tool_uses
+    assert dated.input == {"city": "Pacifica", "date": "2023-04-11"}

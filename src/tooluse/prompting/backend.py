@@ -170,6 +170,9 @@ class PromptToolsBackend(Backend):
       for ("April 11th, 2023" as ``2023-04-11`` for "in the format of 'YYYY-MM-DD'"), and
       an optional date parameter the model left out gets the question's one date
       (:mod:`.dates`; kept only if the call still validates);
+    - ``city_state``: a large US city written alone where the parameter asks for a city
+      with its state ("e.g. San Francisco, CA") is completed: ``Boston, MA``
+      (:mod:`.regions`; kept only if the call still validates);
     - ``fan_out``: when a call's value is one item of a list in the question ("the
       factorial of 5, 10 and 15"), the same call is added for each item the model left out
       (:mod:`.fan_out`; each added call validated against its tool's schema);
@@ -206,6 +209,7 @@ class PromptToolsBackend(Backend):
         optional_from_conversation: bool = False,
         percent_fractions: bool = False,
         date_formats: bool = False,
+        city_state: bool = False,
         fan_out: bool = False,
         restate: bool = False,
         tools_under_none: bool = True,
@@ -231,6 +235,7 @@ class PromptToolsBackend(Backend):
         self.optional_from_conversation = optional_from_conversation
         self.percent_fractions = percent_fractions
         self.date_formats = date_formats
+        self.city_state = city_state
         self.fan_out = fan_out
         self.restate = restate
         self.tools_under_none = tools_under_none
@@ -282,10 +287,11 @@ class PromptToolsBackend(Backend):
         emitter = _Emitter(LegacyParser(request.tools) if request.tools else None,
                            history=_earlier_calls(request))
         if (self.optional_from_conversation or self.percent_fractions
-                or self.prerequisite_tools or self.date_formats) and request.tools:
+                or self.prerequisite_tools or self.date_formats or self.city_state) \
+                and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
-                                           self.date_formats)
+                                           self.date_formats, self.city_state)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

@@ -1,0 +1,94 @@
+"""A city written with its state where the parameter asks for "City, State".
+
+The tool-use world's most copied example is a weather tool whose location is "The city
+and state, e.g. San Francisco, CA"; a user asks for "the weather in Boston", and a small
+model writes ``Boston``. :func:`with_region` completes such a value from a table of the
+largest US cities (:data:`US_CITIES`): ``Boston, MA`` — or ``Boston, Massachusetts``
+where the description's own example spells the state out. Only a city of the table,
+written alone, in a parameter whose description asks for the state (an example
+"Palo Alto, CA", or the words "city and state", "City, State", "state abbreviation"), is
+completed; anything else is left as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["US_CITIES", "asks_for_state", "with_region"]
+
+#: State names by postal code (the 50 states and DC).
+US_STATES = {
+    "AL": "Alabama", "AK": "Alaska", "AZ": "Arizona", "AR": "Arkansas", "CA": "California",
+    "CO": "Colorado", "CT": "Connecticut", "DE": "Delaware", "DC": "District of Columbia",
+    "FL": "Florida", "GA": "Georgia", "HI": "Hawaii", "ID": "Idaho", "IL": "Illinois",
+    "IN": "Indiana", "IA": "Iowa", "KS": "Kansas", "KY": "Kentucky", "LA": "Louisiana",
+    "ME": "Maine", "MD": "Maryland", "MA": "Massachusetts", "MI": "Michigan",
+    "MN": "Minnesota", "MS": "Mississippi", "MO": "Missouri", "MT": "Montana",
+    "NE": "Nebraska", "NV": "Nevada", "NH": "New Hampshire", "NJ": "New Jersey",
+    "NM": "New Mexico", "NY": "New York", "NC": "North Carolina", "ND": "North Dakota",
+    "OH": "Ohio", "OK": "Oklahoma", "OR": "Oregon", "PA": "Pennsylvania",
+    "RI": "Rhode Island", "SC": "South Carolina", "SD": "South Dakota", "TN": "Tennessee",
+    "TX": "Texas", "UT": "Utah", "VT": "Vermont", "VA": "Virginia", "WA": "Washington",
+    "WV": "West Virginia", "WI": "Wisconsin", "WY": "Wyoming",
+}
+
+#: The largest US cities (2020 census, no two of a name among them) and their states.
+US_CITIES = {
+    "New York": "NY", "New York City": "NY", "Los Angeles": "CA", "Chicago": "IL",
+    "Houston": "TX", "Phoenix": "AZ", "Philadelphia": "PA", "San Antonio": "TX",
+    "San Diego": "CA", "Dallas": "TX", "San Jose": "CA", "Austin": "TX",
+    "Jacksonville": "FL", "Fort Worth": "TX", "Columbus": "OH", "Indianapolis": "IN",
+    "Charlotte": "NC", "San Francisco": "CA", "Seattle": "WA", "Denver": "CO",
+    "Washington": "DC", "Nashville": "TN", "Oklahoma City": "OK", "El Paso": "TX",
+    "Boston": "MA", "Portland": "OR", "Las Vegas": "NV", "Detroit": "MI", "Memphis": "TN",
+    "Louisville": "KY", "Baltimore": "MD", "Milwaukee": "WI", "Albuquerque": "NM",
+    "Tucson": "AZ", "Fresno": "CA", "Sacramento": "CA", "Mesa": "AZ", "Atlanta": "GA",
+    "Kansas City": "MO", "Colorado Springs": "CO", "Omaha": "NE", "Raleigh": "NC",
+    "Miami": "FL", "Long Beach": "CA", "Virginia Beach": "VA", "Oakland": "CA",
+    "Minneapolis": "MN", "Tulsa": "OK", "Tampa": "FL", "Arlington": "TX",
+    "New Orleans": "LA", "Wichita": "KS", "Cleveland": "OH", "Bakersfield": "CA",
+    "Aurora": "CO", "Anaheim": "CA", "Honolulu": "HI", "Santa Ana": "CA",
+    "Riverside": "CA", "Corpus Christi": "TX", "Lexington": "KY", "Pittsburgh": "PA",
+    "Anchorage": "AK", "Stockton": "CA", "Cincinnati": "OH", "Saint Paul": "MN",
+    "St. Louis": "MO", "Orlando": "FL", "Salt Lake City": "UT", "Berkeley": "CA",
+    "Palo Alto": "CA",
+}
+
+_EXAMPLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)*), ([A-Z]{2}|[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b")
+_WORDS = re.compile(r"\b(?:city and state|city, state|state abbreviation)\b", re.IGNORECASE)
+_BY_NAME = {name.lower(): state for name, state in US_CITIES.items()}
+
+
+def asks_for_state(schema: Mapping[str, Any]) -> str | None:
+    """``"code"`` or ``"name"`` when a string parameter's description asks for a city with
+    its state (an example "San Francisco, CA", or "Denver, Colorado": the state spelled
+    out), None when it does not."""
+    if schema.get("type") not in ("string", None):
+        return None
+    description = str(schema.get("description", ""))
+    for m in _EXAMPLE.finditer(description):
+        region = m.group(2)
+        if region in US_STATES:
+            return "code"
+        if region in US_STATES.values():
+            return "name"
+    return "code" if _WORDS.search(description) else None
+
+
+def with_region(arguments: Mapping[str, Any],
+                schema: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``arguments`` with each city of :data:`US_CITIES` written alone, in a parameter that
+    asks for the state (:func:`asks_for_state`), completed with its state."""
+    props: Mapping[str, Any] = (schema or {}).get("properties") or {}
+    new = dict(arguments)
+    for key, value in arguments.items():
+        sub = props.get(key)
+        if not isinstance(value, str) or not isinstance(sub, Mapping):
+            continue
+        state = _BY_NAME.get(value.strip().lower())
+        form = asks_for_state(sub) if state else None
+        if state and form:
+            new[key] = f"{value.strip()}, {state if form == 'code' else US_STATES[state]}"
+    return new

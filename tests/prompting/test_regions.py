@@ -1,0 +1,56 @@
+"""regions: a city written with its state where the parameter asks for "City, State"."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tooluse.messages import Message, Request, TextBlock, ToolSpec, ToolUseBlock
+from tooluse.prompting.call_edits import call_adjuster
+from tooluse.prompting.regions import asks_for_state, with_region
+
+
+def _location(description: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {
+        "location": {"type": "string", "description": description},
+        "unit": {"type": "string"}}}
+
+
+@pytest.mark.parametrize(("description", "form"), [
+    ("The city and state, e.g. San Francisco, CA", "code"),
+    ("The location, for instance Boston, MA.", "code"),
+    ("City and state of the store.", "code"),
+    ("Location in the format City, State.", "code"),
+    ("The city, e.g. Denver, Colorado", "name"),
+    ("The city, e.g. London, UK", None),  # not a US state
+    ("The city name, e.g. Paris.", None),
+])
+def test_asks_for_state_reads_the_description(description: str, form: str | None) -> None:
+    assert asks_for_state({"type": "string", "description": description}) == form
+    assert asks_for_state({"type": "integer", "description": description}) is None
+
+
+def test_with_region_completes_a_known_city_only() -> None:
+    schema = _location("The city and state, e.g. San Francisco, CA")
+    assert with_region({"location": "Boston", "unit": "F"}, schema) == {
+        "location": "Boston, MA", "unit": "F"}
+    assert with_region({"location": "Boston, MA"}, schema) == {"location": "Boston, MA"}
+    assert with_region({"location": "Springfield"}, schema) == {"location": "Springfield"}
+    assert with_region({"location": "Lyon"}, schema) == {"location": "Lyon"}
+    spelled = _location("The city, e.g. Denver, Colorado")
+    assert with_region({"location": "Seattle"}, spelled) == {"location": "Seattle, Washington"}
+    plain = _location("The city name.")
+    assert with_region({"location": "Boston"}, plain) == {"location": "Boston"}
+
+
+def test_the_call_adjuster_completes_the_city_when_asked() -> None:
+    tool = ToolSpec(name="weather", description="Weather.",
+                    input_schema=_location("The city and state, e.g. San Francisco, CA"))
+    request = Request(messages=[Message(role="user", content=[
+        TextBlock(text="weather today in Boston in fahrenheit?")])], tools=[tool])
+    block = ToolUseBlock(id="t1", name="weather", input={"location": "Boston"})
+    on = call_adjuster(request, optional=False, percent=False, regions=True)
+    off = call_adjuster(request, optional=False, percent=False)
+    assert on(block)[0].input == {"location": "Boston, MA"}
+    assert off(block)[0].input == {"location": "Boston"}
