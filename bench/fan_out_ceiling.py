@@ -1,13 +1,15 @@
-"""How far ``fan_out`` can go on BFCL, and where it fires by mistake, without the model.
+"""How far ``fan_out`` and ``restate`` can go on BFCL, and where they fire by mistake,
+without the model.
 
     python bench/fan_out_ceiling.py [--data-dir ../shared/bench/bfcl] [-v CATEGORY ...]
 
 For every case with a ground truth, the expected *first* call is taken as the model's (its
 first allowed value per parameter), :func:`tooluse.prompting.fan_out.fan_out` adds what the
-question's lists ask for, and the result is compared with the expected calls (names and
-values, any order). In a several-call category the count of exact answers is the ceiling
-of ``fan_out`` with a right first call; in a single-call category every case where it adds
-a call is a false fire. ``-v CATEGORY`` prints the cases of that category that end wrong.
+question's lists ask for, then :func:`tooluse.prompting.restate.restatements` what its
+clauses restate, and the result is compared with the expected calls (names and values, any
+order). In a several-call category the count of exact answers is the ceiling with a right
+first call; in a single-call category every case where a call is added is a false fire.
+``-v CATEGORY`` prints the cases of that category that end wrong (with both).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tooluse.prompting.fan_out import fan_out
+from tooluse.prompting.restate import restatements
 
 ROOT = Path(__file__).resolve().parents[1]
 CATEGORIES = ("parallel", "parallel_multiple", "simple_python", "multiple", "live_simple")
@@ -45,6 +48,11 @@ def _matches(call: tuple[str, dict[str, Any]], expected: dict[str, Any]) -> bool
     return True
 
 
+def _exact(calls: list[tuple[str, dict[str, Any]]], expected: list[dict[str, Any]]) -> bool:
+    return len(calls) == len(expected) and all(
+        any(_matches(c, e) for c in calls) for e in expected)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data-dir", default=str(ROOT.parent / "shared" / "bench" / "bfcl"))
@@ -54,14 +62,15 @@ def main() -> int:
     if not (data / "BFCL_v4_parallel.json").is_file():
         print(f"no BFCL data in {data} (the benchmark data lives in ../shared/bench/bfcl)")
         return 0
-    print("| category | cases | fan_out adds calls | exact with the expected first call |")
-    print("|---|---:|---:|---:|")
+    print("| category | cases | fan_out adds calls | exact with the expected first call "
+          "| restate adds calls | exact with both |")
+    print("|---|---:|---:|---:|---:|---:|")
     for category in CATEGORIES:
         answers = data / f"possible_answer_{category}.json"
         if not answers.is_file():
             continue
         truth = {a["id"]: a["ground_truth"] for a in map(json.loads, answers.open())}
-        cases = fired = exact = 0
+        cases = fired = exact = restated = both = 0
         for line in (data / f"BFCL_v4_{category}.json").open():
             case = json.loads(line)
             expected = truth.get(case["id"])
@@ -75,12 +84,15 @@ def main() -> int:
             added = fan_out([first], question, schemas, limit=8, valid=lambda n, a: True)
             fired += bool(added)
             calls = [first, *added]
-            ok = len(calls) == len(expected) and all(
-                any(_matches(c, e) for c in calls) for e in expected)
-            exact += ok
+            exact += _exact(calls, expected)
+            more = restatements(calls, question, schemas, limit=8, valid=lambda n, a: True)
+            restated += bool(more)
+            ok = _exact([*calls, *more], expected)
+            both += ok
             if category in args.verbose and not ok:
-                print(f"  {case['id']}: {question[:120]}\n    got {calls[:4]}", file=sys.stderr)
-        print(f"| {category} | {cases} | {fired} | {exact} |")
+                print(f"  {case['id']}: {question[:120]}\n    got {[*calls, *more][:4]}",
+                      file=sys.stderr)
+        print(f"| {category} | {cases} | {fired} | {exact} | {restated} | {both} |")
     return 0
 
 

@@ -1,0 +1,90 @@
+"""Replay the deterministic call edits on recorded BFCL answers, without the model.
+
+    python bench/replay_edits.py RUN_DIR [--edit restate|date_formats|city_state] [-v]
+
+``RUN_DIR`` holds ``tooluse eval bfcl`` JSONs (``grammar_auto_<category>.json``, e.g. from
+``bench/bfcl_eval.sh``). The edits that act after the model wrote its calls — ``restate``
+(further calls from the question's clauses, :mod:`tooluse.prompting.restate`),
+``date_formats`` (:mod:`tooluse.prompting.dates`) and ``city_state``
+(:mod:`tooluse.prompting.regions`) — are pure functions of the calls, the question and
+the tools, so applying one to a run made without it gives exactly what the run would have
+answered with it (given the same calls from the model). For each category: the answers
+the edit changes, and how many of them turn from failed to passed (+) and back (−),
+graded by the project's checker. ``-v`` prints each changed answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tooluse.eval.bfcl import build_request, build_toolset, load_category
+from tooluse.eval.checker import check_calls
+from tooluse.prompting.call_edits import _valid
+from tooluse.prompting.choices import question_text
+from tooluse.prompting.dates import dated
+from tooluse.prompting.regions import with_region
+from tooluse.prompting.restate import restatements
+
+Call = tuple[str, dict[str, Any]]
+
+
+def _edited(edit: str, calls: list[Call], question: str,
+            schemas: dict[str, Any]) -> list[Call]:
+    if edit == "restate":
+        return calls + restatements(calls, question, schemas, limit=8,
+                                    valid=lambda n, a: _valid(schemas.get(n), a))
+    new: list[Call] = []
+    for name, arguments in calls:
+        schema = schemas.get(name)
+        changed = dated(arguments, schema, question) if edit == "date_formats" \
+            else with_region(arguments, schema)
+        new.append((name, changed if schema is not None and _valid(schema, changed)
+                    else arguments))
+    return new
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("run_dir")
+    parser.add_argument("--edit", choices=("restate", "date_formats", "city_state"),
+                        action="append")
+    parser.add_argument("-v", dest="verbose", action="store_true")
+    args = parser.parse_args()
+    print("| edit | category | answers changed | + | − |")
+    print("|---|---|---:|---:|---:|")
+    for edit in args.edit or ["restate", "date_formats", "city_state"]:
+        for path in sorted(Path(args.run_dir).glob("grammar_auto_*.json")):
+            document = json.loads(path.read_text(encoding="utf-8"))
+            category = document["summary"][0]["category"]
+            if category == "irrelevance":
+                continue
+            recorded = {c["id"]: c for c in document["cases"]}
+            changed = gained = lost = 0
+            for case in load_category(document["meta"]["data_dir"], category):
+                row = recorded.get(case.id)
+                if row is None or not row["got"]:
+                    continue
+                request = build_request(case, build_toolset(case.functions))
+                schemas = {f["name"]: t.input_schema
+                           for f, t in zip(case.functions, request.tools, strict=True)}
+                calls = [next(iter(c.items())) for c in row["got"]]
+                new = _edited(edit, calls, question_text(request), schemas)
+                if new == calls:
+                    continue
+                changed += 1
+                passed = check_calls(category, case.functions, new, case.ground_truth,
+                                     rule=case.rule).passed
+                gained += passed and not row["passed"]
+                lost += row["passed"] and not passed
+                if args.verbose:
+                    print(f"  {case.id}: {calls} -> {new}", file=sys.stderr)
+            print(f"| {edit} | {category} | {changed} | {gained} | {lost} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
