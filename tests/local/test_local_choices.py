@@ -49,7 +49,9 @@ def make() -> Any:
                                 "plan_tools": False, "percent_fractions": False,
                                 "optional_from_conversation": False, "max_tools": 0,
                                 "no_repeat": False, "more_calls": False,
-                                "copy_values": False, "score_enums": False, "fan_out": False}
+                                "copy_values": False, "score_enums": False, "fan_out": False,
+                                "restate": False, "date_formats": False, "city_state": False,
+                                "prerequisite_tools": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:

@@ -214,7 +214,7 @@ def restatements(calls: Sequence[Call], question: str,
             continue
         done.add(name)  # one template per tool: the model's first call of it
         given, left = _give(question, spots, used, again)
-        for group in _groups(given, left, spots):
+        for group in _groups(question, given, left, spots):
             new = dict(args)
             for key, (value, _) in group.items():
                 new[key] = _as_value(value, args[key], spots[key])
@@ -356,7 +356,7 @@ def _give(question: str, spots: Mapping[str, _Value], used: Sequence[tuple[int, 
     return merged, left
 
 
-def _groups(given: Sequence[tuple[_Value, str, int]], left: Sequence[_Value],
+def _groups(question: str, given: Sequence[tuple[_Value, str, int]], left: Sequence[_Value],
             spots: Mapping[str, _Value]) -> list[dict[str, tuple[_Value, int]]]:
     """The values given, cut into calls: a parameter given again, or the model's own
     values between, starts the next. Then each call's clause (from the call before to
@@ -388,7 +388,11 @@ def _groups(given: Sequence[tuple[_Value, str, int]], left: Sequence[_Value],
         for shape in {v.shape for v in free}:
             missing = sorted((k for k, v in spots.items() if v.shape == shape
                               and k not in group), key=lambda k: spots[k].start)
-            there = [v for v in free if v.shape == shape and low <= v.start and v.end <= high]
+            # After the call's own values, only within their clause ("...and 15 minutes
+            # respectively, on Spotify": Spotify is not the second call's artist).
+            there = [v for v in free if v.shape == shape and low <= v.start and v.end <= high
+                     and not (v.start >= spans[i][1]
+                              and re.search(r"[,.;?!]", question[spans[i][1]:v.start]))]
             if missing and len(there) == len(missing):
                 for key, value in zip(missing, there, strict=True):
                     group[key] = (value, -1)
