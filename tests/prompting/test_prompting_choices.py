@@ -9,7 +9,14 @@ from typing import Any
 
 import pytest
 
-from tooluse.messages import Message, Request, ToolChoice, ToolResultBlock, ToolSpec
+from tooluse.messages import (
+    Message,
+    Request,
+    ToolChoice,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+)
 from tooluse.prompting import PromptToolsBackend, TextEnd, ToolGrammar, tool_call_grammar
 from tooluse.prompting.choices import (
     CallDecision,
@@ -294,6 +301,24 @@ def test_backend_calls_the_prerequisite_first_and_the_chosen_tool_next_turn() ->
         tools=[PRICE, TICKER], tool_choice=ToolChoice(type="any")))
     assert [(b.name, b.input) for b in second.tool_uses] == [
         ("get_current_stock_price", {"symbol": "GM"})]
+
+
+def test_between_tools_covering_as_much_one_not_yet_called_is_ranked_first() -> None:
+    # "How much is a share of Ford?" says nothing of either tool's words; the model would
+    # look the symbol up again, but after the lookup the price tool is next.
+    scores = {"get_current_stock_price</tool_name>": -5.0, "get_ticker_symbol</tool_name>": -1.0}
+    text = ScoringText(scores, "<symbol>F</symbol>\n</parameters>\n</invoke>\n"
+                       "</function_calls>")
+    backend = PromptToolsBackend(text, rank_tools=True)
+    question = "How much is a share of Ford currently?"
+    lookup = ToolUseBlock(id="toolu_1", name="get_ticker_symbol",
+                          input={"company_name": "Ford"})
+    response = backend.complete(Request(messages=[
+        Message(role="user", content=question),
+        Message(role="assistant", content=[lookup]),
+        Message(role="user", content=[ToolResultBlock(tool_use_id="toolu_1", content="F")])],
+        tools=[PRICE, TICKER], tool_choice=ToolChoice(type="any")))
+    assert [b.name for b in response.tool_uses] == ["get_current_stock_price"]
 
 
 def test_backend_leaves_out_invented_optionals_and_retrieves_tools() -> None:

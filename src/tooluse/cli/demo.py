@@ -16,8 +16,9 @@ By default ``tool_choice`` follows the example's plan, one turn each: ``get_tick
 (the symbol it passes is the one the lookup returned) and the answer. Left to choose
 (``--tool-choice auto``), the default model's ``prerequisite_tools`` call the lookup first
 (the price tool needs a symbol the question does not give): on the example's question the
-model then chains by itself, and on 4 of 5 paraphrases (docs/local.md); the plan stays the
-default until it chains on all of them. Whatever the model skips, the output says.
+model then chains by itself, and on 4 of 5 paraphrases ("What is GM trading at right
+now?" gets a text answer; docs/local.md); the plan stays the default until it chains on
+all of them. Whatever the model skips, the output says.
 """
 
 from __future__ import annotations

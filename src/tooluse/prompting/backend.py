@@ -377,11 +377,15 @@ class PromptToolsBackend(Backend):
             decide and self.decision is not None and self.decision.w_tool) else [0.0]
         per_token = [lp / max(1, len(n) / 4) for lp, n in zip(tool_lps, ends, strict=True)]
         question = question_text(request)
+        called = {b.name for m in request.messages for b in m.tool_uses}
         if rank:
             # Example values in descriptions ("e.g. 'Asia/Tokyo'") are not what a tool is
             # about: "What time is it in Tokyo?" is get_current_time's, not convert_time's.
+            # Between tools covering as much, one not yet called this conversation (a lookup
+            # done, the tool that needs it is next).
             rels = [relevance(question, tool, examples=False) for tool in request.tools]
-            best = max(range(len(names)), key=lambda i: (rels[i], tool_lps[i]))
+            best = max(range(len(names)),
+                       key=lambda i: (rels[i], names[i] not in called, tool_lps[i]))
         else:
             best = max(range(len(names)), key=lambda i: tool_lps[i])
         if decide:
@@ -400,8 +404,7 @@ class PromptToolsBackend(Backend):
                                               self.limits, request.response_schema)
                 return "", text_only
         first: list[str] | None = [names[best]] if self.score_tools or rank else None
-        before = prerequisite(question, request.tools, best, {
-            b.name for m in request.messages for b in m.tool_uses}) \
+        before = prerequisite(question, request.tools, best, called) \
             if first and rank and self.prerequisite_tools else None
         if before is not None:
             # The chosen tool needs what another looks up: that one now, it next turn.
