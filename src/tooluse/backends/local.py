@@ -263,8 +263,8 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
         options["none_reminder"] = None
     for key in ("decide", "score_tools", "rank_tools", "plan_tools", "prerequisite_tools",
                 "optional_from_conversation", "percent_fractions", "date_formats",
-                "city_state", "no_repeat",
-                "more_calls", "copy_values", "score_enums", "fan_out", "restate"):
+                "city_state", "no_repeat", "more_calls", "copy_values", "score_enums",
+                "fan_out", "restate"):
         if key in options and options[key] is not None:
             options[key] = flag_option(options[key], key)
     weights = options.get("decision")

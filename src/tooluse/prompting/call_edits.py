@@ -1,9 +1,10 @@
 """Edits to the calls a model wrote, made after it wrote them, from the conversation: optional
 parameters it gives no value for left out, percentages written as fractions where a rate is
 due, dates written in the format a parameter asks for (:mod:`.dates`), a city with its state
-where that is asked (:mod:`.regions`), a value an earlier call looked up written as that call returned it, and the calls its
-lists ask for added (:mod:`.fan_out`), and those its clauses restate with other values
-(:mod:`.restate`). Each edited or added call is validated against its tool's schema."""
+where that is asked (:mod:`.regions`), a value an earlier call looked up written as that
+call returned it, the calls its lists ask for added (:mod:`.fan_out`), and those its
+clauses restate with other values (:mod:`.restate`). Each edited or added call is
+validated against its tool's schema."""
 
 from __future__ import annotations
 
@@ -43,8 +44,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     :func:`~.choices.looks_up`), and writes dates in the format a parameter asks for, an
     optional one left out given the question's one date (``dates``, :func:`.dates.dated`),
     and completes a city with its state where the parameter asks for it (``regions``,
-    :func:`.regions.with_region`). An edit is kept only if the call still validates. Returns the call and how many
-    parameters were left out."""
+    :func:`.regions.with_region`). An edit is kept only if the call still validates.
+    Returns the call and how many parameters were left out."""
     conversation = conversation_text(request)
     question = question_text(request)
     schemas = {t.name: t.input_schema for t in request.tools}

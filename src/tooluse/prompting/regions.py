@@ -56,7 +56,8 @@ US_CITIES = {
     "Palo Alto": "CA",
 }
 
-_EXAMPLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)*), ([A-Z]{2}|[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b")
+_EXAMPLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)*), "
+                      r"([A-Z]{2}|[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b")
 _WORDS = re.compile(r"\b(?:city and state|city, state|state abbreviation)\b", re.IGNORECASE)
 _BY_NAME = {name.lower(): state for name, state in US_CITIES.items()}
 

@@ -28,13 +28,15 @@ How a value of the question is given to a parameter of the model's call:
 
 Only where every call names one tool: a question asking for several tools restates each
 in its own clauses, and its values are no other tool's. Values given so go into calls in
-the order they stand: a parameter given a second time
-starts the next call. A call's clause (between the calls around it) then gives the
-parameters the call lacks its values of no parameter yet, when they are as many ("...and
-$9000 at a rate of 3%": 9000 is the principal of the call 3% makes). Each new call is the
+the order they stand: a parameter given a second time starts the next call. A call's
+clause (between the calls around it; after the call's own values, up to the next comma or
+full stop) then gives the parameters the call lacks its values of no parameter yet, when
+they are as many ("...and $9000 at a rate of 3%": 9000 is the principal of the call 3%
+makes). Each new call is the
 model's with those values replaced, written as the model wrote its own (a rate it wrote
 0.05 for "5%" is 0.03 for "3%"). Without a word saying "again", a new call needs two values
-of its own, or one placed with two matching signs. It must differ from every call there
+from its clause (one may be the model's written again), or one placed with two matching
+signs. It must differ from every call there
 is and validate against its tool's schema (``valid``).
 """
 
@@ -57,7 +59,8 @@ _TOKEN = re.compile(r"[^\W_][\w'’.-]*|[,;:!?()]")
 _CLAUSE_END = frozenset(",;:!?()")
 _NAME_RUN = re.compile(r"[A-Z][\w'’&.-]*(?:\s+(?:[A-Z0-9][\w'’&.-]*))*")
 #: A place with its region ("Chicago, IL", "Berlin, Germany"): one value.
-_PLACE = re.compile(r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*,\s*[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
+_PLACE = re.compile(r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*"
+                    r",\s*[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 #: Words saying a question asks for more than one thing ("do the same for...", "then
 #: repeat with..."); without one, a new call must differ in two values or more.
 _AGAIN = re.compile(r"\b(?:also|another|again|same|repeat|then|as well|both|each|respectively"
