@@ -158,3 +158,11 @@ def test_calls_of_several_tools_are_not_restated() -> None:
     assert restatements(calls[:1], question, {"velocity": velocity}, limit=8,
                         valid=lambda name, arguments: True) == [
         ("velocity", {"acceleration": 3, "time": 7})]
+
+
+def test_lists_in_step_are_left_to_fan_out() -> None:
+    question = ("Play songs from the artists Taylor Swift and Maroon 5, with a play time of "
+                "20 minutes and 15 minutes respectively, on Spotify.")
+    schema = _obj(artist="string", duration="integer")
+    assert _restate(("play", {"artist": "Taylor Swift", "duration": 20}), question,
+                    schema) == []

@@ -26,6 +26,10 @@ How a value of the question is given to a parameter of the model's call:
   values of that shape outside the model's, as many as the call has such parameters (or a
   multiple), fill them in the order the model's values stand ("3 and 4, 5 and 12").
 
+Where lists go in step ("respectively"), the items of a list one of the model's values
+stands in are never restated: they are :mod:`.fan_out`'s ("Taylor Swift and Maroon 5 ...
+20 minutes and 15 minutes respectively").
+
 Only where every call names one tool: a question asking for several tools restates each
 in its own clauses, and its values are no other tool's. Values given so go into calls in
 the order they stand: a parameter given a second time starts the next call. A call's
@@ -48,7 +52,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .copy_values import STOP_WORDS
-from .fan_out import NUMBER_AT, find_value, norm, number_value
+from .fan_out import NUMBER_AT, find_value, list_around, norm, number_value
 
 __all__ = ["restatements"]
 
@@ -208,6 +212,12 @@ def restatements(calls: Sequence[Call], question: str,
     located = [_locate(question, args) for _, args in calls]
     used = [(v.start, v.end) for spots in located for v in spots.values()] \
         + _written(question, calls, located)
+    if "respectively" in question.lower():
+        # Lists in step are fan_out's to call ("...20 minutes and 15 minutes respectively":
+        # 15 goes with the other list's artist, not with this call's).
+        used += [(item.start, item.end) for (_, args), spots in zip(calls, located, strict=True)
+                 for key in spots for found in [list_around(question, args[key])] if found
+                 for item in found[0]]
     again = _AGAIN.search(question) is not None
     extra: list[Call] = []
     seen = [(name, dict(args)) for name, args in calls]
