@@ -218,32 +218,33 @@ def restatements(calls: Sequence[Call], question: str,
         used += [(item.start, item.end) for (_, args), spots in zip(calls, located, strict=True)
                  for key in spots for found in [list_around(question, args[key])] if found
                  for item in found[0]]
+    # The template: the model's first call whose values the question writes.
+    template = next(((args, spots) for (_, args), spots in zip(calls, located, strict=True)
+                     if spots), None)
+    if template is None:
+        return []
+    name = calls[0][0]
+    args, spots = template
     again = _AGAIN.search(question) is not None
     extra: list[Call] = []
-    seen = [(name, dict(args)) for name, args in calls]
-    done: set[str] = set()
-    for (name, args), spots in zip(calls, located, strict=True):
-        if name in done or not spots:
+    seen = [dict(a) for _, a in calls]
+    given, left = _give(question, spots, used, again)
+    for group in _groups(question, given, left, spots):
+        new = dict(args)
+        for key, (value, _) in group.items():
+            new[key] = _as_value(value, args[key], spots[key])
+        if any(v is None for v in new.values()) or any(_same(a, new) for a in seen):
             continue
-        done.add(name)  # one template per tool: the model's first call of it
-        given, left = _give(question, spots, used, again)
-        for group in _groups(question, given, left, spots):
-            new = dict(args)
-            for key, (value, _) in group.items():
-                new[key] = _as_value(value, args[key], spots[key])
-            if any(v is None for v in new.values()) or any(
-                    n == name and _same(a, new) for n, a in seen):
-                continue
-            if all(score < 0 for _, score in group.values()):
-                continue
-            changed = [score for key, (_, score) in group.items()
-                       if norm(new[key]) != norm(args[key])]
-            if not (again or len(group) >= 2 or max(changed, default=0) >= 2):
-                continue  # one value elsewhere, nothing saying "again": likelier a mistake
-            if len(calls) + len(extra) >= limit or not valid(name, new):
-                continue
-            extra.append((name, new))
-            seen.append((name, new))
+        if all(score < 0 for _, score in group.values()):
+            continue
+        changed = [score for key, (_, score) in group.items()
+                   if norm(new[key]) != norm(args[key])]
+        if not (again or len(group) >= 2 or max(changed, default=0) >= 2):
+            continue  # one value elsewhere, nothing saying "again": likelier a mistake
+        if len(calls) + len(extra) >= limit or not valid(name, new):
+            continue
+        extra.append((name, new))
+        seen.append(new)
     return extra
 
 
