@@ -32,8 +32,8 @@ from typing import Any
 
 from .copy_values import STOP_WORDS
 
-__all__ = ["NUMBER_AT", "Item", "fan_out", "find_value", "list_around", "lists_in", "norm",
-           "number_value"]
+__all__ = ["NUMBER_AT", "Item", "as_value", "fan_out", "find_value", "list_around", "lists_in",
+           "norm", "number_value"]
 
 #: A call as (tool name, input).
 Call = tuple[str, dict[str, Any]]
@@ -233,14 +233,15 @@ def lists_in(text: str, spans: Sequence[str]) -> list[list[str]]:
     return [[item.text for item in items] for _, items in sorted(by_end.items())]
 
 
-def _as_value(item: Item, like: Any) -> Any:
-    """The item written as the call's value was (a number for a number)."""
+def as_value(text: str, like: Any) -> Any:
+    """``text`` (a value of the question) written as the call's value ``like`` was: a number
+    for a number (None when it is none), an integer for an integer."""
     if isinstance(like, (int, float)) and not isinstance(like, bool):
-        number = number_value(item.text)
+        number = number_value(text)
         if number is None:
             return None
         return int(number) if isinstance(like, int) and number.is_integer() else number
-    return item.text
+    return text
 
 
 def fan_out(calls: Sequence[Call], question: str,
@@ -266,7 +267,7 @@ def fan_out(calls: Sequence[Call], question: str,
             items, index = found
             others = {norm(x) for k, v in args.items() if k != key
                       for x in (v if isinstance(v, list) else [v])}
-            if any(norm(_as_value(i, value)) in others for j, i in enumerate(items)
+            if any(norm(as_value(i.text, value)) in others for j, i in enumerate(items)
                    if j != index):
                 continue  # the items are this call's other values: not several calls
             if any(norm(i.text) in names for i in items):
@@ -280,7 +281,7 @@ def fan_out(calls: Sequence[Call], question: str,
             new = dict(args)
             for key, (items, _) in lists.items():
                 if key in choice:
-                    new[key] = _as_value(items[choice[key]], args[key])
+                    new[key] = as_value(items[choice[key]].text, args[key])
             if new == args or any(value is None for value in new.values()):
                 continue
             if any(n == name and all(norm(a.get(k)) == norm(new[k]) for k in lists)

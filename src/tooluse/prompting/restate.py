@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .copy_values import STOP_WORDS
-from .fan_out import NUMBER_AT, find_value, list_around, norm, number_value
+from .fan_out import NUMBER_AT, as_value, find_value, list_around, norm, number_value
 
 __all__ = ["restatements"]
 
@@ -184,18 +184,14 @@ def _name_words(key: str) -> frozenset[str]:
 
 
 def _as_value(value: _Value, like: Any, spot: _Value) -> Any:
-    """``value`` written as the model wrote ``like`` (found at ``spot``): a number for a
-    number, a fraction where it wrote "5%" as 0.05."""
-    if isinstance(like, (int, float)) and not isinstance(like, bool):
-        number = number_value(value.text)
-        if number is None:
-            return None
-        percent = number_value(spot.text)
-        if value.text.endswith("%") and spot.text.endswith("%") and percent \
-                and abs(like - percent / 100) < 1e-9:
+    """``value`` written as the model wrote ``like`` (found at ``spot``): as
+    :func:`.fan_out.as_value`, and a fraction where it wrote "5%" as 0.05."""
+    if isinstance(like, (int, float)) and not isinstance(like, bool) \
+            and value.text.endswith("%") and spot.text.endswith("%"):
+        number, percent = number_value(value.text), number_value(spot.text)
+        if number is not None and percent and abs(like - percent / 100) < 1e-9:
             return float(f"{number / 100:.12g}")
-        return int(number) if isinstance(like, int) and number.is_integer() else number
-    return value.text
+    return as_value(value.text, like)
 
 
 def restatements(calls: Sequence[Call], question: str,
