@@ -49,7 +49,7 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     conversation = conversation_text(request)
     question = question_text(request)
     schemas = {t.name: t.input_schema for t in request.tools}
-    lookups = _looked_up(request) if looked_up else {}
+    lookups = _looked_up(request, question) if looked_up else {}
 
     def adjust(block: ToolUseBlock) -> tuple[ToolUseBlock, int]:
         schema = schemas.get(block.name)
@@ -77,9 +77,9 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     return adjust
 
 
-def _looked_up(request: Request) -> dict[tuple[str, str], str]:
-    """``(tool, parameter) -> value`` for each required parameter the question does not
-    speak of that an earlier call of the conversation looked up (its last result, when it
+def _looked_up(request: Request, question: str) -> dict[tuple[str, str], str]:
+    """``(tool, parameter) -> value`` for each required parameter ``question`` (the
+    request's) does not speak of that an earlier call of the conversation looked up (its last result, when it
     succeeded with one short line of text)."""
     called: dict[str, str] = {}  # a call comes before its result
     results: dict[str, str] = {}
@@ -92,7 +92,6 @@ def _looked_up(request: Request) -> dict[tuple[str, str], str]:
                 text = "".join(getattr(part, "text", "") for part in block.content).strip()
                 if text and "\n" not in text and len(text) <= 100:
                     results[called[block.tool_use_id]] = text
-    question = question_text(request)
     found: dict[tuple[str, str], str] = {}
     for target in request.tools:
         for parameter in unasked_required(question, target):
