@@ -24,7 +24,7 @@ from typing import Any
 from tooluse.eval.bfcl import build_request, build_toolset, load_category
 from tooluse.eval.checker import check_calls
 from tooluse.prompting.call_edits import _valid
-from tooluse.prompting.choices import question_text
+from tooluse.prompting.choices import conversation_text, keep_given_optionals, question_text
 from tooluse.prompting.dates import dated
 from tooluse.prompting.regions import with_region
 from tooluse.prompting.restate import restatements
@@ -32,7 +32,7 @@ from tooluse.prompting.restate import restatements
 Call = tuple[str, dict[str, Any]]
 
 
-def _edited(edit: str, calls: list[Call], question: str,
+def _edited(edit: str, calls: list[Call], question: str, conversation: str,
             schemas: dict[str, Any]) -> list[Call]:
     if edit == "restate":
         return calls + restatements(calls, question, schemas, limit=8,
@@ -40,8 +40,14 @@ def _edited(edit: str, calls: list[Call], question: str,
     new: list[Call] = []
     for name, arguments in calls:
         schema = schemas.get(name)
-        changed = dated(arguments, schema, question) if edit == "date_formats" \
-            else with_region(arguments, schema)
+        if edit == "optional":  # then the edits the pipeline makes after it
+            changed = with_region(dated(keep_given_optionals(arguments, schema,
+                                                             conversation)[0],
+                                        schema, question), schema)
+        elif edit == "date_formats":
+            changed = dated(arguments, schema, question)
+        else:
+            changed = with_region(arguments, schema)
         new.append((name, changed if schema is not None and _valid(schema, changed)
                     else arguments))
     return new
@@ -50,7 +56,7 @@ def _edited(edit: str, calls: list[Call], question: str,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("run_dir")
-    parser.add_argument("--edit", choices=("restate", "date_formats", "city_state"),
+    parser.add_argument("--edit", choices=("restate", "date_formats", "city_state", "optional"),
                         action="append")
     parser.add_argument("-v", dest="verbose", action="store_true")
     args = parser.parse_args()
@@ -72,7 +78,8 @@ def main() -> int:
                 schemas = {f["name"]: t.input_schema
                            for f, t in zip(case.functions, request.tools, strict=True)}
                 calls = [next(iter(c.items())) for c in row["got"]]
-                new = _edited(edit, calls, question_text(request), schemas)
+                new = _edited(edit, calls, question_text(request), conversation_text(request),
+                              schemas)
                 if new == calls:
                     continue
                 changed += 1

@@ -73,6 +73,31 @@ def test_values_given_by_the_conversation() -> None:
     assert kept == {"hotel": "Ritz", "rooms": 2} and dropped == ["currency", "pets"]
 
 
+def test_an_optional_parameter_does_not_take_a_value_another_one_took() -> None:
+    schema = {"type": "object", "required": ["base", "height"], "properties": {
+        "unit": {"type": "string"}, "base": {"type": "integer"},
+        "height": {"type": "integer"}, "tags": {"type": "array"}}}
+    text = "Find the area of a triangle with a base of 10 units and height of 5 units."
+    # "10" is written once and base (required) has it, whatever order the model wrote them.
+    kept, dropped = keep_given_optionals(
+        {"unit": "10", "base": 10, "height": 5, "tags": []}, schema, text)
+    assert kept == {"base": 10, "height": 5} and dropped == ["unit", "tags"]
+    # Written twice, the value may serve twice; a word is counted like a number.
+    twice = "Route from Philadelphia to Philadelphia, 10 stops and 10 detours"
+    schema2 = {"type": "object", "required": ["start"], "properties": {
+        "start": {"type": "string"}, "end": {"type": "string"},
+        "stops": {"type": "integer"}, "detours": {"type": "integer"},
+        "via": {"type": "string"}}}
+    kept, dropped = keep_given_optionals(
+        {"start": "Philadelphia", "end": "Philadelphia", "stops": 10, "detours": 10,
+         "via": "Philadelphia"}, schema2, twice)
+    assert kept == {"start": "Philadelphia", "end": "Philadelphia", "stops": 10,
+                    "detours": 10} and dropped == ["via"]
+    # Among optional parameters, the first one written keeps the value.
+    kept, dropped = keep_given_optionals({"stops": 3, "detours": 3}, schema2, "3 stops")
+    assert kept == {"stops": 3} and dropped == ["detours"]
+
+
 def test_enum_members_mentioned_loosely_and_lists_of_them_given() -> None:
     park = "Find me the closest nature park that allows camping and has scenic views."
     assert [m for m in ("Camping", "Scenic View", "Trails", "Picnic Areas")

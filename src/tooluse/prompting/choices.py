@@ -272,23 +272,42 @@ def given_by(value: Any, conversation: str, name: str = "") -> bool:
     if isinstance(value, bool):
         words = {_stem(w) for w in _words(_split_name(name)) if len(w) > 3}
         return bool(words & {_stem(w) for w in _words(conversation)})
-    if isinstance(value, (int, float)):
-        for match in _NUMBER.findall(conversation):
-            try:
-                if float(match.replace(",", "")) == float(value):
-                    return True
-            except ValueError:
-                continue
-        return False
-    if isinstance(value, str):
-        wanted = _normal(value)
-        return bool(wanted) and f" {wanted} " in f" {_normal(conversation)} "
+    if isinstance(value, (int, float, str)):
+        return times_given(value, conversation) > 0
     if isinstance(value, list):
         return all(given_by(v, conversation, name)
                    or (isinstance(v, str) and mentions(conversation, v)) for v in value)
     if isinstance(value, dict):
         return all(given_by(v, conversation, str(k)) for k, v in value.items())
     return False
+
+
+def times_given(value: float | str, conversation: str) -> int:
+    """How many times the conversation writes ``value``: a number as a number ("1,000" for
+    1000), a string as its words in order (case and punctuation aside)."""
+    written = _written(value)
+    if isinstance(written, str):
+        return len(re.findall(rf"(?<= ){re.escape(written)}(?= )",
+                              f" {_normal(conversation)} ")) if written else 0
+    count = 0
+    for match in _NUMBER.findall(conversation):
+        try:
+            count += float(match.replace(",", "")) == written
+        except ValueError:
+            continue
+    return count
+
+
+def _written(value: float | str) -> float | str:
+    """One key for a value however the call types it: ``10`` and ``"10"`` are one number."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    if _NUMBER.fullmatch(value.strip()):
+        try:
+            return float(value.strip().replace(",", ""))
+        except ValueError:  # "1,2.3.4"
+            pass
+    return _normal(value)
 
 
 def mentions(conversation: str, value: str) -> bool:
@@ -306,16 +325,30 @@ def mentions(conversation: str, value: str) -> bool:
 def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
                          conversation: str) -> tuple[dict[str, Any], list[str]]:
     """``arguments`` without the optional parameters whose value the conversation does not
-    give, and the names of those dropped. Required parameters always stay."""
+    give, and the names of those dropped. Required parameters always stay.
+
+    An optional parameter is not given a value by an empty list, object or string, nor by
+    a value the conversation writes fewer times than the call uses it: in "a base of 10
+    units", the 10 is ``base``'s, not also ``unit``'s (the required parameters, then the
+    earlier ones, keep a value used too often)."""
     required = set(schema.get("required") or []) if isinstance(schema, Mapping) else set()
     kept: dict[str, Any] = {}
     dropped: list[str] = []
-    for key, value in arguments.items():
-        if key in required or given_by(value, conversation, key):
+    used: dict[float | str, int] = {}
+    for key in sorted(arguments, key=lambda k: k not in required):  # stable: required first
+        value = arguments[key]
+        scalar = isinstance(value, (int, float, str)) and not isinstance(value, bool)
+        if scalar:
+            used[_written(value)] = used.get(_written(value), 0) + 1
+        if key in required or (
+                value not in ([], {}, "") and given_by(value, conversation, key)
+                and (not scalar or used[_written(value)] <= times_given(value, conversation))):
             kept[key] = value
         else:
             dropped.append(key)
-    return kept, dropped
+            if scalar:
+                used[_written(value)] -= 1
+    return {k: kept[k] for k in arguments if k in kept}, dropped
 
 
 _WRITTEN_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(\s*(?:%|percent\b|per cent\b))?",
