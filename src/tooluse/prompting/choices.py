@@ -31,6 +31,7 @@ from ..messages import Request, ToolSpec
 
 __all__ = [
     "CallDecision",
+    "content_words",
     "conversation_text",
     "further_tools",
     "given_by",
@@ -43,6 +44,9 @@ __all__ = [
     "question_text",
     "relevance",
     "select_tools",
+    "split_name",
+    "times_given",
+    "tool_text",
     "unasked_required",
 ]
 
@@ -71,7 +75,7 @@ def _stem(word: str) -> str:
     return word
 
 
-def _split_name(name: str) -> str:
+def split_name(name: str) -> str:
     """``get_current_stock_price`` / ``getStockPrice`` / ``math.hypot`` -> plain words."""
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
     return re.sub(r"[._\-]+", " ", spaced)
@@ -87,11 +91,11 @@ def tool_text(spec: ToolSpec, examples: bool = True) -> str:
     """The words a tool is known by: its name, description, parameter names and their
     descriptions (without the quoted example values of the descriptions when not
     ``examples``)."""
-    parts = [_split_name(spec.name), spec.description or ""]
+    parts = [split_name(spec.name), spec.description or ""]
     schema = spec.input_schema if isinstance(spec.input_schema, Mapping) else {}
     props = schema.get("properties")
     for key, sub in (props.items() if isinstance(props, Mapping) else []):
-        parts.append(_split_name(str(key)))
+        parts.append(split_name(str(key)))
         if isinstance(sub, Mapping) and isinstance(sub.get("description"), str):
             parts.append(sub["description"] if examples else _EXAMPLE.sub(" ", sub["description"]))
     return " ".join(parts)
@@ -121,7 +125,7 @@ def conversation_text(request: Request) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def _content_words(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
     """The words of ``text`` that say something (stemmed, no stop word, three letters or
     more)."""
     return {_stem(w) for w in _words(text) if len(w) > 2 and w not in _STOP}
@@ -133,7 +137,7 @@ def relevance(question: str, tools: ToolSpec | Sequence[ToolSpec],
     tool, or of the tools together (a question asking for several things, each of another
     tool, is covered by them all, not by its best one); ``examples``: whether the example
     values quoted in parameter descriptions count (see :func:`tool_text`)."""
-    asked = _content_words(question)
+    asked = content_words(question)
     if not asked:
         return 0.0
     specs = [tools] if isinstance(tools, ToolSpec) else tools
@@ -146,9 +150,9 @@ def name_coverage(question: str, tools: Sequence[ToolSpec]) -> float:
     ("get_current_weather" and "What's the weather now?": a half; an unrelated question:
     0). A question asking for a tool tends to name what it does; one it does not fit,
     rarely."""
-    asked = _content_words(question)
+    asked = content_words(question)
     shares = [len(named & asked) / len(named) for spec in tools
-              if (named := _content_words(_split_name(spec.name)))]
+              if (named := content_words(split_name(spec.name)))]
     return max(shares, default=0.0)
 
 
@@ -164,9 +168,9 @@ def further_tools(question: str, tools: Sequence[ToolSpec], first: int,
     tool descriptions cover a question's words by chance: no further tool is named."""
     if len(tools) > max_tools:
         return []
-    asked = _content_words(question)
+    asked = content_words(question)
     known = [{_stem(w) for w in _words(tool_text(spec, examples=False))} for spec in tools]
-    named = [{_stem(w) for w in _words(_split_name(spec.name))} for spec in tools]
+    named = [{_stem(w) for w in _words(split_name(spec.name))} for spec in tools]
     covered = asked & known[first]
     chosen: list[int] = []
     while True:
@@ -203,19 +207,19 @@ def prerequisite(question: str, tools: Sequence[ToolSpec], chosen: int,
 def unasked_required(question: str, tool: ToolSpec) -> list[str]:
     """The required parameters of ``tool`` whose name the question does not speak of."""
     schema = tool.input_schema if isinstance(tool.input_schema, Mapping) else {}
-    asked = _content_words(question)
+    asked = content_words(question)
     return [str(p) for p in schema.get("required") or []
-            if (wanted := _content_words(_split_name(str(p)))) and not wanted & asked]
+            if (wanted := content_words(split_name(str(p)))) and not wanted & asked]
 
 
 def looks_up(tool: ToolSpec, parameter: str, target: ToolSpec) -> bool:
     """Is ``tool`` the lookup of ``target``'s ``parameter``: its name starts or ends with a
     lookup verb, and holds every word of the parameter's name that ``target``'s name
     lacks (``get_ticker_symbol`` for ``get_current_stock_price``'s ``symbol``)?"""
-    name = _split_name(tool.name).lower().split()
-    wanted = _content_words(_split_name(parameter))
+    name = split_name(tool.name).lower().split()
+    wanted = content_words(split_name(parameter))
     return bool(name) and bool({name[0], name[-1]} & _LOOKUP_VERBS) and bool(wanted) \
-        and wanted <= _content_words(" ".join(name)) - _content_words(_split_name(target.name))
+        and wanted <= content_words(" ".join(name)) - content_words(split_name(target.name))
 
 
 def select_tools(question: str, tools: Sequence[ToolSpec], limit: int,
@@ -270,7 +274,7 @@ def given_by(value: Any, conversation: str, name: str = "") -> bool:
     (the user asked about that aspect). Lists and objects: every value inside is given.
     """
     if isinstance(value, bool):
-        words = {_stem(w) for w in _words(_split_name(name)) if len(w) > 3}
+        words = {_stem(w) for w in _words(split_name(name)) if len(w) > 3}
         return bool(words & {_stem(w) for w in _words(conversation)})
     if isinstance(value, (int, float, str)):
         return times_given(value, conversation) > 0
