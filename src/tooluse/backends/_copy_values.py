@@ -22,6 +22,7 @@ from ..codecs.legacy import escape, unescape
 from ..prompting.choices import given_by, mentions
 from ..prompting.copy_values import candidate_values
 from ..prompting.fan_out import lists_in
+from ..prompting.focus import ValueFocus
 from ..prompting.matcher import Matcher, MatchState
 
 __all__ = ["ValueCopier", "log_softmax", "score_tokens"]
@@ -31,6 +32,7 @@ _OPENED = re.compile(rb"<([^<>/\s]+)(>?)(\[?)$")
 _STRUCTURE = frozenset({b"tool_name", b"parameters", b"invoke", b"function_calls"})
 _CLOSE = b"</"
 _VALUE = re.compile(rb"<([^<>/\n]+)>([^<\n]*)</\1>")
+_TOOL = re.compile(rb"<tool_name>([^<]*)</tool_name>")
 _NUMBER = re.compile(r"[$€£]?-?[\d.,]+%?")
 #: Spans offered at each value (``candidate_values``' own default), and how many anchor
 #: the search for lists.
@@ -68,8 +70,13 @@ class ValueCopier:
     the model would not have written."""
 
     def __init__(self, conversation: str, bonus: float | None = 0.0, *,
-                 enums: bool = False, max_value_tokens: int = 48) -> None:
+                 enums: bool = False, max_value_tokens: int = 48,
+                 focus: ValueFocus | None = None) -> None:
         self.conversation = conversation
+        #: Where each tool's values are in the question: a call is offered only the spans
+        #: of its tool's part, and the model's value, if the question writes it only
+        #: elsewhere, is not taken as given (:mod:`tooluse.prompting.focus`).
+        self.focus = focus
         # One pass over the conversation: the first spans are offered at every value, all
         # of them anchor the lists offered where an array is due.
         self._all_spans = candidate_values(conversation, limit=_LIST_SPANS) \
@@ -111,9 +118,14 @@ class ValueCopier:
         words = bool(matcher.advance(state, head + b"x"))
         # A span that already fills a parameter of this call is not offered again
         # ("current": 12, then "mu0": 12 instead of its constant).
-        used = self._used(llm, pieces, start)
+        call = self._call(llm, pieces, start)
+        used = {m.group(2) for m in _VALUE.finditer(call)}
+        named = _TOOL.search(call)
+        tool = unescape(named.group(1).decode("utf-8", "replace")) if named else None
+        focus = self.focus if self.focus is not None and tool is not None else None
         options = [head + escape(s).encode("utf-8") for s in self.spans
-                   if not (words and _NUMBER.fullmatch(s))]
+                   if not (words and _NUMBER.fullmatch(s))
+                   and (focus is None or focus.allows(str(tool), s))]
         array = bool(bracket) or (not words and bool(matcher.advance(state, head + b"[")))
         if array:
             arrays = _as_arrays(self.lists) + self._enum_arrays(matcher, state, head, bracket)
@@ -129,7 +141,8 @@ class ValueCopier:
             # The parameter's own name as its value ("answer": "answer"): not a value.
             options = [o for o in options if o != free]
             free = None
-        if free is not None and self._given(free[len(head):]):
+        if free is not None and self._given(free[len(head):]) and (
+                focus is None or focus.allows(str(tool), _text(free[len(head):]))):
             # The model copied a value of the conversation already: only a longer span
             # that starts with it competes ("London" or "London, UK"). It gets the same
             # bonus as any span: on likelihood alone the shorter value nearly always wins
@@ -196,14 +209,13 @@ class ValueCopier:
                 json.dumps(named, ensure_ascii=False, separators=(",", ":"))]
 
     @staticmethod
-    def _used(llm: Any, pieces: list[bytes], start: int) -> set[bytes]:
-        """The values written so far in the current call."""
+    def _call(llm: Any, pieces: list[bytes], start: int) -> bytes:
+        """The current call as written so far (from its ``<invoke>``)."""
         text = b"".join(pieces[int(t)] for t in llm.input_ids[max(0, start - 400):start])
-        call = text[text.rfind(b"<invoke>"):]
-        return {m.group(2) for m in _VALUE.finditer(call)}
+        return text[text.rfind(b"<invoke>"):]
 
     def _given(self, value: bytes) -> bool:
-        text = unescape(value.decode("utf-8", "replace"))
+        text = _text(value)
         try:
             number: float | None = float(text)
         except ValueError:
@@ -233,6 +245,11 @@ class ValueCopier:
                 return (value, total) if value.startswith(head) else (None, float("-inf"))
             llm.eval([token])
         return None, float("-inf")
+
+
+def _text(value: bytes) -> str:
+    """A value as the model wrote it, as text (the XML escapes undone)."""
+    return unescape(value.decode("utf-8", "replace"))
 
 
 def _placeholder(value: bytes, name: bytes) -> bool:

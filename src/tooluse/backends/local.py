@@ -73,7 +73,7 @@ DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
     "copy_values": True, "fan_out": True, "rank_tools": True, "plan_tools": True,
     "percent_fractions": True, "prerequisite_tools": True, "restate": True,
-    "date_formats": True, "city_state": True,
+    "date_formats": True, "city_state": True, "focus_values": True,
 }
 #: Under ``tool_choice: none`` the tools stay in the prompt (a cache hit for a tool loop's
 #: last turn); with them in view the default model tends to answer *about* a tool ("You can
@@ -124,7 +124,8 @@ class LocalBackend(PromptToolsBackend):
       each is scored whole and the likeliest is written.
     - ``max_tools``, ``decide``, ``score_tools``, ``rank_tools``, ``plan_tools``,
       ``prerequisite_tools``, ``optional_from_conversation``, ``percent_fractions``,
-      ``date_formats``, ``city_state``, ``fan_out``, ``restate``: the decisions taken
+      ``date_formats``, ``city_state``, ``fan_out``, ``restate``, ``focus_values``: the
+      decisions taken
       around the model
       (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call
       or answer by :data:`DEFAULT_DECISION`, fitted for the default model, or
@@ -132,8 +133,8 @@ class LocalBackend(PromptToolsBackend):
       ``-o decision=bias,w_open,w_tool,w_rel[,w_name]``). Defaults: :data:`DEFAULT_TECHNIQUES`
       for the default model (``decide``, ``optional_from_conversation``, ``no_repeat``,
       ``copy_values``, ``fan_out``, ``rank_tools``, ``plan_tools``, ``percent_fractions``,
-      ``prerequisite_tools``, ``restate``, ``date_formats``, ``city_state`` on), off for
-      any other model.
+      ``prerequisite_tools``, ``restate``, ``date_formats``, ``city_state``,
+      ``focus_values`` on), off for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none`` (default True), as the Messages API does, so a tool loop's last turn reuses
       the cached prompt prefix; the grammar still forbids a call.
@@ -190,6 +191,7 @@ class LocalBackend(PromptToolsBackend):
         score_enums: bool | None = None,
         fan_out: bool | None = None,
         restate: bool | None = None,
+        focus_values: bool | None = None,
     ) -> None:
         if grammar_engine == "llguidance" and not llguidance_available():
             raise BackendError("grammar_engine='llguidance' needs the llguidance package: "
@@ -240,6 +242,7 @@ class LocalBackend(PromptToolsBackend):
             city_state=on("city_state", city_state),
             fan_out=on("fan_out", fan_out),
             restate=on("restate", restate),
+            focus_values=on("focus_values", focus_values),
             tools_under_none=tools_under_none, none_reminder=none_reminder,
         )
         self.model_path = path
@@ -264,7 +267,7 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
     for key in ("decide", "score_tools", "rank_tools", "plan_tools", "prerequisite_tools",
                 "optional_from_conversation", "percent_fractions", "date_formats",
                 "city_state", "no_repeat", "more_calls", "copy_values", "score_enums",
-                "fan_out", "restate"):
+                "fan_out", "restate", "focus_values"):
         if key in options and options[key] is not None:
             options[key] = flag_option(options[key], key)
     weights = options.get("decision")

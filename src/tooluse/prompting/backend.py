@@ -61,6 +61,7 @@ from .choices import (
     relevance,
     select_tools,
 )
+from .focus import value_focus
 from .grammar import GrammarLimits, ToolGrammar, tool_call_grammar
 from .text_backend import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
 
@@ -179,7 +180,11 @@ class PromptToolsBackend(Backend):
     - ``restate``: when the question restates a call with other values in the same places
       ("...6 feet tall and weighs 80 kg, also for a person who is 5.6 feet and weighs 60
       kg"), the model's call is added again with each clause's values (:mod:`.restate`;
-      each added call validated against its tool's schema).
+      each added call validated against its tool's schema);
+    - ``focus_values``: when the question asks several tools for several things, each in a
+      clause of its own, the text backend is told which part of the question each tool's
+      values come from (:func:`.focus.value_focus`; a backend that copies values from the
+      conversation offers a call only its tool's part).
 
     ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
     none`` (the default, as the Messages API does: the prompt prefix stays that of the
@@ -212,6 +217,7 @@ class PromptToolsBackend(Backend):
         city_state: bool = False,
         fan_out: bool = False,
         restate: bool = False,
+        focus_values: bool = False,
         tools_under_none: bool = True,
         none_reminder: str | None = None,
     ) -> None:
@@ -238,6 +244,7 @@ class PromptToolsBackend(Backend):
         self.city_state = city_state
         self.fan_out = fan_out
         self.restate = restate
+        self.focus_values = focus_values
         self.tools_under_none = tools_under_none
         self.none_reminder = none_reminder
         #: Timings and token counts of the last request (for benchmarks and the demo).
@@ -282,6 +289,8 @@ class PromptToolsBackend(Backend):
             "top_p": request.top_p,
             "top_k": request.top_k,
         }
+        if self.focus_values and grammar is not None and len(request.tools) > 1:
+            options["focus"] = value_focus(question_text(request), request.tools)
         started = time.perf_counter()
         yield MessageStart(id=new_message_id(), model=request.model or self.model)
         emitter = _Emitter(LegacyParser(request.tools) if request.tools else None,

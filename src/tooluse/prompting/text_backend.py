@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypedDict, Unpack, runtime_checkable
 
 from ..errors import BackendError
+from .focus import ValueFocus
 from .grammar import ToolGrammar
 
 __all__ = ["CountingTextBackend", "Generation", "GenerationOptions", "StopScanner",
@@ -57,6 +58,10 @@ class GenerationOptions(TypedDict, total=False):
     #: Constrains the continuation (a backend that cannot apply it raises
     #: ``NotImplementedError`` rather than ignore it).
     grammar: ToolGrammar | None
+    #: For each tool, the part of the question its calls' values come from
+    #: (:mod:`.focus`); a backend that copies values from the conversation may prefer
+    #: that part, any other ignores it.
+    focus: ValueFocus | None
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,7 @@ class Generation:
     top_p: float | None = None
     top_k: int | None = None
     grammar: ToolGrammar | None = None
+    focus: ValueFocus | None = None
 
 
 @runtime_checkable
