@@ -45,6 +45,7 @@ __all__ = [
     "relevance",
     "select_tools",
     "split_name",
+    "stem",
     "times_given",
     "tool_text",
     "unasked_required",
@@ -67,7 +68,7 @@ def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     """A crude stem so that 'prices'/'price' and 'calculated'/'calculate' meet."""
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
@@ -128,7 +129,7 @@ def conversation_text(request: Request) -> str:
 def content_words(text: str) -> set[str]:
     """The words of ``text`` that say something (stemmed, no stop word, three letters or
     more)."""
-    return {_stem(w) for w in _words(text) if len(w) > 2 and w not in _STOP}
+    return {stem(w) for w in _words(text) if len(w) > 2 and w not in _STOP}
 
 
 def relevance(question: str, tools: ToolSpec | Sequence[ToolSpec],
@@ -141,7 +142,7 @@ def relevance(question: str, tools: ToolSpec | Sequence[ToolSpec],
     if not asked:
         return 0.0
     specs = [tools] if isinstance(tools, ToolSpec) else tools
-    known = {_stem(w) for spec in specs for w in _words(tool_text(spec, examples))}
+    known = {stem(w) for spec in specs for w in _words(tool_text(spec, examples))}
     return len(asked & known) / len(asked)
 
 
@@ -169,8 +170,8 @@ def further_tools(question: str, tools: Sequence[ToolSpec], first: int,
     if len(tools) > max_tools:
         return []
     asked = content_words(question)
-    known = [{_stem(w) for w in _words(tool_text(spec, examples=False))} for spec in tools]
-    named = [{_stem(w) for w in _words(split_name(spec.name))} for spec in tools]
+    known = [{stem(w) for w in _words(tool_text(spec, examples=False))} for spec in tools]
+    named = [{stem(w) for w in _words(split_name(spec.name))} for spec in tools]
     covered = asked & known[first]
     chosen: list[int] = []
     while True:
@@ -274,8 +275,8 @@ def given_by(value: Any, conversation: str, name: str = "") -> bool:
     (the user asked about that aspect). Lists and objects: every value inside is given.
     """
     if isinstance(value, bool):
-        words = {_stem(w) for w in _words(split_name(name)) if len(w) > 3}
-        return bool(words & {_stem(w) for w in _words(conversation)})
+        words = {stem(w) for w in _words(split_name(name)) if len(w) > 3}
+        return bool(words & {stem(w) for w in _words(conversation)})
     if isinstance(value, (int, float, str)):
         return times_given(value, conversation) > 0
     if isinstance(value, list):
@@ -322,8 +323,8 @@ def mentions(conversation: str, value: str) -> bool:
     if len(value.strip()) <= 2:
         return re.search(rf"(?<!\w){re.escape(value.strip())}(?!\w)", conversation) is not None \
             if value.strip() else False
-    asked = {_stem(w) for w in _words(conversation)}
-    return any(_stem(w) in asked for w in _words(value) if len(w) > 2 and w not in _STOP)
+    asked = {stem(w) for w in _words(conversation)}
+    return any(stem(w) in asked for w in _words(value) if len(w) > 2 and w not in _STOP)
 
 
 def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
