@@ -26,6 +26,7 @@ from tooluse.eval.checker import check_calls
 from tooluse.prompting.call_edits import _valid
 from tooluse.prompting.choices import conversation_text, keep_given_optionals, question_text
 from tooluse.prompting.dates import dated
+from tooluse.prompting.flags import asked_flags
 from tooluse.prompting.regions import with_region
 from tooluse.prompting.restate import restatements
 
@@ -44,6 +45,8 @@ def _edited(edit: str, calls: list[Call], question: str, conversation: str,
             changed = with_region(dated(keep_given_optionals(arguments, schema,
                                                              conversation)[0],
                                         schema, question), schema)
+        elif edit == "asked_flags":
+            changed = asked_flags(arguments, schema, question)
         elif edit == "date_formats":
             changed = dated(arguments, schema, question)
         else:
@@ -56,7 +59,8 @@ def _edited(edit: str, calls: list[Call], question: str, conversation: str,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("run_dir")
-    parser.add_argument("--edit", choices=("restate", "date_formats", "city_state", "optional"),
+    parser.add_argument("--edit", choices=("restate", "date_formats", "city_state", "optional",
+                                                 "asked_flags"),
                         action="append")
     parser.add_argument("-v", dest="verbose", action="store_true")
     args = parser.parse_args()

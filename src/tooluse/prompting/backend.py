@@ -174,6 +174,9 @@ class PromptToolsBackend(Backend):
     - ``city_state``: a large US city written alone where the parameter asks for a city
       with its state ("e.g. San Francisco, CA") is completed: ``Boston, MA``
       (:mod:`.regions`; kept only if the call still validates);
+    - ``asked_flags``: a boolean parameter the question speaks of ("including human
+      impact" for ``include_human_impact``) is true, false with a negation right before it
+      ("Don't return full text") (:mod:`.flags`; kept only if the call still validates);
     - ``fan_out``: when a call's value is one item of a list in the question ("the
       factorial of 5, 10 and 15"), the same call is added for each item the model left out
       (:mod:`.fan_out`; each added call validated against its tool's schema);
@@ -215,6 +218,7 @@ class PromptToolsBackend(Backend):
         percent_fractions: bool = False,
         date_formats: bool = False,
         city_state: bool = False,
+        asked_flags: bool = False,
         fan_out: bool = False,
         restate: bool = False,
         focus_values: bool = False,
@@ -242,6 +246,7 @@ class PromptToolsBackend(Backend):
         self.percent_fractions = percent_fractions
         self.date_formats = date_formats
         self.city_state = city_state
+        self.asked_flags = asked_flags
         self.fan_out = fan_out
         self.restate = restate
         self.focus_values = focus_values
@@ -296,11 +301,12 @@ class PromptToolsBackend(Backend):
         emitter = _Emitter(LegacyParser(request.tools) if request.tools else None,
                            history=_earlier_calls(request))
         if (self.optional_from_conversation or self.percent_fractions
-                or self.prerequisite_tools or self.date_formats or self.city_state) \
-                and request.tools:
+                or self.prerequisite_tools or self.date_formats or self.city_state
+                or self.asked_flags) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
-                                           self.date_formats, self.city_state)
+                                           self.date_formats, self.city_state,
+                                           self.asked_flags)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

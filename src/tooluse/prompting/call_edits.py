@@ -1,7 +1,8 @@
 """Edits to the calls a model wrote, made after it wrote them, from the conversation: optional
 parameters it gives no value for left out, percentages written as fractions where a rate is
 due, dates written in the format a parameter asks for (:mod:`.dates`), a city with its state
-where that is asked (:mod:`.regions`), a value an earlier call looked up written as that
+where that is asked (:mod:`.regions`), booleans set as the question asks
+(:mod:`.flags`), a value an earlier call looked up written as that
 call returned it, the calls its lists ask for added (:mod:`.fan_out`), and those its
 clauses restate with other values (:mod:`.restate`). Each edited or added call is
 validated against its tool's schema."""
@@ -27,6 +28,7 @@ from .choices import (
 )
 from .dates import dated
 from .fan_out import fan_out
+from .flags import asked_flags
 from .regions import with_region
 from .restate import restatements
 
@@ -36,15 +38,17 @@ __all__ = ["call_adjuster", "fanned_out"]
 def call_adjuster(request: Request, optional: bool, percent: bool,
                   looked_up: bool = False,
                   dates: bool = False,
-                  regions: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  regions: bool = False,
+                  flags: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
     gives a parameter that an earlier call looked up that call's result (``looked_up``:
     ``symbol`` the ``GM`` that ``get_ticker_symbol`` returned; see
     :func:`~.choices.looks_up`), and writes dates in the format a parameter asks for, an
     optional one left out given the question's one date (``dates``, :func:`.dates.dated`),
-    and completes a city with its state where the parameter asks for it (``regions``,
-    :func:`.regions.with_region`). An edit is kept only if the call still validates.
+    completes a city with its state where the parameter asks for it (``regions``,
+    :func:`.regions.with_region`), and sets each boolean the question speaks of as it asks
+    (``flags``, :func:`.flags.asked_flags`). An edit is kept only if the call still validates.
     Returns the call and how many parameters were left out."""
     conversation = conversation_text(request)
     question = question_text(request)
@@ -67,6 +71,10 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
             completed = with_region(arguments, schema)
             if completed != arguments and _valid(schema, completed):
                 arguments = completed
+        if flags:
+            asked = asked_flags(arguments, schema, question)
+            if asked != arguments and _valid(schema, asked):
+                arguments = asked
         found = {p: v for (name, p), v in lookups.items() if name == block.name}
         if found and _valid(schema, {**arguments, **found}):
             arguments = {**arguments, **found}
