@@ -44,13 +44,13 @@ def _edited(edit: str, calls: list[Call], question: str, conversation: str,
         if edit == "optional":  # then the edits the pipeline makes after it
             changed = with_region(dated(keep_given_optionals(arguments, schema,
                                                              conversation)[0],
-                                        schema, question), schema)
+                                        schema, question), schema, question)
         elif edit == "asked_flags":
             changed = asked_flags(arguments, schema, question)
         elif edit == "date_formats":
             changed = dated(arguments, schema, question)
         else:
-            changed = with_region(arguments, schema)
+            changed = with_region(arguments, schema, question)
         new.append((name, changed if schema is not None and _valid(schema, changed)
                     else arguments))
     return new

@@ -24,6 +24,8 @@ from tooluse.prompting.dates import date_format, dated, dates_in
     ("in May 2020 for 3 days", []),  # no day
     ("on April 31st, 2023", []),  # no such day
     ("on the 8th of May", []),  # no year anywhere
+    # First in the text, a month and day takes the year of the dated one after it.
+    ("from April 3rd to April 5th 2023", ["2023-04-03", "2023-04-05"]),
 ])
 def test_dates_in_reads_dates_as_users_write_them(text: str, dates: list[str]) -> None:
     assert [d.isoformat() for _, _, d in dates_in(text)] == dates
@@ -64,6 +66,17 @@ def test_dated_writes_the_date_as_asked_and_fills_a_left_out_one() -> None:
     iso: dict[str, Any] = {"type": "object", "properties": {
         "day": {"type": "string", "format": "date"}}}
     assert dated({"day": "the 2nd of march 2023"}, iso, "") == {"day": "2023-03-02"}
+
+
+def test_a_date_written_without_its_year_takes_the_questions() -> None:
+    schema = {"type": "object", "properties": {
+        "start": {"type": "string", "description": "Start, in the format of 'YYYY-MM-DD'."},
+        "end": {"type": "string", "description": "End, in the format of 'YYYY-MM-DD'."}}}
+    question = "The weather in Paris, France from April 3rd to April 5th 2023."
+    assert dated({"start": "April 3rd", "end": "April 5th"}, schema, question) == {
+        "start": "2023-04-03", "end": "2023-04-05"}
+    # A month and day the question does not date is left as written.
+    assert dated({"start": "May 1"}, schema, question) == {"start": "May 1"}
 
 
 def test_a_date_parameter_holding_something_else_keeps_the_date_from_others() -> None:

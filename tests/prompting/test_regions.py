@@ -44,6 +44,28 @@ def test_with_region_completes_a_known_city_only() -> None:
     assert with_region({"location": "Boston"}, plain) == {"location": "Boston"}
 
 
+def test_with_region_writes_the_place_whole_as_the_question_writes_it() -> None:
+    schema = _location("The location, in the format of 'City, State (abbr)'.")
+    ask = "What is the temperature going to be in Bangkok, Thailand. I prefer fahrenheit."
+    assert with_region({"location": "Bangkok"}, schema, ask) == {
+        "location": "Bangkok, Thailand"}
+    # The region alone, in any script.
+    assert with_region({"location": "MG"}, schema, "Qual a temperatura em Divinópolis, MG?") \
+        == {"location": "Divinópolis, MG"}
+    # "City, Country" asked in so many words; a trailing comma ends the place.
+    country = _location("The location, in the format of 'City, Country'.")
+    assert with_region({"location": "India"}, country, "in Hyderabad, India, in Celsius") \
+        == {"location": "Hyderabad, India"}
+    # A parameter that asks for a city alone, or a value the question does not place.
+    plain = _location("The city name.")
+    assert with_region({"location": "Bangkok"}, plain, ask) == {"location": "Bangkok"}
+    assert with_region({"location": "Lyon"}, schema, ask) == {"location": "Lyon"}
+    # Not a piece of a longer address ("12 Elm Street, Springfield, IL, USA").
+    assert with_region({"location": "Springfield"}, schema,
+                       "from 12 Elm Street, Springfield, IL, USA") == {
+        "location": "Springfield"}
+
+
 def test_the_call_adjuster_completes_the_city_when_asked() -> None:
     tool = ToolSpec(name="weather", description="Weather.",
                     input_schema=_location("The city and state, e.g. San Francisco, CA"))

@@ -68,7 +68,7 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
             if formatted != arguments and _valid(schema, formatted):
                 arguments = formatted
         if regions:
-            completed = with_region(arguments, schema)
+            completed = with_region(arguments, schema, question)
             if completed != arguments and _valid(schema, completed):
                 arguments = completed
         if flags:

@@ -9,7 +9,8 @@ question writes — every value still the user's date, only written as asked.
 
 Dates read (:func:`dates_in`): a month's name with a day and a year in either order ("April
 11th, 2023", "11 April 2023", "the 2nd of march 2023", "2023 April 4th"), a month and day
-after a dated one ("from July 10, 2022 to July 20" takes 2022), and numeric dates whose
+after a dated one ("from July 10, 2022 to July 20" takes 2022) or, first in the text,
+before one ("from April 3rd to April 5th 2023" takes 2023), and numeric dates whose
 order is certain (ISO ``2023-04-11``; ``16/03/2024`` and ``03/16/2024``, but not
 ``03/04/2024``). Formats read (:func:`date_format`): ``YYYY-MM-DD``, ``MM-DD-YYYY``,
 ``DD/MM/YYYY`` and the like in any case and with ``-``, ``/`` or ``.``, "(month-day-year)",
@@ -79,13 +80,30 @@ def dates_in(text: str) -> list[tuple[int, int, dt.date]]:
         if date is not None:
             found.append((m.start(), m.end(), date))
     found.sort(key=lambda item: item[0])
+    dated = [value for _, _, value in found if isinstance(value, dt.date)]
     dates: list[tuple[int, int, dt.date]] = []
     for start, end, value in found:
-        date = value if isinstance(value, dt.date) else (
-            _date(dates[-1][2].year, *value) if dates else None)  # the year of one before
-        if date is not None:
-            dates.append((start, end, date))
+        if isinstance(value, dt.date):
+            read: dt.date | None = value
+        elif dates:  # the year of one before
+            read = _date(dates[-1][2].year, *value)
+        else:  # first in the text: the year of the first dated one after
+            read = _date(dated[0].year, *value) if dated else None
+        if read is not None:
+            dates.append((start, end, read))
     return dates
+
+
+def _yearless(text: str, question: str) -> dt.date | None:
+    """The date of ``question`` that ``text``, a month and day without a year ("April
+    3rd"), stands for: the one date of the question with that month and day."""
+    whole = [m for pattern in _NAMED[3:] if (m := pattern.fullmatch(text))]
+    if not whole:
+        return None
+    month = _MONTHS.index(whole[0].group("month")[:3].lower()) + 1
+    day = int(whole[0].group("day"))
+    same = {date for _, _, date in dates_in(question) if (date.month, date.day) == (month, day)}
+    return same.pop() if len(same) == 1 else None
 
 
 def _date(year: int, month: int, day: int) -> dt.date | None:
@@ -143,6 +161,9 @@ def dated(arguments: Mapping[str, Any], schema: Mapping[str, Any] | None,
         if len(read) == 1 and read[0][0] == 0 and read[0][1] == len(text):
             new[key] = read[0][2].strftime(fmt)
             held.add(read[0][2])
+        elif (date := _yearless(text, question)) is not None:
+            new[key] = date.strftime(fmt)
+            held.add(date)
         else:
             other = True
     missing = [key for key in formats if key not in new]

@@ -8,6 +8,10 @@ where the description's own example spells the state out. Only a city of the tab
 written alone, in a parameter whose description asks for the state (an example
 "Palo Alto, CA", or the words "city and state", "City, State", "state abbreviation"), is
 completed; anything else is left as written.
+
+Before the table, the question itself: where it writes the model's value as part of a place
+with its region ("Bangkok, Thailand", "Divinópolis, MG") and the parameter asks for a city
+with its state or country, the place is written whole, as the question writes it.
 """
 
 from __future__ import annotations
@@ -59,6 +63,14 @@ US_CITIES = {
 _EXAMPLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)*), "
                       r"([A-Z]{2}|[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b")
 _WORDS = re.compile(r"\b(?:city and state|city, state|state abbreviation)\b", re.IGNORECASE)
+_COUNTRY = re.compile(r"\bcity(?:,| and) country\b", re.IGNORECASE)
+#: A place written with its region in a question: "Bangkok, Thailand", "Naples, Florida",
+#: "Divinópolis, MG" (one to three capitalised words on each side of the comma).
+_CAPITALISED = r"[^\W\d_][^\W_]*\.?"
+_PLACE = re.compile(rf"((?:{_CAPITALISED} ){{0,2}}{_CAPITALISED}), "
+                    rf"((?:{_CAPITALISED} ){{0,2}}{_CAPITALISED})(?!\w)(?!,\s*[A-Z])")
+
+
 _BY_NAME = {name.lower(): state for name, state in US_CITIES.items()}
 
 
@@ -78,8 +90,42 @@ def asks_for_state(schema: Mapping[str, Any]) -> str | None:
     return "code" if _WORDS.search(description) else None
 
 
+def _place_in(question: str, value: str) -> str | None:
+    """The place "City, Region" of ``question`` whose city or region is ``value``: the
+    capitalised words on each side of a comma, the value being one side."""
+    wanted = value.strip().lower()
+    for m in _PLACE.finditer(question):
+        city = _capitalised_tail(m.group(1))
+        region = _capitalised_head(m.group(2))
+        if city and region and wanted in (city.lower(), region.lower()):
+            return f"{city}, {region}"
+    return None
+
+
+def _capitalised_tail(words: str) -> str:
+    """The last capitalised words of ``words`` ("in Bangkok" -> "Bangkok")."""
+    kept: list[str] = []
+    for word in reversed(words.split(" ")):
+        if not word[:1].isupper():
+            break
+        kept.insert(0, word)
+    return " ".join(kept)
+
+
+def _capitalised_head(words: str) -> str:
+    """The first capitalised words of ``words`` ("Thailand. I" -> "Thailand")."""
+    kept: list[str] = []
+    for word in words.split(" "):
+        if not word[:1].isupper():
+            break
+        kept.append(word.rstrip("."))
+        if word.endswith("."):
+            break
+    return " ".join(kept)
+
+
 def with_region(arguments: Mapping[str, Any],
-                schema: Mapping[str, Any] | None) -> dict[str, Any]:
+                schema: Mapping[str, Any] | None, question: str = "") -> dict[str, Any]:
     """``arguments`` with each city of :data:`US_CITIES` written alone, in a parameter that
     asks for the state (:func:`asks_for_state`), completed with its state."""
     props: Mapping[str, Any] = (schema or {}).get("properties") or {}
@@ -88,6 +134,11 @@ def with_region(arguments: Mapping[str, Any],
         sub = props.get(key)
         if not isinstance(value, str) or not isinstance(sub, Mapping):
             continue
+        if question and (asks_for_state(sub) or _COUNTRY.search(str(sub.get("description")))):
+            place = _place_in(question, value)
+            if place is not None:
+                new[key] = place
+                continue
         state = _BY_NAME.get(value.strip().lower())
         form = asks_for_state(sub) if state else None
         if state and form:
