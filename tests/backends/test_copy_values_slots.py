@@ -42,3 +42,19 @@ def test_free_strings_and_numbers_are_not_enumerated() -> None:
         matcher, state = slot(name)
         assert state
         assert _finite_values(matcher, state, b">") is None
+
+
+def test_stand_ins_are_not_values() -> None:
+    from tooluse.backends._copy_values import _stand_in
+
+    # A type's name is never a value; a bare number is one only where the name says so.
+    assert _stand_in(b"string", b"type", words=True)
+    assert _stand_in(b"Integer", b"count", words=False)
+    assert _stand_in(b"16", b"food_name", words=True)
+    assert _stand_in(b"$200", b"base_currency", words=True)
+    assert not _stand_in(b"28473", b"case_number", words=True)
+    assert not _stand_in(b"546382", b"patientId", words=True)
+    assert not _stand_in(b"2021", b"season", words=True)
+    # Where only a number fits (an integer), a number is the value.
+    assert not _stand_in(b"16", b"food_name", words=False)
+    assert not _stand_in(b"chai tea", b"food_name", words=True)
