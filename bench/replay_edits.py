@@ -43,7 +43,7 @@ def _edited(edit: str, calls: list[Call], question: str, conversation: str,
         schema = schemas.get(name)
         if edit == "optional":  # then the edits the pipeline makes after it
             changed = with_region(dated(keep_given_optionals(arguments, schema,
-                                                             conversation)[0],
+                                                             conversation, name)[0],
                                         schema, question), schema, question)
         elif edit == "asked_flags":
             changed = asked_flags(arguments, schema, question)

@@ -51,7 +51,8 @@ def make() -> Any:
                                 "no_repeat": False, "more_calls": False,
                                 "copy_values": False, "score_enums": False, "fan_out": False,
                                 "restate": False, "date_formats": False, "city_state": False,
-                                "prerequisite_tools": False}
+                                "prerequisite_tools": False, "asked_flags": False,
+                                "focus_values": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
@@ -237,3 +238,71 @@ def test_a_date_is_written_in_the_format_the_parameter_asks_for(make: Any) -> No
     (dated,) = ask(make(copy_values=True, optional_from_conversation=True, date_formats=True),
                    question, [FORECAST], "any").tool_uses
     assert dated.input == {"city": "Pacifica", "date": "2023-04-11"}
+
+
+TRIANGLE = spec("calculate_triangle_area", "Calculate the area of a triangle.",
+                {"base": {"type": "integer", "description": "The base of the triangle."},
+                 "height": {"type": "integer", "description": "The height of the triangle."}},
+                {"unit": {"type": "string", "description": "The unit of measure (defaults "
+                          "to 'units' if not specified)."}})
+
+
+def test_an_optional_parameter_does_not_take_a_value_another_one_took(make: Any) -> None:
+    question = "Find the area of a triangle with a base of 10 units and height of 5 units."
+    (alone,) = ask(make(copy_values=True), question, [TRIANGLE], "any").tool_uses
+    assert alone.input == {"base": 10, "height": 5, "unit": "10"}
+    (kept,) = ask(make(copy_values=True, optional_from_conversation=True), question,
+                  [TRIANGLE], "any").tool_uses
+    assert kept.input == {"base": 10, "height": 5}
+
+
+FOREST = spec("forest_growth_forecast", "Predicts the forest growth over the next N years.",
+              {"location": {"type": "string", "description": "The forest's location."},
+               "years": {"type": "integer", "description": "The number of years."}},
+              {"include_human_impact": {"type": "boolean", "description": "Whether to "
+                                        "include the impact of human activities."}})
+
+
+def test_a_boolean_the_question_asks_for_is_true(make: Any) -> None:
+    question = ("Predict the growth of the forest in Yellowstone National Park for the next "
+                "5 years including human impact.")
+    (alone,) = ask(make(copy_values=True), question, [FOREST], "any").tool_uses
+    assert alone.input.get("include_human_impact") is False
+    (asked,) = ask(make(copy_values=True, asked_flags=True), question, [FOREST],
+                   "any").tool_uses
+    assert asked.input == {"location": "Yellowstone National Park", "years": 5,
+                           "include_human_impact": True}
+
+
+NOTE = spec("note_conversion.indian", "Converts a note of Western music to the Indian "
+            "classical scale.", {"note": {"type": "string", "description": "The note in "
+                                          "Western music."}})
+WAVE = spec("frequency_to_wavelength", "Converts a sound frequency to its wavelength.",
+            {"frequency": {"type": "number", "description": "The frequency in hertz."}})
+
+
+def test_each_tool_takes_its_values_from_its_own_clause(make: Any) -> None:
+    question = ("What is the equivalent note of C in Indian musical scale? And convert the "
+                "frequency 440 Hz to wavelength?")
+    planned = {"copy_values": True, "rank_tools": True, "plan_tools": True}
+    alone = ask(make(**planned), question, [WAVE, NOTE], "any", max_tokens=160)
+    calls = {c.name: c.input for c in alone.tool_uses}
+    assert calls["note_conversion.indian"] == {"note": "440"}
+    focused = ask(make(**planned, focus_values=True), question, [WAVE, NOTE], "any",
+                  max_tokens=160)
+    assert {c.name: c.input for c in focused.tool_uses} == {
+        "frequency_to_wavelength": {"frequency": 440}, "note_conversion.indian": {"note": "C"}}
+
+
+FOOD = spec("log_food", "Logs a food item with a portion size to a meal.",
+            {"food_name": {"type": "string", "description": "The name of the food to log."},
+             "portion_amount": {"type": "number", "description": "The amount of the portion."},
+             "meal_name": {"type": "string", "description": "The meal: breakfast, lunch, "
+                           "dinner or snack."}})
+
+
+def test_a_bare_number_is_no_name(make: Any) -> None:
+    question = "Could you record that I drank 16 ounces of chai tea as a snack?"
+    (call,) = ask(make(copy_values=True), question, [FOOD], "any").tool_uses
+    assert call.input["portion_amount"] == 16
+    assert call.input["food_name"] != "16" and call.input["meal_name"] != "16"

@@ -93,6 +93,17 @@ def test_an_optional_parameter_does_not_take_a_value_another_one_took() -> None:
          "via": "Philadelphia"}, schema2, twice)
     assert kept == {"start": "Philadelphia", "end": "Philadelphia", "stops": 10,
                     "detours": 10} and dropped == ["via"]
+    # A word naming the tool or a parameter is what the question asks for, not a value.
+    shape = {"type": "object", "required": ["radius"], "properties": {
+        "radius": {"type": "integer"}, "unit": {"type": "string"}}}
+    kept, dropped = keep_given_optionals({"radius": 5, "unit": "Circle"}, shape,
+                                         "the area of a circle with a radius of 5 units",
+                                         "geometry.calculate_area_circle")
+    assert kept == {"radius": 5} and dropped == ["unit"]
+    kept, dropped = keep_given_optionals({"radius": 5, "unit": "cm"}, shape,
+                                         "the area of a circle with a radius of 5 cm",
+                                         "geometry.calculate_area_circle")
+    assert kept == {"radius": 5, "unit": "cm"} and dropped == []
     # Among optional parameters, the first one written keeps the value.
     kept, dropped = keep_given_optionals({"stops": 3, "detours": 3}, schema2, "3 stops")
     assert kept == {"stops": 3} and dropped == ["detours"]

@@ -57,7 +57,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
 
     def adjust(block: ToolUseBlock) -> tuple[ToolUseBlock, int]:
         schema = schemas.get(block.name)
-        arguments, dropped = keep_given_optionals(block.input, schema, conversation) \
+        arguments, dropped = keep_given_optionals(block.input, schema, conversation,
+                                                  block.name) \
             if optional else (dict(block.input), [])
         if percent:
             fractions, changed = percents_as_fractions(arguments, schema, conversation)

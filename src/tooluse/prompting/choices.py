@@ -328,15 +328,20 @@ def mentions(conversation: str, value: str) -> bool:
 
 
 def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
-                         conversation: str) -> tuple[dict[str, Any], list[str]]:
+                         conversation: str, tool: str = "") -> tuple[dict[str, Any], list[str]]:
     """``arguments`` without the optional parameters whose value the conversation does not
     give, and the names of those dropped. Required parameters always stay.
 
-    An optional parameter is not given a value by an empty list, object or string, nor by
-    a value the conversation writes fewer times than the call uses it: in "a base of 10
+    An optional parameter is not given a value by an empty list, object or string, by a
+    value the conversation writes fewer times than the call uses it: in "a base of 10
     units", the 10 is ``base``'s, not also ``unit``'s (the required parameters, then the
-    earlier ones, keep a value used too often)."""
+    earlier ones, keep a value used too often), nor by a string whose words all name the
+    tool (``tool``) or a parameter ("triangle" for ``geometry.area_triangle``'s ``unit``,
+    "month" for ``month``): the question says what it asks for, not a value."""
     required = set(schema.get("required") or []) if isinstance(schema, Mapping) else set()
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    naming = {stem(w) for name in [tool, *(props if isinstance(props, Mapping) else [])]
+              for w in _words(split_name(str(name)))}
     kept: dict[str, Any] = {}
     dropped: list[str] = []
     used: dict[float | str, int] = {}
@@ -347,7 +352,9 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
             used[_written(value)] = used.get(_written(value), 0) + 1
         if key in required or (
                 value not in ([], {}, "") and given_by(value, conversation, key)
-                and (not scalar or used[_written(value)] <= times_given(value, conversation))):
+                and (not scalar or used[_written(value)] <= times_given(value, conversation))
+                and not (isinstance(value, str) and _words(value)
+                         and {stem(w) for w in _words(value)} <= naming)):
             kept[key] = value
         else:
             dropped.append(key)
