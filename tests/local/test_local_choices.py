@@ -240,32 +240,37 @@ def test_a_date_is_written_in_the_format_the_parameter_asks_for(make: Any) -> No
     assert dated.input == {"city": "Pacifica", "date": "2023-04-11"}
 
 
-TRIANGLE = spec("calculate_triangle_area", "Calculate the area of a triangle.",
+TRIANGLE = spec("calculate_triangle_area", "Calculate the area of a triangle given its base "
+                "and height.",
                 {"base": {"type": "integer", "description": "The base of the triangle."},
                  "height": {"type": "integer", "description": "The height of the triangle."}},
                 {"unit": {"type": "string", "description": "The unit of measure (defaults "
-                          "to 'units' if not specified)."}})
+                          "to 'units' if not specified)"}})
 
 
 def test_an_optional_parameter_does_not_take_a_value_another_one_took(make: Any) -> None:
     question = "Find the area of a triangle with a base of 10 units and height of 5 units."
-    (alone,) = ask(make(copy_values=True), question, [TRIANGLE], "any").tool_uses
+    (alone,) = ask(make(), question, [TRIANGLE], "any").tool_uses
     assert alone.input == {"base": 10, "height": 5, "unit": "10"}
-    (kept,) = ask(make(copy_values=True, optional_from_conversation=True), question,
-                  [TRIANGLE], "any").tool_uses
+    (kept,) = ask(make(optional_from_conversation=True), question, [TRIANGLE],
+                  "any").tool_uses
     assert kept.input == {"base": 10, "height": 5}
 
 
-FOREST = spec("forest_growth_forecast", "Predicts the forest growth over the next N years.",
-              {"location": {"type": "string", "description": "The forest's location."},
-               "years": {"type": "integer", "description": "The number of years."}},
-              {"include_human_impact": {"type": "boolean", "description": "Whether to "
-                                        "include the impact of human activities."}})
+FOREST = spec("forest_growth_forecast", "Predicts the forest growth over the next N years "
+              "based on current trends.",
+              {"location": {"type": "string", "description": "The location where you want to "
+                            "predict forest growth."},
+               "years": {"type": "integer", "description": "The number of years for the "
+                         "forecast."}},
+              {"include_human_impact": {"type": "boolean", "description": "Whether or not to "
+                                        "include the impact of human activities in the "
+                                        "forecast. If not provided, defaults to false."}})
 
 
 def test_a_boolean_the_question_asks_for_is_true(make: Any) -> None:
-    question = ("Predict the growth of the forest in Yellowstone National Park for the next "
-                "5 years including human impact.")
+    question = ("Predict the growth of forest in Yellowstone National Park for the next 5 "
+                "years including human impact.")
     (alone,) = ask(make(copy_values=True), question, [FOREST], "any").tool_uses
     assert alone.input.get("include_human_impact") is False
     (asked,) = ask(make(copy_values=True, asked_flags=True), question, [FOREST],
@@ -274,24 +279,31 @@ def test_a_boolean_the_question_asks_for_is_true(make: Any) -> None:
                            "include_human_impact": True}
 
 
-NOTE = spec("note_conversion.indian", "Converts a note of Western music to the Indian "
-            "classical scale.", {"note": {"type": "string", "description": "The note in "
-                                          "Western music."}})
-WAVE = spec("frequency_to_wavelength", "Converts a sound frequency to its wavelength.",
-            {"frequency": {"type": "number", "description": "The frequency in hertz."}})
+MARGIN = spec("financial_ratio.net_profit_margin", "Calculate the net profit margin given "
+              "the net income and total revenue.",
+              {"net_income": {"type": "integer", "description": "The net income."},
+               "total_revenue": {"type": "integer", "description": "The total revenue."}})
+DEBT = spec("financial_ratio.debt_ratio", "Calculate the debt ratio given the total "
+            "liabilities and total assets.",
+            {"total_liabilities": {"type": "integer", "description": "The total liabilities."},
+             "total_assets": {"type": "integer", "description": "The total assets."}})
 
 
 def test_each_tool_takes_its_values_from_its_own_clause(make: Any) -> None:
-    question = ("What is the equivalent note of C in Indian musical scale? And convert the "
-                "frequency 440 Hz to wavelength?")
+    question = ("Calculate the net profit margin of Company XYZ given that the net income is "
+                "$20,000 and total revenue is $100,000. Also calculate the debt ratio of the "
+                "same company if the total liabilities are $10,000 and total assets are "
+                "$30,000.")
     planned = {"copy_values": True, "rank_tools": True, "plan_tools": True}
-    alone = ask(make(**planned), question, [WAVE, NOTE], "any", max_tokens=160)
-    calls = {c.name: c.input for c in alone.tool_uses}
-    assert calls["note_conversion.indian"] == {"note": "440"}
-    focused = ask(make(**planned, focus_values=True), question, [WAVE, NOTE], "any",
+    alone = ask(make(**planned), question, [MARGIN, DEBT], "any", max_tokens=160)
+    # The model takes the revenue of the first clause for the liabilities of the second.
+    assert {c.name: c.input for c in alone.tool_uses}["financial_ratio.debt_ratio"] == {
+        "total_liabilities": 100000, "total_assets": 30000}
+    focused = ask(make(**planned, focus_values=True), question, [MARGIN, DEBT], "any",
                   max_tokens=160)
     assert {c.name: c.input for c in focused.tool_uses} == {
-        "frequency_to_wavelength": {"frequency": 440}, "note_conversion.indian": {"note": "C"}}
+        "financial_ratio.net_profit_margin": {"net_income": 20000, "total_revenue": 100000},
+        "financial_ratio.debt_ratio": {"total_liabilities": 10000, "total_assets": 30000}}
 
 
 FOOD = spec("log_food", "Logs a food item with a portion size to a meal.",
