@@ -8,6 +8,7 @@
 """
 
 from .backend import PromptToolsBackend, build_text_prompt
+from .focus import ValueFocus, value_focus
 from .grammar import GrammarLimits, ToolGrammar, tool_call_grammar, value_grammar
 from .grammar_ir import sample as sample_grammar
 from .grammar_ir import to_gbnf
@@ -24,9 +25,11 @@ __all__ = [
     "TextEnd",
     "TextMessage",
     "ToolGrammar",
+    "ValueFocus",
     "build_text_prompt",
     "sample_grammar",
     "to_gbnf",
     "tool_call_grammar",
+    "value_focus",
     "value_grammar",
 ]
