@@ -24,33 +24,20 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator, Iterator
 from typing import Any, Literal
 
 from ..backend import Backend
 from ..codecs.legacy import (
     FUNCTION_CALLS_STOP,
-    CallItem,
-    Item,
     LegacyParser,
-    ParseProblem,
-    TextItem,
     encode_request,
     escape,
     new_message_id,
 )
 from ..errors import BackendError, ConversionError
-from ..messages import Request, TextBlock, ToolChoice, ToolUseBlock, Usage
-from ..stream import (
-    BlockStart,
-    BlockStop,
-    MessageDelta,
-    MessageStart,
-    MessageStop,
-    StreamEvent,
-    TextDelta,
-    ToolInputDelta,
-)
+from ..messages import Request, ToolChoice, Usage
+from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
 from .call_edits import call_adjuster, fanned_out
 from .choices import (
     CallDecision,
@@ -61,6 +48,7 @@ from .choices import (
     relevance,
     select_tools,
 )
+from .emitter import CALLS_OPEN, Emitter, earlier_calls
 from .focus import value_focus
 from .grammar import GrammarLimits, ToolGrammar, tool_call_grammar
 from .text_backend import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
@@ -69,8 +57,6 @@ __all__ = ["PromptToolsBackend", "build_text_prompt"]
 
 log = logging.getLogger("tooluse.prompting")
 
-_WS = " \t\r\n"
-_CALLS_OPEN = "<function_calls>"
 _SCHEMA_INSTRUCTION = "Answer with only one JSON value (no other text) matching this JSON Schema: "
 
 
@@ -112,8 +98,8 @@ def build_text_prompt(
     stops = list(prompt.stop_sequences)
     if not request.tools or choice.type == "none":
         # No tools offered (or forbidden): a call block must not even begin.
-        if _CALLS_OPEN not in stops:
-            stops.append(_CALLS_OPEN)
+        if CALLS_OPEN not in stops:
+            stops.append(CALLS_OPEN)
         if (request.tools or schema is not None) and grammar and not continuing:
             # Tools forbidden but in the conversation: plain text only, no XML echoes; or
             # structured output: one JSON value of the schema.
@@ -298,8 +284,8 @@ class PromptToolsBackend(Backend):
             options["focus"] = value_focus(question_text(request), request.tools)
         started = time.perf_counter()
         yield MessageStart(id=new_message_id(), model=request.model or self.model)
-        emitter = _Emitter(LegacyParser(request.tools) if request.tools else None,
-                           history=_earlier_calls(request))
+        emitter = Emitter(LegacyParser(request.tools) if request.tools else None,
+                           history=earlier_calls(request))
         if (self.optional_from_conversation or self.percent_fractions
                 or self.prerequisite_tools or self.date_formats or self.city_state
                 or self.asked_flags) and request.tools:
@@ -335,7 +321,7 @@ class PromptToolsBackend(Backend):
             added = fanned_out(request, emitter.blocks, self.limits.max_calls,
                                lists=self.fan_out, clauses=self.restate)
             for block in added:
-                yield from emitter._call(block)
+                yield from emitter.call(block)
             if added:
                 end.timings["fanned_out"] = float(len(added))
         end.timings.setdefault("total_s", time.perf_counter() - started)
@@ -434,7 +420,7 @@ class PromptToolsBackend(Backend):
             self.limits, request.response_schema, first=first)
         return forced.prefill, forced
 
-    def _generate(self, emitter: _Emitter, messages: list[TextMessage], prefill: str,
+    def _generate(self, emitter: Emitter, messages: list[TextMessage], prefill: str,
                   grammar: ToolGrammar | None,
                   options: dict[str, Any]) -> Generator[Any, None, TextEnd]:
         """Stream one generation through ``emitter``; returns how it ended."""
@@ -478,125 +464,3 @@ def _reminded(messages: list[TextMessage], reminder: str) -> list[TextMessage]:
     if not messages or messages[-1]["role"] != "user":
         return messages
     return [*messages[:-1], {"role": "user", "content": messages[-1]["content"] + reminder}]
-
-
-def _call_key(block: ToolUseBlock) -> str:
-    return json.dumps([block.name, block.input], sort_keys=True, default=str)
-
-
-def _earlier_calls(request: Request) -> set[str]:
-    """The calls the conversation already made (and, in a valid conversation, answered)."""
-    return {_call_key(b) for m in request.messages if m.role == "assistant" for b in m.tool_uses}
-
-
-class _Emitter:
-    """Turns parser items into neutral stream events, block by block.
-
-    Whitespace that only separates text from a call block is held back and dropped, as the
-    codec's :func:`items_to_completion` does for whole completions, so streaming and
-    non-streaming give the same content.
-    """
-
-    def __init__(self, parser: LegacyParser | None, history: set[str] | None = None) -> None:
-        self.parser = parser
-        self.history = history or set()
-        self.index = -1
-        self.text_open = False
-        self.held = ""
-        self.calls = 0
-        self.cut_in_call = False
-        self.seen_calls: set[str] = set()
-        #: The calls emitted, in order.
-        self.blocks: list[ToolUseBlock] = []
-        #: Rewrites each call before it is emitted (e.g. drops invented optional values).
-        self.adjust: Callable[[ToolUseBlock], tuple[ToolUseBlock, int]] | None = None
-        self.dropped = 0
-        #: "turn": a call repeated one of this turn; "history": one already made earlier.
-        self.repeated: Literal["turn", "history"] | None = None
-
-    def feed(self, chunk: str, *, emit_text: bool = True) -> Iterator[StreamEvent]:
-        """Parse ``chunk``; ``emit_text=False`` for the prefill, which is the start of the
-        answer the caller already has (it only moves the parser into the call block)."""
-        if self.parser is None:
-            if emit_text:
-                yield from self._text(chunk)
-            return
-        items = self.parser.feed(chunk)
-        if emit_text:
-            yield from self._items(items)
-
-    def close(self) -> Iterator[StreamEvent]:
-        if self.parser is not None:
-            items = self.parser.close()
-            self.cut_in_call = any(
-                isinstance(i, ParseProblem) and "end of input" in i.message for i in items
-            )
-            yield from self._items(items)
-        if self.held and self.text_open:
-            yield TextDelta(index=self.index, text=self.held)
-        self.held = ""
-        if self.text_open:
-            yield BlockStop(index=self.index)
-            self.text_open = False
-
-    def _items(self, items: list[Item]) -> Iterator[StreamEvent]:
-        for item in items:
-            if isinstance(item, TextItem):
-                yield from self._text(item.text)
-            elif isinstance(item, ParseProblem):
-                # Never lose what the model wrote: a malformed call stays as text.
-                yield from self._text(item.raw)
-            elif isinstance(item, CallItem):
-                yield from self._call(item.block)
-
-    def _text(self, text: str) -> Iterator[StreamEvent]:
-        if not text:
-            return
-        text = self.held + text
-        body = text.rstrip(_WS)
-        self.held = text[len(body):]
-        if not body:
-            return
-        if not self.text_open:
-            self.index += 1
-            self.text_open = True
-            yield BlockStart(index=self.index, block=TextBlock(text=""))
-        yield TextDelta(index=self.index, text=body)
-
-    def _call(self, block: ToolUseBlock) -> Iterator[StreamEvent]:
-        if self.adjust is not None:
-            block, dropped = self.adjust(block)
-            self.dropped += dropped
-        key = _call_key(block)
-        if key in self.seen_calls or key in self.history:
-            self.repeated = "turn" if key in self.seen_calls else "history"
-            return
-        self.seen_calls.add(key)
-        self.blocks.append(block)
-        self.held = ""
-        if self.text_open:
-            yield BlockStop(index=self.index)
-            self.text_open = False
-        self.index += 1
-        self.calls += 1
-        yield BlockStart(index=self.index, block=ToolUseBlock(id=block.id, name=block.name))
-        yield ToolInputDelta(index=self.index, partial_json=json.dumps(block.input,
-                                                                        ensure_ascii=False))
-        yield BlockStop(index=self.index)
-
-    def user_stop(self, end: TextEnd) -> bool:
-        return end.reason == "stop" and end.stop_sequence not in (
-            None, FUNCTION_CALLS_STOP, _CALLS_OPEN
-        )
-
-    def stop_reason(self, end: TextEnd) -> Literal["end_turn", "tool_use", "max_tokens",
-                                                    "stop_sequence"]:
-        if end.reason == "length" and (self.cut_in_call or not self.calls):
-            return "max_tokens"
-        if self.calls:
-            return "tool_use"
-        if end.reason == "length":
-            return "max_tokens"
-        if self.user_stop(end):
-            return "stop_sequence"
-        return "end_turn"

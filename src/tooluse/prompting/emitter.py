@@ -1,0 +1,151 @@
+"""Turns the model's text, parsed as it streams, into neutral stream events: text blocks,
+then each call (rewritten by the call edits, a repeat of an earlier call dropped), and the
+stop reason of the whole (:class:`Emitter`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Literal
+
+from ..codecs.legacy import (
+    FUNCTION_CALLS_STOP,
+    CallItem,
+    Item,
+    LegacyParser,
+    ParseProblem,
+    TextItem,
+)
+from ..messages import Request, TextBlock, ToolUseBlock
+from ..stream import BlockStart, BlockStop, StreamEvent, TextDelta, ToolInputDelta
+from .text_backend import TextEnd
+
+__all__ = ["CALLS_OPEN", "Emitter", "earlier_calls"]
+
+_WS = " \t\r\n"
+#: The opening of a call block (a stop string where calls are not allowed).
+CALLS_OPEN = "<function_calls>"
+
+
+def _call_key(block: ToolUseBlock) -> str:
+    return json.dumps([block.name, block.input], sort_keys=True, default=str)
+
+
+def earlier_calls(request: Request) -> set[str]:
+    """The calls the conversation already made (and, in a valid conversation, answered)."""
+    return {_call_key(b) for m in request.messages if m.role == "assistant" for b in m.tool_uses}
+
+
+class Emitter:
+    """Turns parser items into neutral stream events, block by block.
+
+    Whitespace that only separates text from a call block is held back and dropped, as the
+    codec's :func:`items_to_completion` does for whole completions, so streaming and
+    non-streaming give the same content.
+    """
+
+    def __init__(self, parser: LegacyParser | None, history: set[str] | None = None) -> None:
+        self.parser = parser
+        self.history = history or set()
+        self.index = -1
+        self.text_open = False
+        self.held = ""
+        self.calls = 0
+        self.cut_in_call = False
+        self.seen_calls: set[str] = set()
+        #: The calls emitted, in order.
+        self.blocks: list[ToolUseBlock] = []
+        #: Rewrites each call before it is emitted (e.g. drops invented optional values).
+        self.adjust: Callable[[ToolUseBlock], tuple[ToolUseBlock, int]] | None = None
+        self.dropped = 0
+        #: "turn": a call repeated one of this turn; "history": one already made earlier.
+        self.repeated: Literal["turn", "history"] | None = None
+
+    def feed(self, chunk: str, *, emit_text: bool = True) -> Iterator[StreamEvent]:
+        """Parse ``chunk``; ``emit_text=False`` for the prefill, which is the start of the
+        answer the caller already has (it only moves the parser into the call block)."""
+        if self.parser is None:
+            if emit_text:
+                yield from self._text(chunk)
+            return
+        items = self.parser.feed(chunk)
+        if emit_text:
+            yield from self._items(items)
+
+    def close(self) -> Iterator[StreamEvent]:
+        if self.parser is not None:
+            items = self.parser.close()
+            self.cut_in_call = any(
+                isinstance(i, ParseProblem) and "end of input" in i.message for i in items
+            )
+            yield from self._items(items)
+        if self.held and self.text_open:
+            yield TextDelta(index=self.index, text=self.held)
+        self.held = ""
+        if self.text_open:
+            yield BlockStop(index=self.index)
+            self.text_open = False
+
+    def _items(self, items: list[Item]) -> Iterator[StreamEvent]:
+        for item in items:
+            if isinstance(item, TextItem):
+                yield from self._text(item.text)
+            elif isinstance(item, ParseProblem):
+                # Never lose what the model wrote: a malformed call stays as text.
+                yield from self._text(item.raw)
+            elif isinstance(item, CallItem):
+                yield from self.call(item.block)
+
+    def _text(self, text: str) -> Iterator[StreamEvent]:
+        if not text:
+            return
+        text = self.held + text
+        body = text.rstrip(_WS)
+        self.held = text[len(body):]
+        if not body:
+            return
+        if not self.text_open:
+            self.index += 1
+            self.text_open = True
+            yield BlockStart(index=self.index, block=TextBlock(text=""))
+        yield TextDelta(index=self.index, text=body)
+
+    def call(self, block: ToolUseBlock) -> Iterator[StreamEvent]:
+        """The events of one call (after ``adjust``); none for a repeat of a call of this
+        turn or of the conversation, which is noted in ``repeated``."""
+        if self.adjust is not None:
+            block, dropped = self.adjust(block)
+            self.dropped += dropped
+        key = _call_key(block)
+        if key in self.seen_calls or key in self.history:
+            self.repeated = "turn" if key in self.seen_calls else "history"
+            return
+        self.seen_calls.add(key)
+        self.blocks.append(block)
+        self.held = ""
+        if self.text_open:
+            yield BlockStop(index=self.index)
+            self.text_open = False
+        self.index += 1
+        self.calls += 1
+        yield BlockStart(index=self.index, block=ToolUseBlock(id=block.id, name=block.name))
+        yield ToolInputDelta(index=self.index, partial_json=json.dumps(block.input,
+                                                                        ensure_ascii=False))
+        yield BlockStop(index=self.index)
+
+    def user_stop(self, end: TextEnd) -> bool:
+        return end.reason == "stop" and end.stop_sequence not in (
+            None, FUNCTION_CALLS_STOP, CALLS_OPEN
+        )
+
+    def stop_reason(self, end: TextEnd) -> Literal["end_turn", "tool_use", "max_tokens",
+                                                    "stop_sequence"]:
+        if end.reason == "length" and (self.cut_in_call or not self.calls):
+            return "max_tokens"
+        if self.calls:
+            return "tool_use"
+        if end.reason == "length":
+            return "max_tokens"
+        if self.user_stop(end):
+            return "stop_sequence"
+        return "end_turn"
