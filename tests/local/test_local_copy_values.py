@@ -137,9 +137,12 @@ def test_an_array_of_enum_members_takes_the_ones_the_question_names() -> None:
 
 
 def test_a_place_keeps_the_region_the_question_writes() -> None:
-    (alone,) = _calls(_backend(copy_values=False),
-                      "I want to know weather conditions? I'm at London, UK in fahr", WEATHER)
+    question = "I want to know weather conditions? I'm at London, UK in fahr"
+    (alone,) = _calls(_backend(copy_values=False, city_state=False), question, WEATHER)
     assert alone["location"] == "London"
-    (copied,) = _calls(_backend(copy_values=True),
-                       "I want to know weather conditions? I'm at London, UK in fahr", WEATHER)
+    # Either technique writes the place whole: copy_values offers it as a span...
+    (copied,) = _calls(_backend(copy_values=True, city_state=False), question, WEATHER)
     assert copied["location"] == "London, UK"
+    # ...and city_state completes the model's "London" as the question writes it.
+    (completed,) = _calls(_backend(copy_values=False, city_state=True), question, WEATHER)
+    assert completed["location"] == "London, UK"
