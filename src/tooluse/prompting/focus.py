@@ -6,8 +6,9 @@ the largest city in Brazil?" A small model filling ``country_info.population`` c
 country of the question, often the wrong one. :func:`value_focus` splits the question into
 its clauses (sentences, ``;``, a comma before a question word, and "and"/"also"/"then"
 before a new request), gives each clause to the tool whose words it shares most (a word of
-the tool's name counting twice; a clause sharing none goes with the one before it), and so
-tells, for each tool, the part of the question its values come from. A clause with no value of its own ("also the interest
+the tool's name counting three times: once as the tool's word, twice as its name's; a clause
+sharing none goes with the one before it), and so tells, for each tool, the part of the
+question its values come from. A clause with no value of its own ("also the interest
 coverage ratio for the same duration") takes the clause before it along.
 
 A value copier (:mod:`tooluse.backends._copy_values`) then offers a call only the spans of
