@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Any
 
 from ..codecs.legacy import escape, unescape
-from ..prompting.choices import given_by, mentions
+from ..prompting.choices import given_by, mentions, split_name
 from ..prompting.copy_values import candidate_values
 from ..prompting.fan_out import lists_in
 from ..prompting.focus import ValueFocus
@@ -263,10 +263,10 @@ _TYPE_NAMES = frozenset({b"string", b"str", b"integer", b"int", b"number", b"flo
 #: ``multiple``, ``live_simple``, ``parallel``, ``parallel_multiple``), a bare number the
 #: model wrote in any other string parameter was wrong 60 times in 60; in one of these,
 #: right 18 times in 28.
-_NUMBER_NAMES = frozenset({b"id", b"ids", b"identifier", b"number", b"num", b"no", b"nr",
-                           b"year", b"season", b"code", b"zip", b"postal", b"account",
-                           b"docket", b"uuid", b"phone", b"pin", b"version", b"case",
-                           b"parcel", b"serial", b"isbn", b"sku", b"port", b"key"})
+_NUMBER_NAMES = frozenset({"id", "ids", "identifier", "number", "num", "no", "nr",
+                           "year", "season", "code", "zip", "postal", "account",
+                           "docket", "uuid", "phone", "pin", "version", "case",
+                           "parcel", "serial", "isbn", "sku", "port", "key"})
 
 
 def _stand_in(value: bytes, name: bytes, words: bool) -> bool:
@@ -277,8 +277,8 @@ def _stand_in(value: bytes, name: bytes, words: bool) -> bool:
         return True
     if not words or not _NUMBER.fullmatch(value.decode("utf-8", "replace").strip()):
         return False
-    spaced = re.sub(rb"([a-z0-9])([A-Z])", rb"\1 \2", name)
-    return not set(re.split(rb"[\W_]+", spaced.lower())) & _NUMBER_NAMES
+    said = re.split(r"[\W_]+", split_name(name.decode("utf-8", "replace")).lower())
+    return not set(said) & _NUMBER_NAMES
 
 
 def _placeholder(value: bytes, name: bytes) -> bool:
