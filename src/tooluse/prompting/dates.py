@@ -31,14 +31,18 @@ _MONTH = (r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?
           r"|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
-_NAMED = [
+_DATED = [
     re.compile(rf"\b{_MONTH}\.?\s*{_DAY}\b(?:\s*,\s*|\s+){_YEAR}\b", re.IGNORECASE),
     re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b\.?(?:\s*,\s*|\s+){_YEAR}\b", re.IGNORECASE),
     re.compile(rf"\b{_YEAR}\s+{_MONTH}\.?\s+{_DAY}\b", re.IGNORECASE),
-    # Without a year: it comes from a dated one before ("July 10, 2022 to July 20").
+]
+#: Without a year: it comes from a dated one around ("July 10, 2022 to July 20").
+_YEARLESS = [
     re.compile(rf"\b{_MONTH}\.?\s*{_DAY}\b(?!\s*,?\s*(?:19|20)\d\d)", re.IGNORECASE),
     re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b(?!\.?\s*,?\s*(?:19|20)\d\d)", re.IGNORECASE),
 ]
+#: Dated first: a yearless pattern may match only where no dated one did.
+_NAMED = [*_DATED, *_YEARLESS]
 _ISO = re.compile(r"\b(?P<year>(?:19|20)\d\d)[-/.](?P<month>[01]?\d)[-/.](?P<day>[0-3]?\d)\b")
 _NUMERIC = re.compile(r"\b(?P<a>[0-3]?\d)[-/.](?P<b>[0-3]?\d)[-/.](?P<year>(?:19|20)\d\d)\b")
 #: A format in a description: its parts in order and the separator.
@@ -97,7 +101,7 @@ def dates_in(text: str) -> list[tuple[int, int, dt.date]]:
 def _yearless(text: str, question: str) -> dt.date | None:
     """The date of ``question`` that ``text``, a month and day without a year ("April
     3rd"), stands for: the one date of the question with that month and day."""
-    whole = [m for pattern in _NAMED[3:] if (m := pattern.fullmatch(text))]
+    whole = [m for pattern in _YEARLESS if (m := pattern.fullmatch(text))]
     if not whole:
         return None
     month = _MONTHS.index(whole[0].group("month")[:3].lower()) + 1
