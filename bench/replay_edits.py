@@ -1,12 +1,14 @@
 """Replay the deterministic call edits on recorded BFCL answers, without the model.
 
-    python bench/replay_edits.py RUN_DIR [--edit restate|date_formats|city_state] [-v]
+    python bench/replay_edits.py RUN_DIR [--edit EDIT] [--choice auto|any] [-v]
 
 ``RUN_DIR`` holds ``tooluse eval bfcl`` JSONs (``grammar_auto_<category>.json``, e.g. from
 ``bench/bfcl_eval.sh``). The edits that act after the model wrote its calls — ``restate``
 (further calls from the question's clauses, :mod:`tooluse.prompting.restate`),
-``date_formats`` (:mod:`tooluse.prompting.dates`) and ``city_state``
-(:mod:`tooluse.prompting.regions`) — are pure functions of the calls, the question and
+``date_formats`` (:mod:`tooluse.prompting.dates`), ``city_state``
+(:mod:`tooluse.prompting.regions`), ``asked_flags`` (:mod:`tooluse.prompting.flags`),
+``whole_phrases`` (:mod:`tooluse.prompting.phrases`) and ``optional`` (the optional
+parameters left out, then the edits after it in the pipeline's order) — are pure functions of the calls, the question and
 the tools, so applying one to a run made without it gives exactly what the run would have
 answered with it (given the same calls from the model). For each category: the answers
 the edit changes, and how many of them turn from failed to passed (+) and back (−),
@@ -27,6 +29,7 @@ from tooluse.prompting.call_edits import _valid
 from tooluse.prompting.choices import conversation_text, keep_given_optionals, question_text
 from tooluse.prompting.dates import dated
 from tooluse.prompting.flags import asked_flags
+from tooluse.prompting.phrases import whole_phrases
 from tooluse.prompting.regions import with_region
 from tooluse.prompting.restate import restatements
 
@@ -42,9 +45,10 @@ def _edited(edit: str, calls: list[Call], question: str, conversation: str,
     for name, arguments in calls:
         schema = schemas.get(name)
         if edit == "optional":  # then the edits the pipeline makes after it
-            changed = with_region(dated(keep_given_optionals(arguments, schema,
-                                                             conversation, name)[0],
-                                        schema, question), schema, question)
+            kept = keep_given_optionals(arguments, schema, conversation, name)[0]
+            changed = with_region(dated(kept, schema, question), schema, question)
+        elif edit == "whole_phrases":
+            changed = whole_phrases(arguments, schema, question)
         elif edit == "asked_flags":
             changed = asked_flags(arguments, schema, question)
         elif edit == "date_formats":
@@ -60,14 +64,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("run_dir")
     parser.add_argument("--edit", choices=("restate", "date_formats", "city_state", "optional",
-                                                 "asked_flags"),
+                                           "asked_flags", "whole_phrases"),
                         action="append")
+    parser.add_argument("--choice", default="auto",
+                        help="the runs' tool_choice, in their file names (default auto)")
     parser.add_argument("-v", dest="verbose", action="store_true")
     args = parser.parse_args()
     print("| edit | category | answers changed | + | − |")
     print("|---|---|---:|---:|---:|")
     for edit in args.edit or ["restate", "date_formats", "city_state"]:
-        for path in sorted(Path(args.run_dir).glob("grammar_auto_*.json")):
+        for path in sorted(Path(args.run_dir).glob(f"grammar_{args.choice}_*.json")):
             document = json.loads(path.read_text(encoding="utf-8"))
             category = document["summary"][0]["category"]
             if category == "irrelevance":

@@ -52,7 +52,7 @@ def make() -> Any:
                                 "copy_values": False, "score_enums": False, "fan_out": False,
                                 "restate": False, "date_formats": False, "city_state": False,
                                 "prerequisite_tools": False, "asked_flags": False,
-                                "focus_values": False}
+                                "focus_values": False, "whole_phrases": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
@@ -318,3 +318,24 @@ def test_a_bare_number_is_no_name(make: Any) -> None:
     (call,) = ask(make(copy_values=True), question, [FOOD], "any").tool_uses
     assert call.input["portion_amount"] == 16
     assert call.input["food_name"] != "16" and call.input["meal_name"] != "16"
+
+
+GUITAR = spec("guitar_price_find", "Retrieve the price of a specific used guitar model based "
+              "on its condition and location.",
+              {"model": {"type": "string", "description": "The model of the guitar."},
+               "condition": {"type": "string", "enum": ["Poor", "Good", "Excellent"],
+                             "description": "The condition of the guitar."},
+               "location": {"type": "string",
+                            "description": "The location where the guitar is being sold."}})
+
+
+def test_a_name_the_model_cuts_short_is_written_whole(make: Any) -> None:
+    from tooluse.backends.local import DEFAULT_TECHNIQUES
+    question = ("Find the price of a used Gibson Les Paul guitar in excellent condition in "
+                "the Chicago area.")
+    defaults = {**DEFAULT_TECHNIQUES, "max_tools": 0}
+    (alone,) = ask(make(**{**defaults, "whole_phrases": False}), question, [GUITAR],
+                   "any").tool_uses
+    assert alone.input["model"] == "Gibson"
+    (whole,) = ask(make(**defaults), question, [GUITAR], "any").tool_uses
+    assert whole.input == {**alone.input, "model": "Gibson Les Paul"}

@@ -163,6 +163,10 @@ class PromptToolsBackend(Backend):
     - ``asked_flags``: a boolean parameter the question speaks of ("including human
       impact" for ``include_human_impact``) is true, false with a negation right before it
       ("Don't return full text") (:mod:`.flags`; kept only if the call still validates);
+    - ``whole_phrases``: a string value the question writes only as a piece of one word
+      or of a capitalised name is written whole (``Treaty of Tordesillas`` for
+      ``Tordesillas``, ``U123`` for ``123``) (:mod:`.phrases`; kept only if the call still
+      validates);
     - ``fan_out``: when a call's value is one item of a list in the question ("the
       factorial of 5, 10 and 15"), the same call is added for each item the model left out
       (:mod:`.fan_out`; each added call validated against its tool's schema);
@@ -205,6 +209,7 @@ class PromptToolsBackend(Backend):
         date_formats: bool = False,
         city_state: bool = False,
         asked_flags: bool = False,
+        whole_phrases: bool = False,
         fan_out: bool = False,
         restate: bool = False,
         focus_values: bool = False,
@@ -233,6 +238,7 @@ class PromptToolsBackend(Backend):
         self.date_formats = date_formats
         self.city_state = city_state
         self.asked_flags = asked_flags
+        self.whole_phrases = whole_phrases
         self.fan_out = fan_out
         self.restate = restate
         self.focus_values = focus_values
@@ -288,11 +294,11 @@ class PromptToolsBackend(Backend):
                            history=earlier_calls(request))
         if (self.optional_from_conversation or self.percent_fractions
                 or self.prerequisite_tools or self.date_formats or self.city_state
-                or self.asked_flags) and request.tools:
+                or self.asked_flags or self.whole_phrases) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
                                            self.date_formats, self.city_state,
-                                           self.asked_flags)
+                                           self.asked_flags, self.whole_phrases)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

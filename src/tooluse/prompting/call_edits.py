@@ -2,7 +2,8 @@
 parameters it gives no value for left out, percentages written as fractions where a rate is
 due, dates written in the format a parameter asks for (:mod:`.dates`), a city with its state
 where that is asked (:mod:`.regions`), booleans set as the question asks
-(:mod:`.flags`), a value an earlier call looked up written as that
+(:mod:`.flags`), values the question writes as part of a word or name written whole
+(:mod:`.phrases`), a value an earlier call looked up written as that
 call returned it, the calls its lists ask for added (:mod:`.fan_out`), and those its
 clauses restate with other values (:mod:`.restate`). Each edited or added call is
 validated against its tool's schema."""
@@ -29,6 +30,7 @@ from .choices import (
 from .dates import dated
 from .fan_out import fan_out
 from .flags import asked_flags
+from .phrases import whole_phrases
 from .regions import with_region
 from .restate import restatements
 
@@ -39,7 +41,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
                   looked_up: bool = False,
                   dates: bool = False,
                   regions: bool = False,
-                  flags: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  flags: bool = False,
+                  phrases: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
     gives a parameter that an earlier call looked up that call's result (``looked_up``:
@@ -48,7 +51,9 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     optional one left out given the question's one date (``dates``, :func:`.dates.dated`),
     completes a city with its state where the parameter asks for it (``regions``,
     :func:`.regions.with_region`), and sets each boolean the question speaks of as it asks
-    (``flags``, :func:`.flags.asked_flags`). An edit is kept only if the call still validates.
+    (``flags``, :func:`.flags.asked_flags`), and writes whole a value the question writes
+    only as a piece of a word or name (``phrases``, :func:`.phrases.whole_phrases`: ``Treaty
+    of Tordesillas`` for ``Tordesillas``). An edit is kept only if the call still validates.
     Returns the call and how many parameters were left out."""
     conversation = conversation_text(request)
     question = question_text(request)
@@ -64,6 +69,10 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
             fractions, changed = percents_as_fractions(arguments, schema, conversation)
             if changed and _valid(schema, fractions):
                 arguments = fractions
+        if phrases:
+            grown = whole_phrases(arguments, schema, question)
+            if grown != arguments and _valid(schema, grown):
+                arguments = grown
         if dates:
             formatted = dated(arguments, schema, question)
             if formatted != arguments and _valid(schema, formatted):

@@ -1,0 +1,57 @@
+"""whole_phrases: a value the question writes as a piece of a word or a name, written whole."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tooluse.prompting.phrases import whole_phrases
+
+
+def _schema(**extra: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": {"v": {"type": "string", **extra}},
+            "required": ["v"]}
+
+
+@pytest.mark.parametrize(("question", "value", "whole"), [
+    # a piece of one word, cut between letters and digits or at a separator
+    ("Retrieve all the lawsuit details for case number XYZ123.", "123", "XYZ123"),
+    ("Find the user with id U123456 please", "123456", "U123456"),
+    ("Get the docket '2022/AL2562' from the court", "AL2562", "2022/AL2562"),
+    ("Analyze my fMRI data in ~/data/myfMRI.nii today", "myfMRI.nii", "~/data/myfMRI.nii"),
+    # a piece of a capitalised name
+    ("When did the Treaty of Tordesillas take place?", "Tordesillas", "Treaty of Tordesillas"),
+    ("Find the opening hours of the Metropolitan Museum of Art", "Metropolitan",
+     "Metropolitan Museum of Art"),
+    ("Get the price of a used Gibson Les Paul guitar", "Gibson", "Gibson Les Paul"),
+    ("Show the roster of the LA Lakers", "LA", "LA Lakers"),
+    ("What is Albert Einstein's theory?", "Einstein", "Albert Einstein"),  # no 's
+])
+def test_a_piece_is_written_whole(question: str, value: str, whole: str) -> None:
+    assert whole_phrases({"v": value}, _schema(), question) == {"v": whole}
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("Analyze the sentiment of this review", "en"),  # inside plain letters
+    ("What is Van Gogh's most famous painting?", "Van Gogh"),  # a possessive is no part
+    ("Compare Apple and Samsung sales", "Apple"),  # not across "and"
+    ("Fetch Bitcoin News for me", "Bitcoin"),  # a sentence's first word
+    ("Water boils. Boiling Water is hot", "Water"),  # written alone once, in a name once
+    ("What is the weather in Paris?", "Paris"),  # already whole
+    ("What is the weather in Paris?", "London"),  # not written at all
+    ("Find the mass of water under 1 atm", "water"),  # lowercase runs are not grown
+])
+def test_a_value_stays(question: str, value: str) -> None:
+    assert whole_phrases({"v": value}, _schema(), question) == {"v": value}
+
+
+def test_only_free_strings_grow() -> None:
+    question = "Get the roster of the LA Lakers"
+    for extra in ({"enum": ["LA", "NY"]}, {"format": "date"}, {"pattern": "^[A-Z]+$"}):
+        assert whole_phrases({"v": "LA"}, _schema(**extra), question) == {"v": "LA"}
+    integer = {"type": "object", "properties": {"v": {"type": "integer"}}}
+    assert whole_phrases({"v": 123}, integer, "case XYZ123") == {"v": 123}
+    # Parameters the schema does not describe, and values of other types, are kept.
+    assert whole_phrases({"w": "LA", "v": None}, _schema(), question) == {"w": "LA", "v": None}
+    assert whole_phrases({"v": "LA"}, None, question) == {"v": "LA"}
