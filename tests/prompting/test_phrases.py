@@ -27,6 +27,10 @@ def _schema(**extra: Any) -> dict[str, Any]:
     ("Get the price of a used Gibson Les Paul guitar", "Gibson", "Gibson Les Paul"),
     ("Show the roster of the LA Lakers", "LA", "LA Lakers"),
     ("What is Albert Einstein's theory?", "Einstein", "Albert Einstein"),  # no 's
+    # a piece of a quote
+    ("I need to remember to 'go to Goa'", "Goa", "go to Goa"),
+    ("I've completed the task 'Submit monthly financial report'. Mark it done.", "Submit",
+     "Submit monthly financial report"),
 ])
 def test_a_piece_is_written_whole(question: str, value: str, whole: str) -> None:
     assert whole_phrases({"v": value}, _schema(), question) == {"v": whole}
@@ -41,6 +45,7 @@ def test_a_piece_is_written_whole(question: str, value: str, whole: str) -> None
     ("What is the weather in Paris?", "Paris"),  # already whole
     ("What is the weather in Paris?", "London"),  # not written at all
     ("Find the mass of water under 1 atm", "water"),  # lowercase runs are not grown
+    ("'Get the stock price of Apple for 5 days.'", "Apple"),  # a whole request quoted
 ])
 def test_a_value_stays(question: str, value: str) -> None:
     assert whole_phrases({"v": value}, _schema(), question) == {"v": value}
@@ -55,3 +60,13 @@ def test_only_free_strings_grow() -> None:
     # Parameters the schema does not describe, and values of other types, are kept.
     assert whole_phrases({"w": "LA", "v": None}, _schema(), question) == {"w": "LA", "v": None}
     assert whole_phrases({"v": "LA"}, None, question) == {"v": "LA"}
+
+
+def test_a_value_is_not_grown_into_another_parameters_value() -> None:
+    schema = {"type": "object", "properties": {"team": {"type": "string"},
+                                               "league": {"type": "string"}}}
+    question = "Show the next 6 games of Manchester United in the Premier League"
+    assert whole_phrases({"team": "Manchester United", "league": "Manchester"}, schema,
+                         question) == {"team": "Manchester United", "league": "Manchester"}
+    assert whole_phrases({"team": "Manchester", "league": "Premier"}, schema, question) == {
+        "team": "Manchester United", "league": "Premier League"}

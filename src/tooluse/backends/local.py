@@ -72,8 +72,8 @@ DEFAULT_COPY_BONUS = 2.0
 #: question speaks of is true): replayed, +8 cases, none lost. ``focus_values`` (a call's
 #: values from its tool's clause of the question): BFCL ``parallel_multiple`` 29 of 200
 #: instead of 21 in a full run (+9 −1). ``whole_phrases`` (a value the question writes
-#: as a piece of a word or name, written whole): replayed on the last full runs' answers,
-#: +11 −2 (``auto``) and +16 −2 (``any``).
+#: as a piece of a word, name or quote, written whole): replayed on the last full runs'
+#: answers, +13 −2 (``auto``) and +19 −2 (``any``).
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
     "copy_values": True, "fan_out": True, "rank_tools": True, "plan_tools": True,

@@ -163,8 +163,8 @@ class PromptToolsBackend(Backend):
     - ``asked_flags``: a boolean parameter the question speaks of ("including human
       impact" for ``include_human_impact``) is true, false with a negation right before it
       ("Don't return full text") (:mod:`.flags`; kept only if the call still validates);
-    - ``whole_phrases``: a string value the question writes only as a piece of one word
-      or of a capitalised name is written whole (``Treaty of Tordesillas`` for
+    - ``whole_phrases``: a string value the question writes only as a piece of one word,
+      of a capitalised name or of a quote is written whole (``Treaty of Tordesillas`` for
       ``Tordesillas``, ``U123`` for ``123``) (:mod:`.phrases`; kept only if the call still
       validates);
     - ``fan_out``: when a call's value is one item of a list in the question ("the

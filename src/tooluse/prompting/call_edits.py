@@ -2,7 +2,7 @@
 parameters it gives no value for left out, percentages written as fractions where a rate is
 due, dates written in the format a parameter asks for (:mod:`.dates`), a city with its state
 where that is asked (:mod:`.regions`), booleans set as the question asks
-(:mod:`.flags`), values the question writes as part of a word or name written whole
+(:mod:`.flags`), values the question writes as part of a word, name or quote written whole
 (:mod:`.phrases`), a value an earlier call looked up written as that
 call returned it, the calls its lists ask for added (:mod:`.fan_out`), and those its
 clauses restate with other values (:mod:`.restate`). Each edited or added call is
@@ -52,7 +52,7 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     completes a city with its state where the parameter asks for it (``regions``,
     :func:`.regions.with_region`), and sets each boolean the question speaks of as it asks
     (``flags``, :func:`.flags.asked_flags`), and writes whole a value the question writes
-    only as a piece of a word or name (``phrases``, :func:`.phrases.whole_phrases`: ``Treaty
+    only as a piece of a word, name or quote (``phrases``, :func:`.phrases.whole_phrases`: ``Treaty
     of Tordesillas`` for ``Tordesillas``). An edit is kept only if the call still validates.
     Returns the call and how many parameters were left out."""
     conversation = conversation_text(request)

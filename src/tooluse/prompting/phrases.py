@@ -12,14 +12,19 @@ such a string value whole, where the question leaves no doubt what the whole is:
 - a piece of a name: the whole run of capitalised words it sits in, joined by single
   spaces and "of", "the", "de"... ("Metropolitan Museum of Art", "Gibson Les Paul"); not
   across "and" or punctuation, and not a name that starts a sentence, whose first word
-  may be no part of it ("Fetch Bitcoin News"), unless the value starts there too.
+  may be no part of it ("Fetch Bitcoin News"), unless the value starts there too;
+- a piece of a quote: the whole quote ('go to Goa' for ``Goa``), unless it holds most of
+  the question (a whole request in quotes).
 
-Only where every place the question writes the value grows into the same whole; enum and
-formatted parameters, and values the question does not write, are left as written.
+Only where every place the question writes the value grows into the same whole, and not
+into another parameter's value (``league: "Manchester"`` stays beside ``team: "Manchester
+United"``: one of the two is wrong, and writing the same thing twice would not tell which);
+enum and formatted parameters, and values the question does not write, are left as
+written.
 Measured by replay on recorded BFCL answers (``bench/replay_edits.py --edit
 whole_phrases``; docs/local.md). Runs of lowercase words are not grown: "Mississippi
 river" would be right, but "water under", "human cell", "roast chicken" are wrong far more
-often (+11 −91 instead of +11 −2 on a full run's answers).
+often (+11 −91 instead of +11 −2 on a full run's answers, before quotes were grown).
 """
 
 from __future__ import annotations
@@ -57,7 +62,9 @@ def whole_phrases(arguments: Mapping[str, Any], schema: Any,
                 or any(k in spec for k in ("enum", "const", "format", "pattern")):
             continue
         whole = _whole(value, question, names)
-        if whole is not None and whole != value:
+        if whole is not None and whole != value and whole not in arguments.values() \
+                and whole not in changed.values():
+            # Grown into another parameter's value, it would say one thing twice.
             changed[key] = whole
     return {**arguments, **changed}
 
@@ -68,7 +75,8 @@ def _whole(value: str, question: str, names: list[tuple[int, int]]) -> str | Non
     wholes: set[str] = set()
     for found in re.finditer(re.escape(value), question):
         start, end = found.span()
-        span = _in_word(question, start, end) or _in_name(names, question, start, end)
+        span = _in_word(question, start, end) or _in_name(names, question, start, end) \
+            or _in_quote(question, start, end)
         if span is None:
             return None
         wholes.add(question[span[0]:span[1]])
@@ -146,4 +154,17 @@ def _in_name(names: list[tuple[int, int]], text: str, start: int,
                                        or _SENTENCE_END.search(text[:name_start])):
                 return None
             return name_start, name_end
+    return None
+
+
+_QUOTE = re.compile(r"""(?<!\w)(["'\u2018\u201c`])([^"'\u2019\u201d`\n]{1,120})["'\u2019\u201d`](?!\w)""")
+
+
+def _in_quote(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The quoted text ``text[start:end]`` is a piece of ('go to Goa' for ``Goa``); not a
+    quote holding most of the text (a whole request in quotes)."""
+    for match in _QUOTE.finditer(text):
+        if len(match.group(2)) <= 0.8 * len(text.strip()) and match.start(2) <= start and end <= match.end(2) \
+                and (start, end) != match.span(2):
+            return match.span(2)
     return None
