@@ -52,7 +52,8 @@ def make() -> Any:
                                 "copy_values": False, "score_enums": False, "fan_out": False,
                                 "restate": False, "date_formats": False, "city_state": False,
                                 "prerequisite_tools": False, "asked_flags": False,
-                                "focus_values": False, "whole_phrases": False}
+                                "focus_values": False, "whole_phrases": False,
+                                "names_not_values": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
@@ -339,3 +340,35 @@ def test_a_name_the_model_cuts_short_is_written_whole(make: Any) -> None:
     assert alone.input["model"] == "Gibson"
     (whole,) = ask(make(**defaults), question, [GUITAR], "any").tool_uses
     assert whole.input == {**alone.input, "model": "Gibson Les Paul"}
+
+
+TICKETS = spec("concert_booking_book_ticket", "Book concert tickets for a specific artist in a "
+               "specified city.",
+               {"artist": {"type": "string", "description": "The artist you want to book "
+                           "tickets for."},
+                "city": {"type": "string", "description": "The city where the concert is."}},
+               {"num_tickets": {"type": "integer",
+                                "description": "Number of tickets required. Default is 1."}})
+
+
+def test_a_count_written_in_words_is_copied_and_kept(make: Any) -> None:
+    question = "Get me two tickets for next Eminem concert in New York City."
+    (call,) = ask(make(copy_values=True, optional_from_conversation=True), question,
+                  [TICKETS], "any").tool_uses
+    assert call.input == {"artist": "Eminem", "city": "New York City", "num_tickets": 2}
+
+
+TODO = spec("todo_manager_handle_action", "Handle action on a todo list.",
+            {"type": {"type": "string", "enum": ["add", "delete", "update", "complete"],
+                      "description": "The action to take."},
+             "content": {"type": "string", "description": "The content of the todo item."}})
+
+
+def test_a_value_that_only_names_the_tool_is_no_value(make: Any) -> None:
+    question = "add todo with content go to sleep at 9 pm"
+    (alone,) = ask(make(copy_values=True), question, [TODO], "any").tool_uses
+    assert alone.input["content"] in ("todo", "content")
+    (named,) = ask(make(copy_values=True, names_not_values=True), question, [TODO],
+                   "any").tool_uses
+    assert named.input["content"] not in ("todo", "content", "add todo")
+    assert named.input["content"] in question

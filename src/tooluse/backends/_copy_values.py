@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
 from ..codecs.legacy import escape, unescape
-from ..prompting.choices import given_by, mentions, split_name
+from ..prompting.choices import given_by, mentions, names_only, split_name
 from ..prompting.copy_values import candidate_values
 from ..prompting.fan_out import lists_in
 from ..prompting.focus import ValueFocus
@@ -71,8 +71,12 @@ class ValueCopier:
 
     def __init__(self, conversation: str, bonus: float | None = 0.0, *,
                  enums: bool = False, max_value_tokens: int = 48,
-                 focus: ValueFocus | None = None) -> None:
+                 focus: ValueFocus | None = None,
+                 naming: Mapping[str, frozenset[str]] | None = None) -> None:
         self.conversation = conversation
+        #: Each tool's name words and its parameters' (:func:`~tooluse.prompting.choices.
+        #: naming_words`): a span or free value made of these alone is no value.
+        self.naming = naming or {}
         #: Where each tool's values are in the question: a call is offered only the spans
         #: of its tool's part, and the model's value, if the question writes it only
         #: elsewhere, is not taken as given (:mod:`tooluse.prompting.focus`).
@@ -123,9 +127,11 @@ class ValueCopier:
         named = _TOOL.search(call)
         tool = unescape(named.group(1).decode("utf-8", "replace")) if named else None
         focus = self.focus if self.focus is not None and tool is not None else None
+        naming = self.naming.get(tool or "", frozenset())
         options = [head + escape(s).encode("utf-8") for s in self.spans
                    if not (words and _NUMBER.fullmatch(s))
-                   and (focus is None or focus.allows(str(tool), s))]
+                   and (focus is None or focus.allows(str(tool), s))
+                   and not names_only(s, naming)]
         array = bool(bracket) or (not words and bool(matcher.advance(state, head + b"[")))
         if array:
             arrays = _as_arrays(self.lists) + self._enum_arrays(matcher, state, head, bracket)
@@ -138,10 +144,14 @@ class ValueCopier:
         first = log_softmax(np, backend._logits(np).astype(np.float64))
         free, free_lp = self._free_value(backend, np, state, matcher, pieces, eog, head)
         if free is not None and (_placeholder(free[len(head):], opened.group(1))
-                                 or _stand_in(free[len(head):], opened.group(1), words)):
+                                 or _stand_in(free[len(head):], opened.group(1), words)
+                                 or (words and names_only(_text(free[len(head):]), naming))):
             # The parameter's own name as its value ("answer": "answer"), a type's name
-            # ("type": "string") or, in a string that is no number or id, a bare number
-            # ("food_name": "16" for "16 ounces of chai tea"): not a value.
+            # ("type": "string"), in a string that is no number or id, a bare number
+            # ("food_name": "16" for "16 ounces of chai tea"), or words that only name the
+            # tool or its parameters ("content": "todo" for ``todo_manager``): not a
+            # value. In two full runs' calls, string values that only named were right 18 times
+            # in 167.
             options = [o for o in options if o != free]
             free = None
         if free is not None and self._given(free[len(head):]) and (

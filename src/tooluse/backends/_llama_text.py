@@ -131,7 +131,7 @@ class LlamaTextBackend:
         with self.loaded.lock:
             users = "\n".join(m["content"] for m in messages if m["role"] == "user")
             copier = ValueCopier(users, self.copy_values, enums=self.score_enums,
-                                 focus=g.focus) if (
+                                 focus=g.focus, naming=g.naming) if (
                 (self.copy_values is not None or self.score_enums) and g.temperature <= 0) \
                 else None
             yield from self._generate(prompt, g.stop, g.max_tokens, g.temperature, g.top_p,

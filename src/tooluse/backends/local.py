@@ -73,13 +73,15 @@ DEFAULT_COPY_BONUS = 2.0
 #: values from its tool's clause of the question): BFCL ``parallel_multiple`` 29 of 200
 #: instead of 21 in a full run (+9 −1). ``whole_phrases`` (a value the question writes
 #: as a piece of a word, name or quote, written whole): replayed on the last full runs'
-#: answers, +13 −2 (``auto``) and +19 −2 (``any``).
+#: answers, +13 −2 (``auto``) and +19 −2 (``any``). ``names_not_values`` (no value made of
+#: the tool's or its parameters' name words alone): such string values were right 18 times
+#: in 167 in two full runs' calls.
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
     "copy_values": True, "fan_out": True, "rank_tools": True, "plan_tools": True,
     "percent_fractions": True, "prerequisite_tools": True, "restate": True,
     "date_formats": True, "city_state": True, "focus_values": True, "asked_flags": True,
-    "whole_phrases": True,
+    "whole_phrases": True, "names_not_values": True,
 }
 #: Under ``tool_choice: none`` the tools stay in the prompt (a cache hit for a tool loop's
 #: last turn); with them in view the default model tends to answer *about* a tool ("You can
@@ -130,8 +132,8 @@ class LocalBackend(PromptToolsBackend):
       each is scored whole and the likeliest is written.
     - ``max_tools``, ``decide``, ``score_tools``, ``rank_tools``, ``plan_tools``,
       ``prerequisite_tools``, ``optional_from_conversation``, ``percent_fractions``,
-      ``date_formats``, ``city_state``, ``asked_flags``, ``whole_phrases``, ``fan_out``,
-      ``restate``, ``focus_values``: the decisions taken
+      ``date_formats``, ``city_state``, ``asked_flags``, ``whole_phrases``,
+      ``names_not_values``, ``fan_out``, ``restate``, ``focus_values``: the decisions taken
       around the model
       (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call
       or answer by :data:`DEFAULT_DECISION`, fitted for the default model, or
@@ -140,7 +142,8 @@ class LocalBackend(PromptToolsBackend):
       for the default model (``decide``, ``optional_from_conversation``, ``no_repeat``,
       ``copy_values``, ``fan_out``, ``rank_tools``, ``plan_tools``, ``percent_fractions``,
       ``prerequisite_tools``, ``restate``, ``date_formats``, ``city_state``,
-      ``asked_flags``, ``whole_phrases``, ``focus_values`` on), off for any other model.
+      ``asked_flags``, ``whole_phrases``, ``names_not_values``, ``focus_values`` on), off
+      for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none`` (default True), as the Messages API does, so a tool loop's last turn reuses
       the cached prompt prefix; the grammar still forbids a call.
@@ -187,6 +190,7 @@ class LocalBackend(PromptToolsBackend):
         city_state: bool | None = None,
         asked_flags: bool | None = None,
         whole_phrases: bool | None = None,
+        names_not_values: bool | None = None,
         decision: CallDecision | None = None,
         tools_under_none: bool = True,
         none_reminder: str | None | Literal["default"] = "default",
@@ -250,6 +254,7 @@ class LocalBackend(PromptToolsBackend):
             city_state=on("city_state", city_state),
             asked_flags=on("asked_flags", asked_flags),
             whole_phrases=on("whole_phrases", whole_phrases),
+            names_not_values=on("names_not_values", names_not_values),
             fan_out=on("fan_out", fan_out),
             restate=on("restate", restate),
             focus_values=on("focus_values", focus_values),
@@ -276,7 +281,8 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
         options["none_reminder"] = None
     for key in ("decide", "score_tools", "rank_tools", "plan_tools", "prerequisite_tools",
                 "optional_from_conversation", "percent_fractions", "date_formats",
-                "city_state", "asked_flags", "whole_phrases", "no_repeat", "more_calls",
+                "city_state", "asked_flags", "whole_phrases", "names_not_values", "no_repeat",
+                "more_calls",
                 "copy_values", "score_enums", "fan_out", "restate", "focus_values"):
         if key in options and options[key] is not None:
             options[key] = flag_option(options[key], key)

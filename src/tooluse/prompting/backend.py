@@ -43,6 +43,7 @@ from .choices import (
     CallDecision,
     further_tools,
     name_coverage,
+    naming_words,
     prerequisite,
     question_text,
     relevance,
@@ -167,6 +168,10 @@ class PromptToolsBackend(Backend):
       of a capitalised name or of a quote is written whole (``Treaty of Tordesillas`` for
       ``Tordesillas``, ``U123`` for ``123``) (:mod:`.phrases`; kept only if the call still
       validates);
+    - ``names_not_values``: the text backend is told each tool's and its parameters' name
+      words (``naming``); one that copies values from the conversation takes no value made
+      of these alone (``content: "todo"`` for ``todo_manager``, ``answer: "answer"``) and
+      offers another span instead;
     - ``fan_out``: when a call's value is one item of a list in the question ("the
       factorial of 5, 10 and 15"), the same call is added for each item the model left out
       (:mod:`.fan_out`; each added call validated against its tool's schema);
@@ -210,6 +215,7 @@ class PromptToolsBackend(Backend):
         city_state: bool = False,
         asked_flags: bool = False,
         whole_phrases: bool = False,
+        names_not_values: bool = False,
         fan_out: bool = False,
         restate: bool = False,
         focus_values: bool = False,
@@ -239,6 +245,7 @@ class PromptToolsBackend(Backend):
         self.city_state = city_state
         self.asked_flags = asked_flags
         self.whole_phrases = whole_phrases
+        self.names_not_values = names_not_values
         self.fan_out = fan_out
         self.restate = restate
         self.focus_values = focus_values
@@ -288,6 +295,9 @@ class PromptToolsBackend(Backend):
         }
         if self.focus_values and grammar is not None and len(request.tools) > 1:
             options["focus"] = value_focus(question_text(request), request.tools)
+        if self.names_not_values and grammar is not None and request.tools:
+            options["naming"] = {t.name: naming_words(t.name, t.input_schema)
+                                 for t in request.tools}
         started = time.perf_counter()
         yield MessageStart(id=new_message_id(), model=request.model or self.model)
         emitter = Emitter(LegacyParser(request.tools) if request.tools else None,

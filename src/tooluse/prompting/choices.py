@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..messages import Request, ToolSpec
+from .spoken import counts
 
 __all__ = [
     "CallDecision",
@@ -39,6 +40,8 @@ __all__ = [
     "looks_up",
     "mentions",
     "name_coverage",
+    "names_only",
+    "naming_words",
     "percents_as_fractions",
     "prerequisite",
     "question_text",
@@ -74,6 +77,23 @@ def stem(word: str) -> str:
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             return word[: -len(suffix)]
     return word
+
+
+def naming_words(tool: str, schema: Any) -> frozenset[str]:
+    """The words (stemmed) of a tool's name and of its parameters' names. A string made of
+    these alone names the tool or a parameter and is no value: ``unit: "triangle"`` for
+    ``geometry.area_triangle``, ``content: "todo"`` for ``todo_manager``, ``answer:
+    "answer"`` (:func:`names_only`)."""
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    return frozenset(stem(w) for name in [tool, *(props if isinstance(props, Mapping) else [])]
+                     for w in _words(split_name(str(name))))
+
+
+def names_only(value: str, naming: Collection[str]) -> bool:
+    """Are all the words of ``value`` (one at least) among ``naming``
+    (:func:`naming_words`)?"""
+    words = _words(value)
+    return bool(words) and all(stem(w) in naming for w in words)
 
 
 def split_name(name: str) -> str:
@@ -337,11 +357,11 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
     units", the 10 is ``base``'s, not also ``unit``'s (the required parameters, then the
     earlier ones, keep a value used too often), nor by a string whose words all name the
     tool (``tool``) or a parameter ("triangle" for ``geometry.area_triangle``'s ``unit``,
-    "month" for ``month``): the question says what it asks for, not a value."""
+    "month" for ``month``): the question says what it asks for, not a value. A number
+    written in words gives the parameter whose name's word follows it ("the next three
+    days" for ``days: 3``; :func:`_counted`)."""
     required = set(schema.get("required") or []) if isinstance(schema, Mapping) else set()
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    naming = {stem(w) for name in [tool, *(props if isinstance(props, Mapping) else [])]
-              for w in _words(split_name(str(name)))}
+    naming = naming_words(tool, schema)
     kept: dict[str, Any] = {}
     dropped: list[str] = []
     used: dict[float | str, int] = {}
@@ -350,17 +370,28 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
         scalar = isinstance(value, (int, float, str)) and not isinstance(value, bool)
         if scalar:
             used[_written(value)] = used.get(_written(value), 0) + 1
-        if key in required or (
+        if key in required or _counted(value, key, conversation) or (
                 value not in ([], {}, "") and given_by(value, conversation, key)
                 and (not scalar or used[_written(value)] <= times_given(value, conversation))
-                and not (isinstance(value, str) and _words(value)
-                         and {stem(w) for w in _words(value)} <= naming)):
+                and not (isinstance(value, str) and names_only(value, naming))):
             kept[key] = value
         else:
             dropped.append(key)
             if scalar:
                 used[_written(value)] -= 1
     return {k: kept[k] for k in arguments if k in kept}, dropped
+
+
+def _counted(value: Any, key: str, conversation: str) -> bool:
+    """Does the conversation write the number ``value`` in words, one of the two words after
+    it a word of the parameter's name ("the next three days" for ``days: 3``, "three
+    personality traits" for ``trait_count: 3``; not "two charges" for
+    ``medium_permittivity: 2``)?"""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    named = {stem(w) for w in _words(split_name(key))}
+    return any(number == value and any(stem(word.lower()) in named for word in words)
+               for number, words in counts(conversation))
 
 
 _WRITTEN_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(\s*(?:%|percent\b|per cent\b))?",

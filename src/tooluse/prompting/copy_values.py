@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from .spoken import spoken_numbers
+
 __all__ = ["STOP_WORDS", "candidate_values"]
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?![\w])")
@@ -94,7 +96,8 @@ def _runs(text: str) -> list[str]:
 
 def candidate_values(conversation: str, limit: int = 24) -> list[str]:
     """Spans of ``conversation`` a parameter value may copy, most specific first and
-    without repeats: numbers (``1,000`` also as ``1000``), quoted strings, values inside
+    without repeats: numbers (``1,000`` also as ``1000``), numbers written in words or as
+    ordinals (``2`` for "two nights", ``16`` for "the 16th century"), quoted strings, values inside
     tags (earlier tool results), places written with their region ("London, UK",
     "Manhattan, New York"), capitalised phrases, words holding digits or symbols, runs of
     two to five content words ("lightly active", "chocolate cake"), then the remaining
@@ -113,6 +116,8 @@ def candidate_values(conversation: str, limit: int = 24) -> list[str]:
     for match in _NUMBER.finditer(text):
         for form in _number_forms(match.group()):
             add(form)
+    for number in spoken_numbers(text):
+        add(str(number))
     for match in _QUOTED.finditer(conversation):
         add(match.group(1))
     for match in _TAGGED.finditer(conversation):

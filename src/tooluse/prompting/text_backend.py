@@ -11,7 +11,7 @@ OpenAI-compatible completions server could too.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypedDict, Unpack, runtime_checkable
 
@@ -62,6 +62,11 @@ class GenerationOptions(TypedDict, total=False):
     #: (:mod:`.focus`); a backend that copies values from the conversation may prefer
     #: that part, any other ignores it.
     focus: ValueFocus | None
+    #: For each tool, the words (stemmed) of its name and its parameters' names
+    #: (:func:`.choices.naming_words`): a value made of these alone is no value. A backend
+    #: that copies values from the conversation offers another span instead; any other
+    #: ignores it.
+    naming: Mapping[str, frozenset[str]] | None
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,7 @@ class Generation:
     top_k: int | None = None
     grammar: ToolGrammar | None = None
     focus: ValueFocus | None = None
+    naming: Mapping[str, frozenset[str]] | None = None
 
 
 @runtime_checkable
