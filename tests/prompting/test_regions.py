@@ -76,3 +76,19 @@ def test_the_call_adjuster_completes_the_city_when_asked() -> None:
     off = call_adjuster(request, optional=False, percent=False)
     assert on(block)[0].input == {"location": "Boston, MA"}
     assert off(block)[0].input == {"location": "Boston"}
+
+
+def test_a_world_city_takes_its_country_where_city_country_is_asked() -> None:
+    schema = {"type": "object", "properties": {"location": {
+        "type": "string", "description": "The location, in the format of 'City, State "
+        "(abbr)', such as 'San Francisco, CA' if State for the city exists. 'City, Country' "
+        "if State for the city doesn't exist."}}}
+    assert with_region({"location": "Tel Aviv"}, schema) == {"location": "Tel Aviv, Israel"}
+    assert with_region({"location": "moscow"}, schema) == {"location": "moscow, Russia"}
+    # A US city still takes its state; a city of neither table is left alone.
+    assert with_region({"location": "Boston"}, schema) == {"location": "Boston, MA"}
+    assert with_region({"location": "Lang Son"}, schema) == {"location": "Lang Son"}
+    # Only where the country is asked for in so many words.
+    plain = {"type": "object", "properties": {"location": {
+        "type": "string", "description": "The city and state, e.g. San Francisco, CA"}}}
+    assert with_region({"location": "Tel Aviv"}, plain) == {"location": "Tel Aviv"}

@@ -9,7 +9,11 @@ written alone, in a parameter whose description asks for the state (an example
 "Palo Alto, CA", or the words "city and state", "City, State", "state abbreviation"), is
 completed; anything else is left as written.
 
-Before the table, the question itself: where it writes the model's value as part of a place
+Outside the US, a parameter that asks in so many words for "City, Country" ("'City,
+Country' if State for the city doesn't exist") has a city of :data:`WORLD_CITIES` (the
+capitals and largest cities) completed with its country: ``Moscow, Russia``.
+
+Before the tables, the question itself: where it writes the model's value as part of a place
 with its region ("Bangkok, Thailand", "Divinópolis, MG") and the parameter asks for a city
 with its state or country, the place is written whole, as the question writes it.
 """
@@ -20,7 +24,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["US_CITIES", "asks_for_state", "with_region"]
+__all__ = ["US_CITIES", "WORLD_CITIES", "asks_for_state", "with_region"]
 
 #: State names by postal code (the 50 states and DC).
 US_STATES = {
@@ -59,6 +63,53 @@ US_CITIES = {
     "St. Louis": "MO", "Orlando": "FL", "Salt Lake City": "UT", "Berkeley": "CA",
     "Palo Alto": "CA",
 }
+
+#: Capitals and the largest cities outside the US, with their countries (as commonly
+#: written in English), for parameters that ask for "City, Country".
+WORLD_CITIES = {
+    "Tokyo": "Japan", "Osaka": "Japan", "Kyoto": "Japan", "Yokohama": "Japan",
+    "Delhi": "India", "New Delhi": "India", "Mumbai": "India", "Bangalore": "India",
+    "Bengaluru": "India", "Hyderabad": "India", "Chennai": "India", "Kolkata": "India",
+    "Pune": "India", "Ahmedabad": "India", "Shanghai": "China", "Beijing": "China",
+    "Shenzhen": "China", "Guangzhou": "China", "Chengdu": "China", "Wuhan": "China",
+    "Hong Kong": "China", "Taipei": "Taiwan", "Seoul": "South Korea", "Busan": "South Korea",
+    "Bangkok": "Thailand", "Hanoi": "Vietnam", "Ho Chi Minh City": "Vietnam",
+    "Jakarta": "Indonesia", "Manila": "Philippines", "Kuala Lumpur": "Malaysia",
+    "Singapore": "Singapore", "Dhaka": "Bangladesh", "Karachi": "Pakistan",
+    "Lahore": "Pakistan", "Islamabad": "Pakistan", "Kabul": "Afghanistan",
+    "Tehran": "Iran", "Baghdad": "Iraq", "Riyadh": "Saudi Arabia", "Jeddah": "Saudi Arabia",
+    "Dubai": "UAE", "Abu Dhabi": "UAE", "Doha": "Qatar", "Tel Aviv": "Israel",
+    "Jerusalem": "Israel", "Amman": "Jordan", "Beirut": "Lebanon", "Damascus": "Syria",
+    "Istanbul": "Turkey", "Ankara": "Turkey", "Cairo": "Egypt", "Alexandria": "Egypt",
+    "Lagos": "Nigeria", "Abuja": "Nigeria", "Nairobi": "Kenya", "Addis Ababa": "Ethiopia",
+    "Johannesburg": "South Africa", "Cape Town": "South Africa", "Kinshasa": "DR Congo",
+    "Casablanca": "Morocco", "Rabat": "Morocco", "Algiers": "Algeria", "Tunis": "Tunisia",
+    "Accra": "Ghana", "Dakar": "Senegal", "Moscow": "Russia",
+    "Saint Petersburg": "Russia", "St. Petersburg": "Russia", "Kyiv": "Ukraine",
+    "Kiev": "Ukraine", "Warsaw": "Poland", "Krakow": "Poland", "Prague": "Czech Republic",
+    "Vienna": "Austria", "Budapest": "Hungary", "Bucharest": "Romania", "Sofia": "Bulgaria",
+    "Athens": "Greece", "Belgrade": "Serbia", "Zagreb": "Croatia", "Berlin": "Germany",
+    "Munich": "Germany", "Hamburg": "Germany", "Frankfurt": "Germany", "Cologne": "Germany",
+    "Paris": "France", "Marseille": "France", "Lyon": "France", "Nice": "France",
+    "London": "UK", "Manchester": "UK", "Birmingham": "UK", "Edinburgh": "UK",
+    "Glasgow": "UK", "Liverpool": "UK", "Dublin": "Ireland", "Madrid": "Spain",
+    "Barcelona": "Spain", "Seville": "Spain", "Valencia": "Spain", "Lisbon": "Portugal",
+    "Porto": "Portugal", "Rome": "Italy", "Milan": "Italy", "Naples": "Italy",
+    "Venice": "Italy", "Florence": "Italy", "Turin": "Italy", "Amsterdam": "Netherlands",
+    "Rotterdam": "Netherlands", "Brussels": "Belgium", "Zurich": "Switzerland",
+    "Geneva": "Switzerland", "Bern": "Switzerland", "Copenhagen": "Denmark",
+    "Stockholm": "Sweden", "Oslo": "Norway", "Helsinki": "Finland", "Reykjavik": "Iceland",
+    "Toronto": "Canada", "Montreal": "Canada", "Vancouver": "Canada", "Ottawa": "Canada",
+    "Calgary": "Canada", "Mexico City": "Mexico", "Guadalajara": "Mexico",
+    "Monterrey": "Mexico", "Havana": "Cuba", "Bogota": "Colombia", "Bogotá": "Colombia",
+    "Lima": "Peru", "Santiago": "Chile", "Buenos Aires": "Argentina", "Caracas": "Venezuela",
+    "Quito": "Ecuador", "Montevideo": "Uruguay", "São Paulo": "Brazil",
+    "Sao Paulo": "Brazil", "Rio de Janeiro": "Brazil", "Brasília": "Brazil",
+    "Brasilia": "Brazil", "Sydney": "Australia", "Melbourne": "Australia",
+    "Brisbane": "Australia", "Perth": "Australia", "Canberra": "Australia",
+    "Auckland": "New Zealand", "Wellington": "New Zealand",
+}
+_WORLD_BY_NAME = {name.lower(): country for name, country in WORLD_CITIES.items()}
 
 _EXAMPLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)*), "
                       r"([A-Z]{2}|[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b")
@@ -127,7 +178,9 @@ def _capitalised_head(words: str) -> str:
 def with_region(arguments: Mapping[str, Any],
                 schema: Mapping[str, Any] | None, question: str = "") -> dict[str, Any]:
     """``arguments`` with each city of :data:`US_CITIES` written alone, in a parameter that
-    asks for the state (:func:`asks_for_state`), completed with its state."""
+    asks for the state (:func:`asks_for_state`), completed with its state; and each city of
+    :data:`WORLD_CITIES` written alone, in a parameter that asks in so many words for
+    "City, Country", completed with its country."""
     props: Mapping[str, Any] = (schema or {}).get("properties") or {}
     new = dict(arguments)
     for key, value in arguments.items():
@@ -143,4 +196,8 @@ def with_region(arguments: Mapping[str, Any],
         form = asks_for_state(sub) if state else None
         if state and form:
             new[key] = f"{value.strip()}, {state if form == 'code' else US_STATES[state]}"
+            continue
+        country = _WORLD_BY_NAME.get(value.strip().lower())
+        if country and _COUNTRY.search(str(sub.get("description"))):
+            new[key] = f"{value.strip()}, {country}"
     return new
