@@ -13,7 +13,6 @@ def test_words_and_ordinals_are_numbers() -> None:
     # "twenty one" is two numbers, not 21; words inside other words are none.
     assert spoken_numbers("twenty one") == [20, 1]
     assert spoken_numbers("someone, often, tentative, 3rdparty") == []
-    assert spoken_numbers("the 16th century", ordinals=False) == []
 
 
 def test_an_ordinal_by_a_month_is_a_date() -> None:

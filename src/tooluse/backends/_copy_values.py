@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Any
 
 from ..codecs.legacy import escape, unescape
-from ..prompting.choices import given_by, mentions, names_only, split_name
+from ..prompting.choices import ToolNaming, given_by, mentions, names_only, split_name
 from ..prompting.copy_values import candidate_values
 from ..prompting.fan_out import lists_in
 from ..prompting.focus import ValueFocus
@@ -72,10 +72,12 @@ class ValueCopier:
     def __init__(self, conversation: str, bonus: float | None = 0.0, *,
                  enums: bool = False, max_value_tokens: int = 48,
                  focus: ValueFocus | None = None,
-                 naming: Mapping[str, frozenset[str]] | None = None) -> None:
+                 naming: Mapping[str, ToolNaming] | None = None) -> None:
         self.conversation = conversation
-        #: Each tool's name words and its parameters' (:func:`~tooluse.prompting.choices.
-        #: naming_words`): a span or free value made of these alone is no value.
+        #: Each tool's name words and its parameters', and its required parameters
+        #: (:class:`~tooluse.prompting.choices.ToolNaming`): for a required parameter, a
+        #: span or free value made of these words alone is no value. An optional one keeps
+        #: it, for ``optional_from_conversation`` to leave out.
         self.naming = naming or {}
         #: Where each tool's values are in the question: a call is offered only the spans
         #: of its tool's part, and the model's value, if the question writes it only
@@ -127,7 +129,10 @@ class ValueCopier:
         named = _TOOL.search(call)
         tool = unescape(named.group(1).decode("utf-8", "replace")) if named else None
         focus = self.focus if self.focus is not None and tool is not None else None
-        naming = self.naming.get(tool or "", frozenset())
+        described = self.naming.get(tool or "")
+        parameter = unescape(opened.group(1).decode("utf-8", "replace"))
+        naming = described.words if described is not None \
+            and parameter in described.required else frozenset()
         options = [head + escape(s).encode("utf-8") for s in self.spans
                    if not (words and _NUMBER.fullmatch(s))
                    and (focus is None or focus.allows(str(tool), s))
@@ -150,8 +155,8 @@ class ValueCopier:
             # ("type": "string"), in a string that is no number or id, a bare number
             # ("food_name": "16" for "16 ounces of chai tea"), or words that only name the
             # tool or its parameters ("content": "todo" for ``todo_manager``): not a
-            # value. In two full runs' calls, string values that only named were right 18 times
-            # in 167.
+            # value. In two full runs' calls, string values that only named were right 18
+            # times in 167.
             options = [o for o in options if o != free]
             free = None
         if free is not None and self._given(free[len(head):]) and (

@@ -43,11 +43,11 @@ from .choices import (
     CallDecision,
     further_tools,
     name_coverage,
-    naming_words,
     prerequisite,
     question_text,
     relevance,
     select_tools,
+    tool_naming,
 )
 from .emitter import CALLS_OPEN, Emitter, earlier_calls
 from .focus import value_focus
@@ -169,9 +169,11 @@ class PromptToolsBackend(Backend):
       ``Tordesillas``, ``U123`` for ``123``) (:mod:`.phrases`; kept only if the call still
       validates);
     - ``names_not_values``: the text backend is told each tool's and its parameters' name
-      words (``naming``); one that copies values from the conversation takes no value made
-      of these alone (``content: "todo"`` for ``todo_manager``, ``answer: "answer"``) and
-      offers another span instead;
+      words and its required parameters (``naming``); one that copies values from the
+      conversation takes for a required parameter no value made of these words alone
+      (``content: "todo"`` for ``todo_manager``, ``answer: "answer"``) and offers another
+      span instead (an optional one is left to ``optional_from_conversation``, which
+      leaves such a value out);
     - ``fan_out``: when a call's value is one item of a list in the question ("the
       factorial of 5, 10 and 15"), the same call is added for each item the model left out
       (:mod:`.fan_out`; each added call validated against its tool's schema);
@@ -296,8 +298,7 @@ class PromptToolsBackend(Backend):
         if self.focus_values and grammar is not None and len(request.tools) > 1:
             options["focus"] = value_focus(question_text(request), request.tools)
         if self.names_not_values and grammar is not None and request.tools:
-            options["naming"] = {t.name: naming_words(t.name, t.input_schema)
-                                 for t in request.tools}
+            options["naming"] = {t.name: tool_naming(t) for t in request.tools}
         started = time.perf_counter()
         yield MessageStart(id=new_message_id(), model=request.model or self.model)
         emitter = Emitter(LegacyParser(request.tools) if request.tools else None,

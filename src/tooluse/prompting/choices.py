@@ -32,6 +32,7 @@ from .spoken import counts
 
 __all__ = [
     "CallDecision",
+    "ToolNaming",
     "content_words",
     "conversation_text",
     "further_tools",
@@ -50,6 +51,7 @@ __all__ = [
     "split_name",
     "stem",
     "times_given",
+    "tool_naming",
     "tool_text",
     "unasked_required",
 ]
@@ -87,6 +89,24 @@ def naming_words(tool: str, schema: Any) -> frozenset[str]:
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     return frozenset(stem(w) for name in [tool, *(props if isinstance(props, Mapping) else [])]
                      for w in _words(split_name(str(name))))
+
+
+@dataclass(frozen=True)
+class ToolNaming:
+    """What a tool's name and its parameters' names say (:func:`tool_naming`): their words
+    (stemmed, :func:`naming_words`), and which parameters are required."""
+
+    words: frozenset[str]
+    required: frozenset[str]
+
+
+def tool_naming(spec: ToolSpec) -> ToolNaming:
+    """The :class:`ToolNaming` of ``spec``."""
+    schema = spec.input_schema if isinstance(spec.input_schema, Mapping) else {}
+    required = schema.get("required")
+    return ToolNaming(naming_words(spec.name, schema),
+                      frozenset(str(r) for r in required) if isinstance(required, list)
+                      else frozenset())
 
 
 def names_only(value: str, naming: Collection[str]) -> bool:
@@ -358,8 +378,8 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
     earlier ones, keep a value used too often), nor by a string whose words all name the
     tool (``tool``) or a parameter ("triangle" for ``geometry.area_triangle``'s ``unit``,
     "month" for ``month``): the question says what it asks for, not a value. A number
-    written in words gives the parameter whose name's word follows it ("the next three
-    days" for ``days: 3``; :func:`_counted`)."""
+    written in words gives a parameter whose name has one of the two words after it ("the
+    next three days" for ``days: 3``; :func:`_counted`)."""
     required = set(schema.get("required") or []) if isinstance(schema, Mapping) else set()
     naming = naming_words(tool, schema)
     kept: dict[str, Any] = {}

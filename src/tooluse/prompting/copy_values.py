@@ -97,8 +97,8 @@ def _runs(text: str) -> list[str]:
 def candidate_values(conversation: str, limit: int = 24) -> list[str]:
     """Spans of ``conversation`` a parameter value may copy, most specific first and
     without repeats: numbers (``1,000`` also as ``1000``), numbers written in words or as
-    ordinals (``2`` for "two nights", ``16`` for "the 16th century"), quoted strings, values inside
-    tags (earlier tool results), places written with their region ("London, UK",
+    ordinals (``2`` for "two nights", ``16`` for "the 16th century"), quoted strings, values
+    inside tags (earlier tool results), places written with their region ("London, UK",
     "Manhattan, New York"), capitalised phrases, words holding digits or symbols, runs of
     two to five content words ("lightly active", "chocolate cake"), then the remaining
     single words. At most ``limit``; the caller keeps those the grammar

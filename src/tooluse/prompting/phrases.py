@@ -21,6 +21,7 @@ into another parameter's value (``league: "Manchester"`` stays beside ``team: "M
 United"``: one of the two is wrong, and writing the same thing twice would not tell which);
 enum and formatted parameters, and values the question does not write, are left as
 written.
+
 Measured by replay on recorded BFCL answers (``bench/replay_edits.py --edit
 whole_phrases``; docs/local.md). Runs of lowercase words are not grown: "Mississippi
 river" would be right, but "water under", "human cell", "roast chicken" are wrong far more
@@ -49,7 +50,7 @@ _SENTENCE_END = re.compile(r"[.?!]\s*$")
 def whole_phrases(arguments: Mapping[str, Any], schema: Any,
                   question: str) -> dict[str, Any]:
     """``arguments`` with each free string value that the question writes only as a piece
-    of a word or of a name written whole (see the module docstring)."""
+    of a word, a name or a quote written whole (see the module docstring)."""
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     if not isinstance(props, Mapping) or not question:
         return dict(arguments)
@@ -157,14 +158,16 @@ def _in_name(names: list[tuple[int, int]], text: str, start: int,
     return None
 
 
-_QUOTE = re.compile(r"""(?<!\w)(["'\u2018\u201c`])([^"'\u2019\u201d`\n]{1,120})["'\u2019\u201d`](?!\w)""")
+_QUOTE = re.compile(r"""(?<!\w)["'\u2018\u201c`]([^"'\u2019\u201d`\n]{1,120})"""
+                    r"""["'\u2019\u201d`](?!\w)""")
 
 
 def _in_quote(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The quoted text ``text[start:end]`` is a piece of ('go to Goa' for ``Goa``); not a
     quote holding most of the text (a whole request in quotes)."""
     for match in _QUOTE.finditer(text):
-        if len(match.group(2)) <= 0.8 * len(text.strip()) and match.start(2) <= start and end <= match.end(2) \
-                and (start, end) != match.span(2):
-            return match.span(2)
+        inside = match.span(1)
+        if inside[0] <= start and end <= inside[1] and (start, end) != inside \
+                and len(match.group(1)) <= 0.8 * len(text.strip()):
+            return inside
     return None

@@ -5,10 +5,10 @@ A 135M model asked for "two nights" writes a number the question writes in digit
 elsewhere (``nights: 2022`` from "10th December 2022"), and an optional ``days: 3`` for
 "the next three days" looked ungiven, so it was left out. :func:`spoken_numbers` finds
 these numbers so that the value copier offers them (:mod:`.copy_values`), and
-:func:`counts` the words they count, so that the optional rule takes "three days" as giving
-``days`` (:func:`.choices.keep_given_optionals`) but not "two charges" as giving a
-permittivity of 2. An ordinal next to a month's
-name is a date's day ("10th December"), not a number of its own.
+:func:`counts` finds the words they count, so that the optional rule takes "three days" as
+giving ``days`` (:func:`.choices.keep_given_optionals`) but not "two charges" as giving a
+permittivity of 2. An ordinal next to a month's name is a date's day ("10th December"), not
+a number of its own.
 """
 
 from __future__ import annotations
@@ -32,13 +32,13 @@ _MONTH = re.compile(r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|ju
                     r"|dec(?:ember)?)\.?$", re.IGNORECASE)
 
 
-def spoken_numbers(text: str, ordinals: bool = True) -> list[int]:
-    """The numbers ``text`` writes in words or (``ordinals``) as ordinals, in order, with
-    repeats ("a hundred" is 100; "twenty one" is 20 and 1, not 21)."""
+def spoken_numbers(text: str) -> list[int]:
+    """The numbers ``text`` writes in words or as ordinals, in order, with repeats ("a
+    hundred" is 100; "twenty one" is 20 and 1, not 21)."""
     found: list[tuple[int, int]] = []
     for match in _WORD.finditer(text):
         found.append((match.start(), NUMBER_WORDS[match.group(1).lower()]))
-    for match in _ORDINAL.finditer(text) if ordinals else ():
+    for match in _ORDINAL.finditer(text):
         before = text[:match.start()].split()[-1:]
         after = text[match.end():].split()[:1]
         if any(_MONTH.match(word.strip(",.")) for word in before + after):

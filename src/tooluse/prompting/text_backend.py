@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypedDict, Unpack, runtime_checkable
 
 from ..errors import BackendError
+from .choices import ToolNaming
 from .focus import ValueFocus
 from .grammar import ToolGrammar
 
@@ -62,11 +63,11 @@ class GenerationOptions(TypedDict, total=False):
     #: (:mod:`.focus`); a backend that copies values from the conversation may prefer
     #: that part, any other ignores it.
     focus: ValueFocus | None
-    #: For each tool, the words (stemmed) of its name and its parameters' names
-    #: (:func:`.choices.naming_words`): a value made of these alone is no value. A backend
-    #: that copies values from the conversation offers another span instead; any other
-    #: ignores it.
-    naming: Mapping[str, frozenset[str]] | None
+    #: For each tool, the words (stemmed) of its name and its parameters' names, and its
+    #: required parameters (:class:`.choices.ToolNaming`): a value made of these words alone
+    #: is no value. A backend that copies values from the conversation offers another span
+    #: for a required parameter instead; any other ignores it.
+    naming: Mapping[str, ToolNaming] | None
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ class Generation:
     top_k: int | None = None
     grammar: ToolGrammar | None = None
     focus: ValueFocus | None = None
-    naming: Mapping[str, frozenset[str]] | None = None
+    naming: Mapping[str, ToolNaming] | None = None
 
 
 @runtime_checkable
