@@ -372,3 +372,18 @@ def test_a_value_that_only_names_the_tool_is_no_value(make: Any) -> None:
                    "any").tool_uses
     assert named.input["content"] not in ("todo", "content", "add todo")
     assert named.input["content"] in question
+
+
+RANDOM_FOREST = spec(
+    "random_forest_train", "Train a Random Forest Model on given data",
+    {"n_estimators": {"type": "integer", "description": "The number of trees."},
+     "max_depth": {"type": "integer", "description": "The maximum depth of the tree."},
+     "data": {"type": "string", "description": "The training data for the model."}})
+
+
+def test_an_identifier_the_user_writes_is_a_value_though_it_names_the_tool(make: Any) -> None:
+    question = ('You are given a dataset "data_random_forest" in the form of a dataframe. '
+                "Train a Random Forest Model on it with 100 trees and a maximum depth of 10.")
+    (call,) = ask(make(copy_values=True, names_not_values=True), question, [RANDOM_FOREST],
+                  "any").tool_uses
+    assert call.input == {"n_estimators": 100, "max_depth": 10, "data": "data_random_forest"}

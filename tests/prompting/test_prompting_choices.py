@@ -20,11 +20,13 @@ from tooluse.messages import (
 from tooluse.prompting import PromptToolsBackend, TextEnd, ToolGrammar, tool_call_grammar
 from tooluse.prompting.choices import (
     CallDecision,
+    further_tools,
     given_by,
     keep_given_optionals,
-    further_tools,
     mentions,
     name_coverage,
+    names_only,
+    naming_words,
     percents_as_fractions,
     prerequisite,
     relevance,
@@ -104,6 +106,20 @@ def test_an_optional_parameter_does_not_take_a_value_another_one_took() -> None:
                                          "the area of a circle with a radius of 5 cm",
                                          "geometry.calculate_area_circle")
     assert kept == {"radius": 5, "unit": "cm"} and dropped == []
+    # An identifier the user writes with underscores is a name of theirs, even made of
+    # the tool's words; not one the conversation does not write, nor a tool's own name.
+    train = {"type": "object", "properties": {"data": {"type": "string"},
+                                               "n_estimators": {"type": "integer"}}}
+    naming = naming_words("random_forest.train", train)
+    asked = 'Train on the dataset "data_random_forest" with 100 trees.'
+    assert not names_only("data_random_forest", naming, asked)
+    assert names_only("data_random_forest", naming, "Train a random forest on my data.")
+    assert names_only("random_forest", naming, "call random_forest.train twice")
+    assert names_only("random forest data", naming, asked)
+    assert not names_only("iris_data", naming, "use iris_data")  # not only naming words
+    kept, _ = keep_given_optionals({"n_estimators": 100, "data": "data_random_forest"},
+                                   train, asked, "random_forest.train")
+    assert kept == {"n_estimators": 100, "data": "data_random_forest"}
     # Among optional parameters, the first one written keeps the value.
     kept, dropped = keep_given_optionals({"stops": 3, "detours": 3}, schema2, "3 stops")
     assert kept == {"stops": 3} and dropped == ["detours"]

@@ -136,7 +136,7 @@ class ValueCopier:
         options = [head + escape(s).encode("utf-8") for s in self.spans
                    if not (words and _NUMBER.fullmatch(s))
                    and (focus is None or focus.allows(str(tool), s))
-                   and not names_only(s, naming)]
+                   and not names_only(s, naming, self.conversation)]
         array = bool(bracket) or (not words and bool(matcher.advance(state, head + b"[")))
         if array:
             arrays = _as_arrays(self.lists) + self._enum_arrays(matcher, state, head, bracket)
@@ -150,7 +150,8 @@ class ValueCopier:
         free, free_lp = self._free_value(backend, np, state, matcher, pieces, eog, head)
         if free is not None and (_placeholder(free[len(head):], opened.group(1))
                                  or _stand_in(free[len(head):], opened.group(1), words)
-                                 or (words and names_only(_text(free[len(head):]), naming))):
+                                 or (words and names_only(_text(free[len(head):]), naming,
+                                                        self.conversation))):
             # The parameter's own name as its value ("answer": "answer"), a type's name
             # ("type": "string"), in a string that is no number or id, a bare number
             # ("food_name": "16" for "16 ounces of chai tea"), or words that only name the

@@ -109,10 +109,20 @@ def tool_naming(spec: ToolSpec) -> ToolNaming:
                       else frozenset())
 
 
-def names_only(value: str, naming: Collection[str]) -> bool:
+_IDENTIFIER = re.compile(r"[^\W_]+(?:_[^\W_]+)+")
+
+
+def names_only(value: str, naming: Collection[str], conversation: str = "") -> bool:
     """Are all the words of ``value`` (one at least) among ``naming``
-    (:func:`naming_words`)?"""
+    (:func:`naming_words`)?
+
+    Not an identifier joined by underscores that ``conversation`` writes as such: a dataset
+    the user calls ``data_random_forest`` is a name of theirs, even for
+    ``random_forest.train``'s ``data``."""
     words = _words(value)
+    if _IDENTIFIER.fullmatch(value.strip()) and re.search(
+            rf"(?<![\w.]){re.escape(value.strip())}(?![\w]|\.\w)", conversation):
+        return False
     return bool(words) and all(stem(w) in naming for w in words)
 
 
@@ -393,7 +403,8 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
         if key in required or _counted(value, key, conversation) or (
                 value not in ([], {}, "") and given_by(value, conversation, key)
                 and (not scalar or used[_written(value)] <= times_given(value, conversation))
-                and not (isinstance(value, str) and names_only(value, naming))):
+                and not (isinstance(value, str)
+                         and names_only(value, naming, conversation))):
             kept[key] = value
         else:
             dropped.append(key)
