@@ -7,7 +7,8 @@
 (further calls from the question's clauses, :mod:`tooluse.prompting.restate`),
 ``date_formats`` (:mod:`tooluse.prompting.dates`), ``city_state``
 (:mod:`tooluse.prompting.regions`), ``asked_flags`` (:mod:`tooluse.prompting.flags`),
-``whole_phrases`` (:mod:`tooluse.prompting.phrases`) and ``optional`` (the optional
+``whole_phrases`` (:mod:`tooluse.prompting.phrases`), ``scaled_numbers``
+(:func:`tooluse.prompting.spoken.scaled`) and ``optional`` (the optional
 parameters left out, then the edits after it in the pipeline's order) — are pure functions of the calls, the question and
 the tools, so applying one to a run made without it gives exactly what the run would have
 answered with it (given the same calls from the model). For each category: the answers
@@ -32,6 +33,7 @@ from tooluse.prompting.flags import asked_flags
 from tooluse.prompting.phrases import whole_phrases
 from tooluse.prompting.regions import with_region
 from tooluse.prompting.restate import restatements
+from tooluse.prompting.spoken import scaled
 
 Call = tuple[str, dict[str, Any]]
 
@@ -49,6 +51,8 @@ def _edited(edit: str, calls: list[Call], question: str, conversation: str,
             changed = with_region(dated(kept, schema, question), schema, question)
         elif edit == "whole_phrases":
             changed = whole_phrases(arguments, schema, question)
+        elif edit == "scaled_numbers":
+            changed = scaled(arguments, schema, conversation)
         elif edit == "asked_flags":
             changed = asked_flags(arguments, schema, question)
         elif edit == "date_formats":
@@ -64,7 +68,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("run_dir")
     parser.add_argument("--edit", choices=("restate", "date_formats", "city_state", "optional",
-                                           "asked_flags", "whole_phrases"),
+                                           "asked_flags", "whole_phrases", "scaled_numbers"),
                         action="append")
     parser.add_argument("--choice", default="auto",
                         help="the runs' tool_choice, in their file names (default auto)")

@@ -53,7 +53,7 @@ def make() -> Any:
                                 "restate": False, "date_formats": False, "city_state": False,
                                 "prerequisite_tools": False, "asked_flags": False,
                                 "focus_values": False, "whole_phrases": False,
-                                "names_not_values": False}
+                                "names_not_values": False, "scaled_numbers": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
@@ -387,3 +387,23 @@ def test_an_identifier_the_user_writes_is_a_value_though_it_names_the_tool(make:
     (call,) = ask(make(copy_values=True, names_not_values=True), question, [RANDOM_FOREST],
                   "any").tool_uses
     assert call.input == {"n_estimators": 100, "max_depth": 10, "data": "data_random_forest"}
+
+
+DIVIDEND = spec("finance_calculate_quarterly_dividend_per_share",
+                "Calculate quarterly dividend per share for a company given total dividend "
+                "payout and outstanding shares",
+                {"total_payout": {"type": "integer",
+                                  "description": "The total amount of dividends paid out in USD"},
+                 "outstanding_shares": {"type": "integer",
+                                        "description": "Total number of outstanding shares"}})
+
+
+def test_a_number_written_with_a_scale_is_written_whole(make: Any) -> None:
+    question = ("What's the quarterly dividend per share of a company with 100 million "
+                "outstanding shares and total dividend payout of 50 million USD?")
+    whole = {"total_payout": 50_000_000, "outstanding_shares": 100_000_000}
+    (alone,) = ask(make(copy_values=True), question, [DIVIDEND], "any").tool_uses
+    assert alone.input != whole
+    (call,) = ask(make(copy_values=True, scaled_numbers=True), question, [DIVIDEND],
+                  "any").tool_uses
+    assert call.input == whole

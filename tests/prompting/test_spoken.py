@@ -1,10 +1,11 @@
-"""Numbers written in words or as ordinals: found, offered as values, counted as given."""
+"""Numbers written in words, as ordinals or with a scale: found, offered as values, counted
+as given, written whole."""
 
 from __future__ import annotations
 
 from tooluse.prompting.choices import keep_given_optionals, times_given
 from tooluse.prompting.copy_values import candidate_values
-from tooluse.prompting.spoken import counts, spoken_numbers
+from tooluse.prompting.spoken import counts, scaled, scaled_numbers, spoken_numbers
 
 
 def test_words_and_ordinals_are_numbers() -> None:
@@ -49,3 +50,39 @@ def test_a_number_in_words_gives_the_parameter_it_counts() -> None:
     kept, _ = keep_given_optionals({"charge1": 5, "medium_permittivity": 2}, force,
                                    "The force between two charges of 5C and 7C.")
     assert kept == {"charge1": 5}
+
+
+def test_a_number_with_a_scale_is_the_whole_number() -> None:
+    assert scaled_numbers("a population of 213 million and 8.5 million square kilometers") \
+        == [(213.0, 213_000_000), (8.5, 8_500_000)]
+    assert scaled_numbers("revenues of $1M in 2019, $1.2M in 2020, €5k, £2bn, 3 thousands") \
+        == [(1.0, 1_000_000), (1.2, 1_200_000), (5.0, 5_000), (2.0, 2_000_000_000),
+            (3.0, 3_000)]
+    # Abbreviations without a currency sign are units: metres, kelvin.
+    assert scaled_numbers("a 10 m drop at 300K, 4m long") == []
+    question = ("What's the quarterly dividend per share of a company with 100 million "
+                "outstanding shares and total dividend payout of 50 million USD?")
+    assert "50000000" in candidate_values(question)
+    assert times_given(50_000_000, question) == 1 and times_given(50, question) == 1
+
+
+SHARES = {"type": "object", "properties": {
+    "total_payout": {"type": "integer", "description": "The total dividends paid, in USD"},
+    "outstanding_shares": {"type": "integer"},
+    "revenue": {"type": "number", "description": "Revenue in millions of USD"},
+    "year": {"type": "integer"}}}
+
+
+def test_a_number_written_only_with_a_scale_is_written_whole() -> None:
+    question = "100 million outstanding shares, a payout of 50 million USD, revenue 7 million"
+    assert scaled({"total_payout": 50, "outstanding_shares": 100, "revenue": 7}, SHARES,
+                  question) == {"total_payout": 50_000_000,
+                                "outstanding_shares": 100_000_000, "revenue": 7}
+    # The digits also written alone, or scaled two ways: left as the model wrote them.
+    assert scaled({"outstanding_shares": 100}, SHARES, "100 million shares, 100 buyers") \
+        == {"outstanding_shares": 100}
+    assert scaled({"outstanding_shares": 2}, SHARES, "2 million shares, 2 billion USD") \
+        == {"outstanding_shares": 2}
+    # A fraction with its scale is a whole number; without a schema nothing changes.
+    assert scaled({"outstanding_shares": 1.5}, SHARES, "$1.5k")["outstanding_shares"] == 1500
+    assert scaled({"x": 1}, None, "1 million") == {"x": 1}

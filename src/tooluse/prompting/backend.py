@@ -154,6 +154,10 @@ class PromptToolsBackend(Backend):
       conversation writes only as a percentage ("a rate of 5%") is given as the fraction
       (0.05), unless its description says it is a percentage
       (:func:`~.choices.percents_as_fractions`; kept only if the call still validates);
+    - ``scaled_numbers``: a number parameter whose value the conversation writes only
+      with a scale ("a population of 213 million": 213) is given the whole number
+      (213000000), unless its name or description speaks of that scale ("in millions")
+      (:func:`.spoken.scaled`; kept only if the call still validates);
     - ``date_formats``: a date is written in the format its parameter's description asks
       for ("April 11th, 2023" as ``2023-04-11`` for "in the format of 'YYYY-MM-DD'"), and
       an optional date parameter the model left out gets the question's one date
@@ -213,6 +217,7 @@ class PromptToolsBackend(Backend):
         prerequisite_tools: bool = False,
         optional_from_conversation: bool = False,
         percent_fractions: bool = False,
+        scaled_numbers: bool = False,
         date_formats: bool = False,
         city_state: bool = False,
         asked_flags: bool = False,
@@ -243,6 +248,7 @@ class PromptToolsBackend(Backend):
         self.prerequisite_tools = prerequisite_tools
         self.optional_from_conversation = optional_from_conversation
         self.percent_fractions = percent_fractions
+        self.scaled_numbers = scaled_numbers
         self.date_formats = date_formats
         self.city_state = city_state
         self.asked_flags = asked_flags
@@ -305,11 +311,13 @@ class PromptToolsBackend(Backend):
                            history=earlier_calls(request))
         if (self.optional_from_conversation or self.percent_fractions
                 or self.prerequisite_tools or self.date_formats or self.city_state
-                or self.asked_flags or self.whole_phrases) and request.tools:
+                or self.asked_flags or self.whole_phrases
+                or self.scaled_numbers) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
                                            self.date_formats, self.city_state,
-                                           self.asked_flags, self.whole_phrases)
+                                           self.asked_flags, self.whole_phrases,
+                                           scales=self.scaled_numbers)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

@@ -1,6 +1,7 @@
 """Edits to the calls a model wrote, made after it wrote them, from the conversation: optional
 parameters it gives no value for left out, percentages written as fractions where a rate is
-due, dates written in the format a parameter asks for (:mod:`.dates`), a city with its state
+due, numbers written with a scale ("213 million") written whole (:mod:`.spoken`), dates
+written in the format a parameter asks for (:mod:`.dates`), a city with its state
 where that is asked (:mod:`.regions`), booleans set as the question asks
 (:mod:`.flags`), values the question writes as part of a word, name or quote written whole
 (:mod:`.phrases`), a value an earlier call looked up written as that
@@ -33,6 +34,7 @@ from .flags import asked_flags
 from .phrases import whole_phrases
 from .regions import with_region
 from .restate import restatements
+from .spoken import scaled
 
 __all__ = ["call_adjuster", "fanned_out"]
 
@@ -42,7 +44,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
                   dates: bool = False,
                   regions: bool = False,
                   flags: bool = False,
-                  phrases: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  phrases: bool = False,
+                  scales: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
     gives a parameter that an earlier call looked up that call's result (``looked_up``:
@@ -53,7 +56,9 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     :func:`.regions.with_region`), and sets each boolean the question speaks of as it asks
     (``flags``, :func:`.flags.asked_flags`), and writes whole a value the question writes
     only as a piece of a word, name or quote (``phrases``, :func:`.phrases.whole_phrases`: ``Treaty
-    of Tordesillas`` for ``Tordesillas``). An edit is kept only if the call still validates.
+    of Tordesillas`` for ``Tordesillas``), and writes whole a number the question writes
+    only with a scale (``scales``, :func:`.spoken.scaled`: 213000000 for "213 million").
+    An edit is kept only if the call still validates.
     Returns the call and how many parameters were left out."""
     conversation = conversation_text(request)
     question = question_text(request)
@@ -69,6 +74,10 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
             fractions, changed = percents_as_fractions(arguments, schema, conversation)
             if changed and _valid(schema, fractions):
                 arguments = fractions
+        if scales:
+            whole = scaled(arguments, schema, conversation)
+            if whole != arguments and _valid(schema, whole):
+                arguments = whole
         if phrases:
             grown = whole_phrases(arguments, schema, question)
             if grown != arguments and _valid(schema, grown):

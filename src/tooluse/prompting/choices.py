@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..messages import Request, ToolSpec
-from .spoken import counts
+from .spoken import counts, scaled_numbers
 
 __all__ = [
     "CallDecision",
@@ -339,12 +339,13 @@ def given_by(value: Any, conversation: str, name: str = "") -> bool:
 
 def times_given(value: float | str, conversation: str) -> int:
     """How many times the conversation writes ``value``: a number as a number ("1,000" for
-    1000), a string as its words in order (case and punctuation aside)."""
+    1000; "213 million" for 213 and for 213000000), a string as its words in order (case
+    and punctuation aside)."""
     written = _written(value)
     if isinstance(written, str):
         return len(re.findall(rf"(?<= ){re.escape(written)}(?= )",
                               f" {_normal(conversation)} ")) if written else 0
-    count = 0
+    count = sum(whole == written for _, whole in scaled_numbers(conversation))
     for match in _NUMBER.findall(conversation):
         try:
             count += float(match.replace(",", "")) == written

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .spoken import spoken_numbers
+from .spoken import scaled_numbers, spoken_numbers
 
 __all__ = ["STOP_WORDS", "candidate_values"]
 
@@ -97,8 +97,9 @@ def _runs(text: str) -> list[str]:
 def candidate_values(conversation: str, limit: int = 24) -> list[str]:
     """Spans of ``conversation`` a parameter value may copy, most specific first and
     without repeats: numbers (``1,000`` also as ``1000``), numbers written in words or as
-    ordinals (``2`` for "two nights", ``16`` for "the 16th century"), quoted strings, values
-    inside tags (earlier tool results), places written with their region ("London, UK",
+    ordinals (``2`` for "two nights", ``16`` for "the 16th century"), numbers written
+    with a scale (``213000000`` for "213 million", ``1200000`` for "$1.2M"), quoted
+    strings, values inside tags (earlier tool results), places written with their region ("London, UK",
     "Manhattan, New York"), capitalised phrases, words holding digits or symbols, runs of
     two to five content words ("lightly active", "chocolate cake"), then the remaining
     single words. At most ``limit``; the caller keeps those the grammar
@@ -118,6 +119,8 @@ def candidate_values(conversation: str, limit: int = 24) -> list[str]:
             add(form)
     for number in spoken_numbers(text):
         add(str(number))
+    for _, whole in scaled_numbers(text):
+        add(str(whole))
     for match in _QUOTED.finditer(conversation):
         add(match.group(1))
     for match in _TAGGED.finditer(conversation):

@@ -1,5 +1,6 @@
 """Numbers a question writes without digits standing alone: in words ("two nights", "the
-top three plants") or as ordinals ("the 16th century").
+top three plants"), as ordinals ("the 16th century") or with a scale ("213 million",
+"$1.2M").
 
 A 135M model asked for "two nights" writes a number the question writes in digits
 elsewhere (``nights: 2022`` from "10th December 2022"), and an optional ``days: 3`` for
@@ -9,13 +10,20 @@ these numbers so that the value copier offers them (:mod:`.copy_values`), and
 giving ``days`` (:func:`.choices.keep_given_optionals`) but not "two charges" as giving a
 permittivity of 2. An ordinal next to a month's name is a date's day ("10th December"), not
 a number of its own.
+
+"A population of 213 million" asks for ``population: 213000000``; the model writes 213.
+:func:`scaled_numbers` finds such numbers, so that the copier offers the whole number and
+:func:`scaled` writes it where the model wrote the digits alone, unless the parameter says
+it counts in that scale ("revenue in millions").
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
-__all__ = ["counts", "spoken_numbers"]
+__all__ = ["counts", "scaled", "scaled_numbers", "spoken_numbers"]
 
 #: Cardinal numbers written in words.
 NUMBER_WORDS = {
@@ -57,3 +65,58 @@ def counts(text: str) -> list[tuple[int, tuple[str, ...]]]:
         found.append((NUMBER_WORDS[match.group(1).lower()],
                       tuple(after.group().split()) if after else ()))
     return found
+
+
+#: Scale words, and the abbreviations written after a currency sign ("$1M", "€5k", "£2bn").
+SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_ABBREVIATED = {"k": 10**3, "m": 10**6, "mm": 10**6, "mn": 10**6, "b": 10**9, "bn": 10**9}
+_SCALED = re.compile(
+    r"(?<![\w.])(?P<sign>[$€£¥]\s?)?(?P<number>\d+(?:,\d{3})*(?:\.\d+)?)"
+    r"(?:\s?(?P<word>" + "|".join(SCALES) + r")s?\b"
+    r"|(?P<short>k|m|mm|mn|b|bn)\b)", re.IGNORECASE)
+#: A number written without a scale after it.
+_PLAIN = re.compile(r"(?<![\w.])(?>(\d+(?:,\d{3})*(?:\.\d+)?))(?!\w|\s?(?:"
+                    + "|".join(SCALES) + r")s?\b)")
+
+
+def scaled_numbers(text: str) -> list[tuple[float, int | float]]:
+    """Each number ``text`` writes with a scale, as ``(written, value)``: ``(213.0,
+    213000000)`` for "213 million", ``(1.2, 1200000)`` for "$1.2M". An abbreviation counts
+    only after a currency sign: "10 m" is ten metres, "300K" three hundred kelvin."""
+    found: list[tuple[float, int | float]] = []
+    for match in _SCALED.finditer(text):
+        if match.group("short") and not match.group("sign"):
+            continue
+        written = float(match.group("number").replace(",", ""))
+        scale = SCALES[match.group("word").lower()] if match.group("word") \
+            else _ABBREVIATED[match.group("short").lower()]
+        value = float(f"{written * scale:.12g}")
+        found.append((written, int(value) if value.is_integer() else value))
+    return found
+
+
+def scaled(arguments: Mapping[str, Any], schema: Any, conversation: str) -> dict[str, Any]:
+    """``arguments`` with each number parameter whose value the conversation writes only
+    with a scale ("213 million": 213) given the whole number (213000000), unless the
+    parameter's name or description speaks of that scale ("revenue in millions")."""
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(props, Mapping):
+        return dict(arguments)
+    scaled_as: dict[float, set[int | float]] = {}
+    for written, value in scaled_numbers(conversation):
+        scaled_as.setdefault(written, set()).add(value)
+    plain = {float(m.group(1).replace(",", "")) for m in _PLAIN.finditer(conversation)}
+    changed: dict[str, Any] = {}
+    for key, value in arguments.items():
+        sub = props.get(key)
+        if (not isinstance(sub, Mapping) or sub.get("type") not in ("integer", "number")
+                or isinstance(value, bool) or not isinstance(value, (int, float))
+                or float(value) in plain or len(scaled_as.get(float(value), ())) != 1):
+            continue
+        (whole,) = scaled_as[float(value)]
+        said = f"{key} {sub.get('description', '')}".lower()
+        if any(word in said for word in SCALES) or (
+                sub.get("type") == "integer" and not float(whole).is_integer()):
+            continue
+        changed[key] = whole
+    return {**arguments, **changed}
