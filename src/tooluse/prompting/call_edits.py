@@ -64,36 +64,30 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     question = question_text(request)
     schemas = {t.name: t.input_schema for t in request.tools}
     lookups = _looked_up(request, question) if looked_up else {}
+    # In this order; each kept only if the call still validates.
+    edits: list[Callable[[dict[str, Any], Any], dict[str, Any]]] = []
+    if percent:
+        edits.append(lambda a, s: percents_as_fractions(a, s, conversation)[0])
+    if scales:
+        edits.append(lambda a, s: scaled(a, s, conversation))
+    if phrases:
+        edits.append(lambda a, s: whole_phrases(a, s, question))
+    if dates:
+        edits.append(lambda a, s: dated(a, s, question))
+    if regions:
+        edits.append(lambda a, s: with_region(a, s, question))
+    if flags:
+        edits.append(lambda a, s: asked_flags(a, s, question))
 
     def adjust(block: ToolUseBlock) -> tuple[ToolUseBlock, int]:
         schema = schemas.get(block.name)
         arguments, dropped = keep_given_optionals(block.input, schema, conversation,
                                                   block.name) \
             if optional else (dict(block.input), [])
-        if percent:
-            fractions, changed = percents_as_fractions(arguments, schema, conversation)
-            if changed and _valid(schema, fractions):
-                arguments = fractions
-        if scales:
-            whole = scaled(arguments, schema, conversation)
-            if whole != arguments and _valid(schema, whole):
-                arguments = whole
-        if phrases:
-            grown = whole_phrases(arguments, schema, question)
-            if grown != arguments and _valid(schema, grown):
-                arguments = grown
-        if dates:
-            formatted = dated(arguments, schema, question)
-            if formatted != arguments and _valid(schema, formatted):
-                arguments = formatted
-        if regions:
-            completed = with_region(arguments, schema, question)
-            if completed != arguments and _valid(schema, completed):
-                arguments = completed
-        if flags:
-            asked = asked_flags(arguments, schema, question)
-            if asked != arguments and _valid(schema, asked):
-                arguments = asked
+        for edit in edits:
+            edited = edit(arguments, schema)
+            if edited != arguments and _valid(schema, edited):
+                arguments = edited
         found = {p: v for (name, p), v in lookups.items() if name == block.name}
         if found and _valid(schema, {**arguments, **found}):
             arguments = {**arguments, **found}
