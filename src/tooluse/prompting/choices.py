@@ -120,10 +120,12 @@ def names_only(value: str, naming: Collection[str], conversation: str = "") -> b
     the user calls ``data_random_forest`` is a name of theirs, even for
     ``random_forest.train``'s ``data``."""
     words = _words(value)
-    if _IDENTIFIER.fullmatch(value.strip()) and re.search(
-            rf"(?<![\w.]){re.escape(value.strip())}(?![\w]|\.\w)", conversation):
+    if not words or not all(stem(w) in naming for w in words):
         return False
-    return bool(words) and all(stem(w) in naming for w in words)
+    # Only then the identifier, which searches the whole conversation: the copier asks
+    # this of every span at every value.
+    return not (_IDENTIFIER.fullmatch(value.strip()) and re.search(
+        rf"(?<![\w.]){re.escape(value.strip())}(?![\w]|\.\w)", conversation))
 
 
 def split_name(name: str) -> str:
