@@ -99,10 +99,10 @@ def candidate_values(conversation: str, limit: int = 24) -> list[str]:
     without repeats: numbers (``1,000`` also as ``1000``), numbers written in words or as
     ordinals (``2`` for "two nights", ``16`` for "the 16th century"), numbers written
     with a scale (``213000000`` for "213 million", ``1200000`` for "$1.2M"), quoted
-    strings, values inside tags (earlier tool results), places written with their region ("London, UK",
-    "Manhattan, New York"), capitalised phrases, words holding digits or symbols, runs of
-    two to five content words ("lightly active", "chocolate cake"), then the remaining
-    single words. At most ``limit``; the caller keeps those the grammar
+    strings, values inside tags (earlier tool results), places written with their region
+    ("London, UK", "Manhattan, New York"), capitalised phrases, words holding digits or
+    symbols, runs of two to five content words ("lightly active", "chocolate cake"), then
+    the remaining single words. At most ``limit``; the caller keeps those the grammar
     allows at the parameter (a number for an integer, an enum member for an enum)."""
     found: list[str] = []
     seen: set[str] = set()

@@ -109,7 +109,6 @@ WORLD_CITIES = {
     "Brisbane": "Australia", "Perth": "Australia", "Canberra": "Australia",
     "Auckland": "New Zealand", "Wellington": "New Zealand",
 }
-_WORLD_BY_NAME = {name.lower(): country for name, country in WORLD_CITIES.items()}
 
 _EXAMPLE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)*), "
                       r"([A-Z]{2}|[A-Z][a-z]+(?: [A-Z][a-z]+)?)\b")
@@ -123,6 +122,7 @@ _PLACE = re.compile(rf"((?:{_CAPITALISED} ){{0,2}}{_CAPITALISED}), "
 
 
 _BY_NAME = {name.lower(): state for name, state in US_CITIES.items()}
+_WORLD_BY_NAME = {name.lower(): country for name, country in WORLD_CITIES.items()}
 
 
 def asks_for_state(schema: Mapping[str, Any]) -> str | None:
@@ -187,7 +187,8 @@ def with_region(arguments: Mapping[str, Any],
         sub = props.get(key)
         if not isinstance(value, str) or not isinstance(sub, Mapping):
             continue
-        if question and (asks_for_state(sub) or _COUNTRY.search(str(sub.get("description")))):
+        asks_country = bool(_COUNTRY.search(str(sub.get("description"))))
+        if question and (asks_for_state(sub) or asks_country):
             place = _place_in(question, value)
             if place is not None:
                 new[key] = place
@@ -198,6 +199,6 @@ def with_region(arguments: Mapping[str, Any],
             new[key] = f"{value.strip()}, {state if form == 'code' else US_STATES[state]}"
             continue
         country = _WORLD_BY_NAME.get(value.strip().lower())
-        if country and _COUNTRY.search(str(sub.get("description"))):
+        if country and asks_country:
             new[key] = f"{value.strip()}, {country}"
     return new
