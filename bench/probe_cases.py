@@ -6,7 +6,7 @@
 on); ``RUN_DIR`` a recorded run of ``tooluse eval bfcl`` (``grammar_<choice>_<category>
 .json``, from ``bench/bfcl_eval.sh``). Each case is run with the backend's defaults and the
 ``-o`` options (``-o names_not_values=0`` turns a technique off), graded by the project's
-checker, and the cases whose verdict differs from the recorded one are listed: a measure of
+checker (``tooluse.eval.harness.run_case``, as ``tooluse eval bfcl`` does), and the cases whose verdict differs from the recorded one are listed: a measure of
 what a change to the model's side (``copy_values``' spans, a new option) does on the cases
 it touches, without a full run. Run it twice, with and without a technique, to isolate it.
 """
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from tooluse.backends.local import from_spec
-from tooluse.eval.bfcl import build_request, build_toolset, load_category
-from tooluse.eval.checker import check_calls
+from tooluse.eval.bfcl import load_category
+from tooluse.eval.harness import run_case
 
 
 def main() -> int:
@@ -51,19 +51,14 @@ def main() -> int:
         for case in load_category(data_dir, category):
             if case.id not in ids:
                 continue
-            toolset = build_toolset(case.functions)
-            request = build_request(case, toolset, max_tokens=args.max_tokens,
-                                    tool_choice=args.choice)
-            response = backend.complete(request)
-            calls = [(toolset.original_name(b.name) if toolset.get(b.name) else b.name,
-                      b.input) for b in response.tool_uses]
-            passed = check_calls(category, case.functions, calls, case.ground_truth,
-                                 rule=case.rule).passed
+            result = run_case(backend, case, max_tokens=args.max_tokens,
+                              tool_choice=args.choice)
+            passed = result.passed
             before += recorded[case.id]
             now += passed
             if passed != recorded[case.id]:
                 changed.append(f"{'+' if passed else '-'} {case.id} "
-                               f"{json.dumps([{n: a} for n, a in calls])[:200]}")
+                               f"{json.dumps(result.got)[:200]}")
             print(f"{case.id} {passed}", file=sys.stderr, flush=True)
     print("\n".join(changed))
     print(f"recorded {before}, now {now}: +{sum(c[0] == '+' for c in changed)} "
