@@ -5,10 +5,10 @@
 ``IDS_FILE`` holds one ``<category> <case id>`` per line (e.g. the cases a technique acts
 on); ``RUN_DIR`` a recorded run of ``tooluse eval bfcl`` (``grammar_<choice>_<category>
 .json``, from ``bench/bfcl_eval.sh``). Each case is run with the backend's defaults and the
-``-o`` options (``-o names_not_values=0`` turns a technique off), graded by the project's
-checker (``tooluse.eval.harness.run_case``, as ``tooluse eval bfcl`` does), and the cases whose verdict differs from the recorded one are listed: a measure of
-what a change to the model's side (``copy_values``' spans, a new option) does on the cases
-it touches, without a full run. Run it twice, with and without a technique, to isolate it.
+``-o`` options (``-o names_not_values=0`` turns a technique off) and graded as ``tooluse
+eval bfcl`` does (``tooluse.eval.harness.run_case``); the cases whose verdict differs from
+the recorded one are listed: a measure of what a change to the model's side
+(``copy_values``' spans, a new option) does on the cases it touches, without a full run. Run it twice, with and without a technique, to isolate it.
 """
 
 from __future__ import annotations
