@@ -1,6 +1,6 @@
 """Fit the call-or-answer decision (prompting.choices.CallDecision) on BFCL runs.
 
-    python bench/fit_decision.py [--against=B,O,T,R[,N]] RUN.json [RUN.json ...]
+    python bench/fit_decision.py [--against=B,O,T,R[,N]] [--recompute] RUN.json [RUN.json ...]
 
 Each run is a ``tooluse eval bfcl`` JSON made under ``auto`` with ``decide`` on (every case
 logs the decision's inputs in its timings, whatever was decided), e.g. the six categories
@@ -16,7 +16,10 @@ per category, and the irrelevance cases answered without a call. The weights are
 the ``-o decision=bias,w_open,w_tool,w_rel,w_name`` form.
 
 ``name`` (:func:`~tooluse.prompting.choices.name_coverage`) is taken from the run when it
-logged it, else computed from the BFCL data the run names.
+logged it, else computed from the BFCL data the run names. With ``--recompute``, ``rel``
+and ``name`` are computed again from that data by the current code (to see what a change to
+them, e.g. to the stemmer, does to the decision without running the model again); ``open``
+and ``tool`` are the model's and always come from the run.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import numpy as np
 
 from tooluse.backends.local import DEFAULT_DECISION
 from tooluse.eval.bfcl import build_request, build_toolset, load_category
-from tooluse.prompting.choices import name_coverage, question_text
+from tooluse.prompting.choices import name_coverage, question_text, relevance
 
 FEATURES = ("open", "tool", "rel", "name")
 KEYS = {"open": "call_open_lp", "tool": "call_tool_lp", "rel": "call_relevance",
@@ -51,7 +54,7 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 20000) -> n
     return np.r_[w[0] - (raw * mean).sum(), raw]
 
 
-def _rows(paths: list[str]) -> list[dict[str, Any]]:
+def _rows(paths: list[str], recompute: bool = False) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for path in paths:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -66,14 +69,17 @@ def _rows(paths: list[str]) -> list[dict[str, Any]]:
                     continue
                 timings = row["timings"]
                 name = timings.get("call_name_coverage")
-                if name is None:
+                rel = timings["call_relevance"]
+                if name is None or recompute:
                     request = build_request(case, build_toolset(case.functions))
                     name = name_coverage(question_text(request), request.tools)
+                    if recompute:
+                        rel = relevance(question_text(request), request.tools)
                 rule = rules.get(category, case.rule)
                 rows.append({"category": category, "even": index % 2 == 0,
                              "y": 0.0 if rule == "no_call" else 1.0,
                              "open": timings["call_open_lp"], "tool": timings["call_tool_lp"],
-                             "rel": timings["call_relevance"], "name": name})
+                             "rel": rel, "name": name})
     return rows
 
 
@@ -104,8 +110,8 @@ def _report(label: str, full: np.ndarray, rows: list[dict[str, Any]]) -> None:
         print(f"  {label:22s} {name}: " + ", ".join(cells))
 
 
-def main(paths: list[str], against: str | None = None) -> None:
-    rows = _rows(paths)
+def main(paths: list[str], against: str | None = None, recompute: bool = False) -> None:
+    rows = _rows(paths, recompute)
     even = [r for r in rows if r["even"]]
     print(f"{len(rows)} cases ({len(even)} even, for the fit), "
           f"{int(sum(r['y'] for r in rows))} expecting a call")
@@ -137,5 +143,5 @@ if __name__ == "__main__":
         print(__doc__)
         sys.exit(2)
     options = [a for a in sys.argv[1:] if a.startswith("--against=")]
-    main([a for a in sys.argv[1:] if a not in options],
-         options[0].split("=", 1)[1] if options else None)
+    main([a for a in sys.argv[1:] if a not in options and a != "--recompute"],
+         options[0].split("=", 1)[1] if options else None, "--recompute" in sys.argv[1:])

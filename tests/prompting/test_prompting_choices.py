@@ -31,6 +31,7 @@ from tooluse.prompting.choices import (
     prerequisite,
     relevance,
     select_tools,
+    stem,
 )
 
 
@@ -388,3 +389,20 @@ def test_backend_leaves_out_invented_optionals_and_retrieves_tools() -> None:
     assert [b.input for b in response.tool_uses] == [{"city": "Oslo"}]
     assert len(backend.last_left_out) == 3 and "get_weather" not in backend.last_left_out
     assert backend.last_end is not None and backend.last_end.timings["optional_dropped"] == 1
+
+
+def test_stems_of_one_word_meet() -> None:
+    for words in (("prices", "price", "pricing", "priced"),
+                  ("calculated", "calculate", "calculating"),
+                  ("movies", "movie"), ("cities", "city"), ("classes", "class"),
+                  ("matches", "match"), ("services", "service"), ("ironing", "iron")):
+        assert len({stem(w) for w in words}) == 1, words
+    # Words ending in "ss", "us", "is" are no plurals.
+    assert stem("status") == "status" and stem("analysis") == "analysis"
+    assert stem("movies") != stem("movers")
+
+
+def test_a_tool_named_in_the_plural_is_named_by_the_singular() -> None:
+    movies = ToolSpec(name="Movies_3_FindMovies", description="Find movies.",
+                      input_schema={"type": "object", "properties": {}})
+    assert name_coverage("Can you find me a nice movie directed by James Gray?", [movies]) == 1.0

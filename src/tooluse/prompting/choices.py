@@ -73,11 +73,27 @@ def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+#: Words ending so take "es" in the plural ("classes", "matches", "boxes"); others take "s"
+#: ("prices", "movies": the "e" is the word's own).
+_ES_PLURAL = ("ss", "sh", "ch", "x", "z")
+
+
 def stem(word: str) -> str:
-    """A crude stem so that 'prices'/'price' and 'calculated'/'calculate' meet."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
+    """A crude stem so that 'prices'/'price'/'pricing', 'calculated'/'calculate',
+    'movies'/'movie' and 'cities'/'city' meet: one ending taken off ("ing", "ed", a plural's
+    "s" or "es"), then a final "e" dropped and a final "y" written "i"."""
+    if len(word) > 4 and word.endswith("es") and word[:-2].endswith(_ES_PLURAL):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    elif len(word) > 6 and word.endswith("ing"):
+        word = word[:-3]
+    elif len(word) > 5 and word.endswith("ed"):
+        word = word[:-2]
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    elif len(word) > 3 and word.endswith("y"):
+        word = word[:-1] + "i"
     return word
 
 
