@@ -8,7 +8,8 @@
 ``date_formats`` (:mod:`tooluse.prompting.dates`), ``city_state``
 (:mod:`tooluse.prompting.regions`), ``asked_flags`` (:mod:`tooluse.prompting.flags`),
 ``whole_phrases`` (:mod:`tooluse.prompting.phrases`), ``scaled_numbers``
-(:func:`tooluse.prompting.spoken.scaled`) and ``optional`` (the optional
+(:func:`tooluse.prompting.spoken.scaled`), ``described_codes``
+(:mod:`tooluse.prompting.codes`) and ``optional`` (the optional
 parameters left out, then the edits after it in the pipeline's order) — are pure functions of the calls, the question and
 the tools, so applying one to a run made without it gives exactly what the run would have
 answered with it (given the same calls from the model). For each category: the answers
@@ -28,6 +29,7 @@ from tooluse.eval.bfcl import build_request, build_toolset, load_category
 from tooluse.eval.checker import check_calls
 from tooluse.prompting.call_edits import _valid
 from tooluse.prompting.choices import conversation_text, keep_given_optionals, question_text
+from tooluse.prompting.codes import described_codes
 from tooluse.prompting.dates import dated
 from tooluse.prompting.flags import asked_flags
 from tooluse.prompting.phrases import whole_phrases
@@ -53,6 +55,8 @@ def _edited(edit: str, calls: list[Call], question: str, conversation: str,
             changed = whole_phrases(arguments, schema, question)
         elif edit == "scaled_numbers":
             changed = scaled(arguments, schema, conversation)
+        elif edit == "described_codes":
+            changed = described_codes(arguments, schema, question)
         elif edit == "asked_flags":
             changed = asked_flags(arguments, schema, question)
         elif edit == "date_formats":
@@ -68,7 +72,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("run_dir")
     parser.add_argument("--edit", choices=("restate", "date_formats", "city_state", "optional",
-                                           "asked_flags", "whole_phrases", "scaled_numbers"),
+                                           "asked_flags", "whole_phrases", "scaled_numbers",
+                                           "described_codes"),
                         action="append")
     parser.add_argument("--choice", default="auto",
                         help="the runs' tool_choice, in their file names (default auto)")

@@ -165,6 +165,10 @@ class PromptToolsBackend(Backend):
     - ``city_state``: a large US city written alone where the parameter asks for a city
       with its state ("e.g. San Francisco, CA") is completed: ``Boston, MA``
       (:mod:`.regions`; kept only if the call still validates);
+    - ``described_codes``: a parameter whose description lists codes for things ("1 for
+      cleaning service, 2 for ironing service") is given the code of the one the question
+      names (``service_id: 2`` for "ironing services"), added if the call left it out
+      (:mod:`.codes`; kept only if the call still validates);
     - ``asked_flags``: a boolean parameter the question speaks of ("including human
       impact" for ``include_human_impact``) is true, false with a negation right before it
       ("Don't return full text") (:mod:`.flags`; kept only if the call still validates);
@@ -221,6 +225,7 @@ class PromptToolsBackend(Backend):
         date_formats: bool = False,
         city_state: bool = False,
         asked_flags: bool = False,
+        described_codes: bool = False,
         whole_phrases: bool = False,
         names_not_values: bool = False,
         fan_out: bool = False,
@@ -252,6 +257,7 @@ class PromptToolsBackend(Backend):
         self.date_formats = date_formats
         self.city_state = city_state
         self.asked_flags = asked_flags
+        self.described_codes = described_codes
         self.whole_phrases = whole_phrases
         self.names_not_values = names_not_values
         self.fan_out = fan_out
@@ -312,12 +318,13 @@ class PromptToolsBackend(Backend):
         if (self.optional_from_conversation or self.percent_fractions
                 or self.prerequisite_tools or self.date_formats or self.city_state
                 or self.asked_flags or self.whole_phrases
-                or self.scaled_numbers) and request.tools:
+                or self.scaled_numbers or self.described_codes) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
                                            self.date_formats, self.city_state,
                                            self.asked_flags, self.whole_phrases,
-                                           scales=self.scaled_numbers)
+                                           scales=self.scaled_numbers,
+                                           codes=self.described_codes)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

@@ -4,7 +4,8 @@ due, numbers written with a scale ("213 million") written whole (:mod:`.spoken`)
 written in the format a parameter asks for (:mod:`.dates`), a city with its state
 where that is asked (:mod:`.regions`), booleans set as the question asks
 (:mod:`.flags`), values the question writes as part of a word, name or quote written whole
-(:mod:`.phrases`), a value an earlier call looked up written as that
+(:mod:`.phrases`), the code a parameter's description lists for what the question names
+(:mod:`.codes`), a value an earlier call looked up written as that
 call returned it, the calls its lists ask for added (:mod:`.fan_out`), and those its
 clauses restate with other values (:mod:`.restate`). Each edited or added call is
 validated against its tool's schema."""
@@ -28,6 +29,7 @@ from .choices import (
     question_text,
     unasked_required,
 )
+from .codes import described_codes
 from .dates import dated
 from .fan_out import fan_out
 from .flags import asked_flags
@@ -45,7 +47,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
                   regions: bool = False,
                   flags: bool = False,
                   phrases: bool = False,
-                  scales: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  scales: bool = False,
+                  codes: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
     gives a parameter that an earlier call looked up that call's result (``looked_up``:
@@ -57,7 +60,10 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     (``flags``, :func:`.flags.asked_flags`), and writes whole a value the question writes
     only as a piece of a word, name or quote (``phrases``, :func:`.phrases.whole_phrases`: ``Treaty
     of Tordesillas`` for ``Tordesillas``), and writes whole a number the question writes
-    only with a scale (``scales``, :func:`.spoken.scaled`: 213000000 for "213 million").
+    only with a scale (``scales``, :func:`.spoken.scaled`: 213000000 for "213 million"),
+    and writes the code a parameter's description lists for the thing the question names
+    (``codes``, :func:`.codes.described_codes`: ``service_id: 2`` for "ironing services"
+    where "2 for ironing service" is listed).
     An edit is kept only if the call still validates.
     Returns the call and how many parameters were left out."""
     conversation = conversation_text(request)
@@ -78,6 +84,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
         edits.append(lambda a, s: with_region(a, s, question))
     if flags:
         edits.append(lambda a, s: asked_flags(a, s, question))
+    if codes:
+        edits.append(lambda a, s: described_codes(a, s, question))
 
     def adjust(block: ToolUseBlock) -> tuple[ToolUseBlock, int]:
         schema = schemas.get(block.name)
