@@ -6,7 +6,8 @@ cleaning service, 2 an ironing service, and 3 a comprehensive cleaning service";
 "'1' corresponds to Bangkok, '2' to Chiang Mai"; "'M' for male, 'F' for female". A small
 model asked for "a housekeeper who provides ironing services" writes a made-up id
 (``service_id: 12345``) or copies another number of the question (BFCL ``live_simple``:
-the 135M model wrote no right id in the 13 such questions of 13).
+in the 8 questions whose tools list such ids for ``service_id`` and ``province_id``, the
+135M model wrote no right id, with a call forced or not).
 
 :func:`code_table` reads such a table from a description: two entries or more, each a code
 (an integer, or a string in quotes) then "represents", "corresponds to", "stands for",
