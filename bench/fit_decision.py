@@ -72,9 +72,10 @@ def _rows(paths: list[str], recompute: bool = False) -> list[dict[str, Any]]:
                 rel = timings["call_relevance"]
                 if name is None or recompute:
                     request = build_request(case, build_toolset(case.functions))
-                    name = name_coverage(question_text(request), request.tools)
+                    question = question_text(request)
+                    name = name_coverage(question, request.tools)
                     if recompute:
-                        rel = relevance(question_text(request), request.tools)
+                        rel = relevance(question, request.tools)
                 rule = rules.get(category, case.rule)
                 rows.append({"category": category, "even": index % 2 == 0,
                              "y": 0.0 if rule == "no_call" else 1.0,

@@ -70,30 +70,25 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     question = question_text(request)
     schemas = {t.name: t.input_schema for t in request.tools}
     lookups = _looked_up(request, question) if looked_up else {}
-    # In this order; each kept only if the call still validates.
-    edits: list[Callable[[dict[str, Any], Any], dict[str, Any]]] = []
-    if percent:
-        edits.append(lambda a, s: percents_as_fractions(a, s, conversation)[0])
-    if scales:
-        edits.append(lambda a, s: scaled(a, s, conversation))
-    if phrases:
-        edits.append(lambda a, s: whole_phrases(a, s, question))
-    if dates:
-        edits.append(lambda a, s: dated(a, s, question))
-    if regions:
-        edits.append(lambda a, s: with_region(a, s, question))
-    if flags:
-        edits.append(lambda a, s: asked_flags(a, s, question))
-    if codes:
-        edits.append(lambda a, s: described_codes(a, s, question))
+    # (on, edit, the text it reads): in this order, each kept only if the call still validates.
+    table: list[tuple[bool, Callable[[dict[str, Any], Any, str], dict[str, Any]], str]] = [
+        (percent, lambda a, s, t: percents_as_fractions(a, s, t)[0], conversation),
+        (scales, scaled, conversation),
+        (phrases, whole_phrases, question),
+        (dates, dated, question),
+        (regions, with_region, question),
+        (flags, asked_flags, question),
+        (codes, described_codes, question),
+    ]
+    edits = [(edit, text) for on, edit, text in table if on]
 
     def adjust(block: ToolUseBlock) -> tuple[ToolUseBlock, int]:
         schema = schemas.get(block.name)
         arguments, dropped = keep_given_optionals(block.input, schema, conversation,
                                                   block.name) \
             if optional else (dict(block.input), [])
-        for edit in edits:
-            edited = edit(arguments, schema)
+        for edit, text in edits:
+            edited = edit(arguments, schema, text)
             if edited != arguments and _valid(schema, edited):
                 arguments = edited
         found = {p: v for (name, p), v in lookups.items() if name == block.name}

@@ -55,7 +55,7 @@ def _named(question: str, table: list[tuple[str, str]]) -> str | None:
     """The code of the one entry of ``table`` that ``question`` names (see the module
     docstring), or None."""
     words = [content_words(phrase) for _, phrase in table]
-    shared = set.intersection(*words) if words else set()
+    shared = set.intersection(*words)  # a table has two entries or more
     asked = content_words(question)
     said = [(len(own), code) for (code, _), w in zip(table, words, strict=True)
             if (own := w - shared) and own <= asked]
