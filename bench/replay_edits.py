@@ -4,7 +4,9 @@
 
 ``RUN_DIR`` holds ``tooluse eval bfcl`` JSONs (``grammar_auto_<category>.json``, e.g. from
 ``bench/bfcl_eval.sh``). The edits that act after the model wrote its calls — ``restate``
-(further calls from the question's clauses, :mod:`tooluse.prompting.restate`),
+(further calls from the question's lists and clauses, :mod:`tooluse.prompting.fan_out` and
+:mod:`tooluse.prompting.restate`, replayed on the model's own calls: the recorded ones
+without the last ``timings.fanned_out`` the run added),
 ``date_formats`` (:mod:`tooluse.prompting.dates`), ``city_state``
 (:mod:`tooluse.prompting.regions`), ``asked_flags`` (:mod:`tooluse.prompting.flags`),
 ``whole_phrases`` (:mod:`tooluse.prompting.phrases`), ``scaled_numbers``
@@ -27,24 +29,29 @@ from typing import Any
 
 from tooluse.eval.bfcl import build_request, build_toolset, load_category
 from tooluse.eval.checker import check_calls
-from tooluse.prompting.call_edits import _valid
+from tooluse.messages import Request, ToolUseBlock
+from tooluse.prompting.call_edits import _valid, fanned_out
 from tooluse.prompting.choices import conversation_text, keep_given_optionals, question_text
 from tooluse.prompting.codes import described_codes
 from tooluse.prompting.dates import dated
 from tooluse.prompting.flags import asked_flags
 from tooluse.prompting.phrases import whole_phrases
 from tooluse.prompting.regions import with_region
-from tooluse.prompting.restate import restatements
 from tooluse.prompting.spoken import scaled
 
 Call = tuple[str, dict[str, Any]]
 
 
-def _edited(edit: str, calls: list[Call], question: str, conversation: str,
-            schemas: dict[str, Any]) -> list[Call]:
-    if edit == "restate":
-        return calls + restatements(calls, question, schemas, limit=8,
-                                    valid=lambda n, a: _valid(schemas.get(n), a))
+def _edited(edit: str, calls: list[Call], request: Request, schemas: dict[str, Any]) -> list[Call]:
+    question, conversation = question_text(request), conversation_text(request)
+    if edit == "restate":  # fan_out then restate, as the backend does after the model's calls
+        # (the request's tool names are the wire's: "spotify.play" is "spotify_play")
+        wire = {f: t.name for f, t in zip(schemas, request.tools, strict=True)}
+        back = {t: f for f, t in wire.items()}
+        blocks = [ToolUseBlock(id=f"toolu_{i}", name=wire.get(name, name), input=arguments)
+                  for i, (name, arguments) in enumerate(calls)]
+        return calls + [(back.get(b.name, b.name), dict(b.input))
+                        for b in fanned_out(request, blocks, 8, lists=True, clauses=True)]
     new: list[Call] = []
     for name, arguments in calls:
         schema = schemas.get(name)
@@ -97,8 +104,12 @@ def main() -> int:
                 schemas = {f["name"]: t.input_schema
                            for f, t in zip(case.functions, request.tools, strict=True)}
                 calls = [next(iter(c.items())) for c in row["got"]]
-                new = _edited(edit, calls, question_text(request), conversation_text(request),
-                              schemas)
+                if edit == "restate":
+                    # The model's own calls: the run's fan_out and restate added the last ones.
+                    added = int(row.get("timings", {}).get("fanned_out", 0))
+                    new = _edited(edit, calls[:len(calls) - added], request, schemas)
+                else:
+                    new = _edited(edit, calls, request, schemas)
                 if new == calls:
                     continue
                 changed += 1

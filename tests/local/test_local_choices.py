@@ -432,3 +432,33 @@ def test_the_code_a_description_lists_is_written(make: Any) -> None:
     (call,) = ask(make(copy_values=True, optional_from_conversation=True,
                        described_codes=True), question, [HOUSEKEEPING], "any").tool_uses
     assert call.input["service_id"] == 2 and call.input["province_id"] == 3
+
+
+TRANSLATE = spec("translate_text", "Translate a text from one language to another.",
+                 {"text": {"type": "string", "description": "The text to translate."},
+                  "from_lang": {"type": "string", "description": "The language of the text."},
+                  "to_lang": {"type": "string", "description": "The language to translate "
+                              "into."}})
+CLOCK = spec("get_current_time", "Get the current time in a city.",
+             {"location": {"type": "string", "description": "The city."}})
+
+
+def test_a_tool_whose_own_clause_asks_again_is_called_again_beside_others() -> None:
+    pytest.importorskip("llama_cpp")
+    from tooluse.backends.local import LocalBackend
+    from tooluse.errors import BackendError
+
+    question = ("Translate the phrase 'Hello World' from English to Spanish and translate "
+                "'Goodbye' from French to English. In addition to that get current time in "
+                "'Los Angeles' and 'London'.")
+    try:  # the default techniques, with and without restate
+        backends = [LocalBackend(n_threads=2, restate=on) for on in (False, True)]
+    except BackendError as exc:
+        pytest.skip(str(exc))
+    plain, restated = ([(c.name, c.input) for c in ask(b, question, [TRANSLATE, CLOCK])
+                        .tool_uses] for b in backends)
+    goodbye = ("translate_text", {"text": "Goodbye", "from_lang": "French", "to_lang": "English"})
+    assert goodbye not in plain
+    assert restated == [*plain, goodbye]
+    assert ("translate_text", {"text": "Hello World", "from_lang": "English",
+                               "to_lang": "Spanish"}) in plain

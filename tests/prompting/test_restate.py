@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from tooluse.messages import ToolSpec
+from tooluse.prompting.focus import owned_spans
 from tooluse.prompting.restate import restatements
 
 Call = tuple[str, dict[str, Any]]
@@ -146,18 +148,69 @@ def test_a_call_already_written_is_not_added_again() -> None:
                         valid=lambda name, arguments: True) == []
 
 
-def test_calls_of_several_tools_are_not_restated() -> None:
+def _spec(name: str, description: str, schema: dict[str, Any]) -> ToolSpec:
+    return ToolSpec(name=name, description=description, input_schema=schema)
+
+
+def test_calls_of_several_tools_are_restated_each_from_its_own_clauses() -> None:
     # "Also ... 7 seconds" is the distance tool's clause, not another velocity call.
     question = ("A cart accelerates at 3 m/s^2 from rest for 5 seconds: what is its final "
                 "velocity? Also, how far does it go in 7 seconds?")
     velocity = _obj(acceleration="number", time="number")
     calls: list[Call] = [("velocity", {"acceleration": 3, "time": 5}),
                          ("distance", {"acceleration": 3, "time": 7})]
-    assert restatements(calls, question, {"velocity": velocity, "distance": velocity},
-                        limit=8, valid=lambda name, arguments: True) == []
+    schemas = {"velocity": velocity, "distance": velocity}
+    parts = owned_spans(question, [_spec("velocity", "The final velocity.", velocity),
+                                   _spec("distance", "How far it goes.", velocity)])
+    assert set(parts) == {"velocity", "distance"}
+    for given in (None, parts):
+        assert restatements(calls, question, schemas, limit=8, parts=given,
+                            valid=lambda name, arguments: True) == []
     assert restatements(calls[:1], question, {"velocity": velocity}, limit=8,
                         valid=lambda name, arguments: True) == [
         ("velocity", {"acceleration": 3, "time": 7})]
+
+
+STOCKS = _obj(company="string", days="integer", model="string")
+WEATHER = _obj(location="string", days="integer")
+FORECASTS = [_spec("stock_forecast", "Predict a company's stock price.", STOCKS),
+             _spec("weather_forecast", "The weather forecast for a location.", WEATHER)]
+
+
+def test_a_tool_called_once_where_its_clauses_ask_twice_is_called_again() -> None:
+    question = ("Can you tell me what the stock price prediction for Apple Inc. is for the "
+                "next 30 days using the ARIMA model, and then provide the stock forecast for "
+                "Microsoft Corporation for the next 45 days using the LSTM model? After that, "
+                "could you provide the weather forecast for New York City for the next 7 days, "
+                "and then give the weather forecast for Los Angeles for the next 14 days?")
+    calls: list[Call] = [
+        ("stock_forecast", {"company": "Apple Inc.", "days": 30, "model": "ARIMA"}),
+        ("weather_forecast", {"location": "New York City", "days": 7})]
+    parts = owned_spans(question, FORECASTS)
+    added = restatements(calls, question, {"stock_forecast": STOCKS, "weather_forecast": WEATHER},
+                         limit=8, parts=parts, valid=lambda name, arguments: True)
+    assert added == [
+        ("stock_forecast", {"company": "Microsoft Corporation", "days": 45, "model": "LSTM"}),
+        ("weather_forecast", {"location": "Los Angeles", "days": 14})]
+    # Within the limit, counting every tool's calls.
+    assert restatements(calls, question, {"stock_forecast": STOCKS, "weather_forecast": WEATHER},
+                        limit=3, parts=parts, valid=lambda name, arguments: True) == added[:1]
+
+
+def test_a_tool_owning_no_clause_is_not_restated() -> None:
+    question = ("Can you tell me what the stock price prediction for Apple Inc. is for the "
+                "next 30 days using the ARIMA model, and then for Microsoft Corporation for "
+                "the next 45 days using the LSTM model?")
+    calls: list[Call] = [
+        ("stock_forecast", {"company": "Apple Inc.", "days": 30, "model": "ARIMA"}),
+        ("weather_forecast", {"location": "Apple Inc.", "days": 30})]
+    schemas = {"stock_forecast": STOCKS, "weather_forecast": WEATHER}
+    whole = [(0, len(question))]
+    assert restatements(calls, question, schemas, limit=8, valid=lambda name, arguments: True,
+                        parts={"weather_forecast": [(0, 10)]}) == []
+    assert restatements(calls, question, schemas, limit=8, valid=lambda name, arguments: True,
+                        parts={"stock_forecast": whole, "weather_forecast": [(0, 10)]}) == [
+        ("stock_forecast", {"company": "Microsoft Corporation", "days": 45, "model": "LSTM"})]
 
 
 def test_lists_in_step_are_left_to_fan_out() -> None:
@@ -165,4 +218,25 @@ def test_lists_in_step_are_left_to_fan_out() -> None:
                 "20 minutes and 15 minutes respectively, on Spotify.")
     schema = _obj(artist="string", duration="integer")
     assert _restate(("play", {"artist": "Taylor Swift", "duration": 20}), question,
+                    schema) == []
+
+
+def test_a_name_is_not_restated_into_a_second_place_of_one_call() -> None:
+    question = ("Book a flight from San Francisco to Tokyo on May 3rd 2022 and another flight "
+                "from Tokyo to Sydney on May 18th 2022.")
+    schema = _obj(departure_city="string", destination_city="string", date="string")
+    calls: list[Call] = [
+        ("book_flight", {"departure_city": "San Francisco", "destination_city": "Tokyo",
+                         "date": "May 3rd 2022"}),
+        ("book_flight", {"departure_city": "Tokyo", "destination_city": "Sydney",
+                         "date": "May 18th 2022"})]
+    # (Tokyo to Tokyo, the second "Tokyo" taken for the first call's departure, is no call.)
+    assert restatements(calls, question, {"book_flight": schema}, limit=8,
+                        valid=lambda name, arguments: True) == []
+
+
+def test_a_rate_is_no_restatement_of_a_count() -> None:
+    question = "What is the simple interest on $5000 for 5 years? Also for 4%."
+    schema = _obj(principal="number", years="integer")
+    assert _restate(("simple_interest", {"principal": 5000, "years": 5}), question,
                     schema) == []

@@ -33,6 +33,7 @@ from .codes import described_codes
 from .dates import dated
 from .fan_out import fan_out
 from .flags import asked_flags
+from .focus import owned_spans
 from .phrases import whole_phrases
 from .regions import with_region
 from .restate import restatements
@@ -140,7 +141,8 @@ def fanned_out(request: Request, blocks: list[ToolUseBlock], limit: int, *,
     """The calls the question asks for that the model's ``blocks`` leave out, as new
     blocks: one per further item of a list (``lists``, :func:`.fan_out.fan_out`), then one
     per clause restating a call with other values (``clauses``,
-    :func:`.restate.restatements`)."""
+    :func:`.restate.restatements`; where the calls name several tools, each tool from the
+    clauses it owns, :func:`.focus.owned_spans`)."""
     specs = {t.name: t for t in request.tools}
 
     def valid(name: str, arguments: dict[str, Any]) -> bool:
@@ -152,6 +154,9 @@ def fanned_out(request: Request, blocks: list[ToolUseBlock], limit: int, *,
     calls = [(b.name, dict(b.input)) for b in blocks]
     added = fan_out(calls, question, schemas, limit=limit, valid=valid) if lists else []
     if clauses:
-        added += restatements([*calls, *added], question, schemas, limit=limit, valid=valid)
+        every = [*calls, *added]
+        parts = owned_spans(question, request.tools) if len({n for n, _ in every}) > 1 \
+            else None
+        added += restatements(every, question, schemas, limit=limit, valid=valid, parts=parts)
     return [ToolUseBlock(id=new_tool_use_id(), name=name, input=arguments)
             for name, arguments in added]

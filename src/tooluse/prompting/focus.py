@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from ..messages import ToolSpec
 from .choices import content_words, given_by, split_name, tool_text
 
-__all__ = ["ValueFocus", "clauses", "value_focus"]
+__all__ = ["ValueFocus", "clause_spans", "clauses", "owned_spans", "value_focus"]
 
 #: Where a question's requests part: the end of a sentence, a semicolon, a comma before a
 #: question word, or "and"/"also"/"then"/"after that" before a word that starts a new
@@ -42,9 +42,25 @@ _BREAK = re.compile(
 _HAS_VALUE = re.compile(r"\d|['\"]|(?<!^)(?<![.?!]\s)\b[A-Z]")
 
 
+def clause_spans(question: str) -> list[tuple[int, int]]:
+    """Where the question's clauses stand (see the module docstring): ``(start, end)``
+    each, without the words that part them."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for cut in [*_BREAK.finditer(question), None]:
+        end = cut.start() if cut is not None else len(question)
+        text = question[start:end]
+        if text.strip():
+            left = len(text) - len(text.lstrip())
+            spans.append((start + left, start + len(text.rstrip())))
+        if cut is not None:
+            start = cut.end()
+    return spans
+
+
 def clauses(question: str) -> list[str]:
     """The question's clauses, each asking for one thing (see the module docstring)."""
-    return [part.strip() for part in _BREAK.split(question) if part and part.strip()]
+    return [question[start:end] for start, end in clause_spans(question)]
 
 
 @dataclass(frozen=True)
@@ -64,29 +80,40 @@ class ValueFocus:
         return given_by(value, part)
 
 
-def value_focus(question: str, tools: Sequence[ToolSpec]) -> ValueFocus | None:
-    """The parts of ``question`` each of ``tools`` takes its values from, or None when
-    there is nothing to tell apart (one tool, one clause, or one tool owning every
-    clause)."""
-    parts = clauses(question)
-    if len(tools) < 2 or len(parts) < 2:
-        return None
+def owned_spans(question: str, tools: Sequence[ToolSpec]) -> dict[str, list[tuple[int, int]]]:
+    """For each of ``tools`` that owns clauses of ``question``, where they stand (see the
+    module docstring); empty when there is nothing to tell apart (one tool, one clause, or
+    one tool owning every clause)."""
+    spans = clause_spans(question)
+    if len(tools) < 2 or len(spans) < 2:
+        return {}
     known = [content_words(tool_text(tool, examples=False)) for tool in tools]
     named = [content_words(split_name(tool.name)) for tool in tools]
-    owned: dict[int, list[str]] = {}
+    owned: dict[int, list[tuple[int, int]]] = {}
     owners: list[int] = []
-    before = ""
-    for clause in parts:
+    before: tuple[int, int] | None = None
+    for span in spans:
+        clause = question[span[0]:span[1]]
         words = content_words(clause)
         scores = [len(words & k) + 2 * len(words & n) for k, n in zip(known, named, strict=True)]
         best = max(scores)
         if best > 0:
             owners = [i for i, score in enumerate(scores) if score == best]
-        taken = [clause] if _HAS_VALUE.search(clause) or not before else [before, clause]
+        taken = [span] if _HAS_VALUE.search(clause) or before is None else [before, span]
         for i in owners:
-            owned.setdefault(i, []).extend(taken)
-        before = clause
+            owned.setdefault(i, []).extend(s for s in taken if s not in owned.get(i, []))
+        before = span
     if len(owned) < 2:
+        return {}
+    return {tools[i].name: spans_of for i, spans_of in owned.items()}
+
+
+def value_focus(question: str, tools: Sequence[ToolSpec]) -> ValueFocus | None:
+    """The parts of ``question`` each of ``tools`` takes its values from, or None when
+    there is nothing to tell apart (one tool, one clause, or one tool owning every
+    clause)."""
+    owned = owned_spans(question, tools)
+    if not owned:
         return None
-    return ValueFocus(question, {tools[i].name: " ".join(dict.fromkeys(texts))
-                                 for i, texts in owned.items()})
+    return ValueFocus(question, {name: " ".join(dict.fromkeys(question[s:e] for s, e in spans))
+                                 for name, spans in owned.items()})

@@ -30,18 +30,33 @@ Where lists go in step ("respectively"), the items of a list one of the model's 
 stands in are never restated: they are :mod:`.fan_out`'s ("Taylor Swift and Maroon 5 ...
 20 minutes and 15 minutes respectively").
 
-Only where every call names one tool: a question asking for several tools restates each
-in its own clauses, and its values are no other tool's. Values given so go into calls in
-the order they stand: a parameter given a second time starts the next call. A call's
-clause (between the calls around it; after the call's own values, up to the next comma or
-full stop) then gives the parameters the call lacks its values of no parameter yet, when
-they are as many ("...and $9000 at a rate of 3%": 9000 is the principal of the call 3%
-makes). Each new call is the
-model's with those values replaced, written as the model wrote its own (a rate it wrote
-0.05 for "5%" is 0.03 for "3%"). Without a word saying "again", a new call needs two values
-from its clause (one may be the model's written again), or one placed with two matching
-signs. It must differ from every call there
-is and validate against its tool's schema (``valid``).
+Values given so go into calls in the order they stand: a parameter given a second time
+starts the next call. A call's clause (between the calls around it; after the call's own
+values, up to the next comma or full stop) then gives the parameters the call lacks its
+values of no parameter yet, when they are as many ("...and $9000 at a rate of 3%": 9000 is
+the principal of the call 3% makes). Each new call is the model's with those values
+replaced, written as the model wrote its own (a rate it wrote 0.05 for "5%" is 0.03 for
+"3%"). Without a word saying "again", a new call needs two values from its clause (one may
+be the model's written again), or one placed with two matching signs. It must differ from
+every call there is and validate against its tool's schema (``valid``).
+
+Where the calls name several tools, a question restates each in its own clauses, and their
+values are no other tool's: each tool is restated from the clauses it alone owns
+(:func:`.focus.owned_spans`: the clauses sharing most words with it; a clause as much
+another tool's is neither's), the other tools' values and the rest of the question being
+no values of it ("...the stock forecast for Apple Inc. for 30 days, and then for Microsoft
+Corporation for 45 days? After that, the weather forecast for New York City..."). Such a
+question's "also", "then", "after that" part its requests and say nothing of this one, so
+a new call needs two values or one placed with two matching signs; its values stand in one
+clause that no other call of the tool takes values from, and if the model's call does, two
+of them differ from the model's (a single value left there is likelier the model's mistake:
+"convert 5000 Japanese Yen into US Dollars" with ``to_currency: "Yen"``); lowercase words
+are no values.
+A tool owning no clause is not restated.
+
+Whatever the tools: a percentage restates only a percentage ("4%" is no "5 years"), and a
+new call does not write one name in two parameters the model's call keeps apart ("from
+Tokyo to Tokyo").
 """
 
 from __future__ import annotations
@@ -191,23 +206,67 @@ def _as_value(value: _Value, like: Any, spot: _Value) -> Any:
         number, percent = number_value(value.text), number_value(spot.text)
         if number is not None and percent and abs(like - percent / 100) < 1e-9:
             return float(f"{number / 100:.12g}")
+    if value.text.endswith("%") != spot.text.endswith("%"):
+        return None  # a rate is no restatement of a count ("4%" for "5 years")
     return as_value(value.text, like)
 
 
 def restatements(calls: Sequence[Call], question: str,
                  schemas: Mapping[str, Mapping[str, Any] | None], *, limit: int,
-                 valid: Callable[[str, dict[str, Any]], bool]) -> list[Call]:
+                 valid: Callable[[str, dict[str, Any]], bool],
+                 parts: Mapping[str, Sequence[tuple[int, int]]] | None = None) -> list[Call]:
     """The calls ``question`` restates for ``calls`` (the model's, in order) with other
     values, that ``calls`` leave out (see the module docstring). At most ``limit`` calls in
-    all; ``valid(name, input)`` must accept each new call."""
-    if len({name for name, _ in calls}) != 1:
-        # Calls of several tools: the question's clauses are mostly each another tool's, and
-        # a value of one tool's clause is no restatement of another's (with the expected
-        # first call of each tool, BFCL parallel_multiple: 116 exact instead of 131).
-        return []
+    all; ``valid(name, input)`` must accept each new call. Where ``calls`` name several
+    tools, only a tool owning ``parts`` of the question (``(start, end)`` spans, by tool:
+    :func:`.focus.owned_spans`) is restated, from its parts' values alone."""
+    names = list(dict.fromkeys(name for name, _ in calls))
+    if len(names) == 1:
+        return _restated(calls, question, [], limit=limit, valid=valid)
+    # Calls of several tools: a value of one tool's clause is no restatement of another's
+    # (restating every tool from the whole question, with the expected first call of each
+    # tool, BFCL parallel_multiple: 116 exact instead of 131).
+    extra: list[Call] = []
+    owners: dict[tuple[int, int], int] = {}
+    for spans in (parts or {}).values():
+        for span in spans:
+            owners[span] = owners.get(span, 0) + 1
+    for name in names:
+        # A clause as much another tool's (as many of its words) is neither's to restate.
+        spans = [span for span in (parts or {}).get(name, ()) if owners[span] == 1]
+        if not spans:
+            continue
+        own = [call for call in calls if call[0] == name]
+        others = [call for call in [*calls, *extra] if call[0] != name]
+        extra += _restated(own, question, others, owned=spans,
+                           limit=limit - len(calls) + len(own) - len(extra), valid=valid)
+    return extra
+
+
+def _outside(spans: Sequence[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    """The spans of a text of ``length`` characters that none of ``spans`` covers."""
+    gaps: list[tuple[int, int]] = []
+    at = 0
+    for start, end in sorted(spans):
+        if start > at:
+            gaps.append((at, start))
+        at = max(at, end)
+    if at < length:
+        gaps.append((at, length))
+    return gaps
+
+
+def _restated(calls: Sequence[Call], question: str, others: Sequence[Call], *, limit: int,
+              valid: Callable[[str, dict[str, Any]], bool],
+              owned: Sequence[tuple[int, int]] | None = None) -> list[Call]:
+    """:func:`restatements` for the calls of one tool, ``others``' values being no values
+    of it. Given the clauses the tool ``owned``, only their values are, and a new call's
+    values must stand in one of them, not one the model's call takes values from."""
     located = [_locate(question, args) for _, args in calls]
     used = [(v.start, v.end) for spots in located for v in spots.values()] \
-        + _written(question, calls, located)
+        + _written(question, calls, located) \
+        + _written(question, others, [{} for _ in others]) \
+        + (_outside(owned, len(question)) if owned is not None else [])
     if "respectively" in question.lower():
         # Lists in step are fan_out's to call ("...20 minutes and 15 minutes respectively":
         # 15 goes with the other list's artist, not with this call's).
@@ -222,9 +281,12 @@ def restatements(calls: Sequence[Call], question: str,
     name = calls[0][0]
     args, spots = template
     again = _AGAIN.search(question) is not None
+    taken = {_clause_of(value, owned) for found in located if found is not spots
+             for value in found.values()} if owned is not None else set()
     extra: list[Call] = []
     seen = [dict(a) for _, a in calls]
-    given, left = _give(question, spots, used, again)
+    # (Among several tools' requests, lowercase words are likelier anything but a value.)
+    given, left = _give(question, spots, used, again and owned is None)
     for group in _groups(question, given, left, spots):
         new = dict(args)
         for key, (value, _) in group.items():
@@ -233,15 +295,40 @@ def restatements(calls: Sequence[Call], question: str,
             continue
         if all(score < 0 for _, score in group.values()):
             continue
+        if _doubled(new) - _doubled(args):
+            continue  # one name in two places the model's call keeps apart ("Tokyo to Tokyo")
         changed = [score for key, (_, score) in group.items()
                    if norm(new[key]) != norm(args[key])]
-        if not (again or len(group) >= 2 or max(changed, default=0) >= 2):
-            continue  # one value elsewhere, nothing saying "again": likelier a mistake
+        if not ((again and owned is None) or len(group) >= 2 or max(changed, default=0) >= 2):
+            # One value elsewhere, nothing saying "again": likelier a mistake. (Among
+            # several tools' requests, "also", "then"... part them and say nothing of this.)
+            continue
+        if owned is not None:
+            home = {_clause_of(value, owned) for value, _ in group.values()}
+            if len(home) != 1 or None in home or home & taken or (
+                    len(changed) < 2
+                    and any(_clause_of(spot, owned) in home for spot in spots.values())):
+                # Across clauses, a clause another call of the tool takes values from (its
+                # values the model's mistakes there), or one value the model's own clause
+                # left out.
+                continue
         if len(calls) + len(extra) >= limit or not valid(name, new):
             continue
         extra.append((name, new))
         seen.append(new)
     return extra
+
+
+def _doubled(args: Mapping[str, Any]) -> set[str]:
+    """The strings ``args`` holds in two parameters or more, normalised (numbers may well
+    be the same: "a length of 5 and a width of 5")."""
+    values = [norm(v) for v in args.values() if isinstance(v, str)]
+    return {v for v in values if values.count(v) > 1}
+
+
+def _clause_of(value: _Value, clauses: Sequence[tuple[int, int]]) -> int | None:
+    return next((i for i, (start, end) in enumerate(clauses)
+                 if start <= value.start < end), None)
 
 
 def _locate(question: str, args: Mapping[str, Any]) -> dict[str, _Value]:
