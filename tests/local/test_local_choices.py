@@ -462,3 +462,28 @@ def test_a_tool_whose_own_clause_asks_again_is_called_again_beside_others() -> N
     assert restated == [*plain, goodbye]
     assert ("translate_text", {"text": "Hello World", "from_lang": "English",
                                "to_lang": "Spanish"}) in plain
+
+
+NEWS = spec("get_news", "Fetches the latest news on a topic.",
+            {"topic": {"type": "string", "description": "The subject of the news."},
+             "quantity": {"type": "integer", "description": "Number of articles."}},
+            {"region": {"type": "string", "description": "The region, e.g. Europe."}})
+
+
+def test_words_the_model_joins_by_underscores_are_written_apart_and_listed() -> None:
+    pytest.importorskip("llama_cpp")
+    from tooluse.backends.local import LocalBackend
+    from tooluse.errors import BackendError
+
+    question = ('Can you fetch the latest news on the topic of "Climate Change" and '
+                '"Artificial Intelligence", each with 5 articles, and specifically for the '
+                'region "Europe"?')
+    try:  # the default techniques, with and without whole_phrases
+        plain, written = (LocalBackend(n_threads=2, whole_phrases=on) for on in (False, True))
+    except BackendError as exc:
+        pytest.skip(str(exc))
+    (joined,) = ask(plain, question, [NEWS]).tool_uses
+    assert joined.input["topic"] == "climate_change"
+    # Written as the question writes it, the topic is an item of the question's list.
+    topics = [c.input["topic"] for c in ask(written, question, [NEWS]).tool_uses]
+    assert topics == ["Climate Change", "Artificial Intelligence"]

@@ -32,6 +32,9 @@ def _fan(calls: list[tuple[str, dict[str, Any]]], question: str,
     ("resistivity of copper and aluminum", "copper", ["copper", "aluminum"]),
     ("Play 20 minutes and 15 minutes of music", 20, ["20", "15"]),
     ("prices in Berlin and Madrid's stores", "Berlin", ["Berlin", "Madrid"]),
+    # a capitalised word before lowercase ones, where the value is so written
+    ("genes in Homo sapiens and Pan troglodytes?", "Pan troglodytes",
+     ["Homo sapiens", "Pan troglodytes"]),
 ])
 def test_list_around_finds_the_list_a_value_stands_in(question: str, value: Any,
                                                       items: list[str]) -> None:

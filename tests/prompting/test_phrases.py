@@ -70,3 +70,35 @@ def test_a_value_is_not_grown_into_another_parameters_value() -> None:
                          question) == {"team": "Manchester United", "league": "Manchester"}
     assert whole_phrases({"team": "Manchester", "league": "Premier"}, schema, question) == {
         "team": "Manchester United", "league": "Premier League"}
+
+
+@pytest.mark.parametrize(("question", "value", "written"), [
+    ('Fetch the latest news on "Climate Change" and "AI".', "climate_change", "Climate Change"),
+    ("Search for a Chicken Noodle Soup recipe.", "chicken_noodle_soup", "Chicken Noodle Soup"),
+    ("Sequences in Homo sapiens and Pan troglodytes?", "pan_troglodytes", "Pan troglodytes"),
+    ("Emissions of a plug-in hybrid car", "plug_in_hybrid", "plug-in hybrid"),
+])
+def test_words_joined_by_underscores_are_written_as_the_question_writes_them(
+        question: str, value: str, written: str) -> None:
+    assert whole_phrases({"v": value}, _schema(), question) == {"v": written}
+
+
+@pytest.mark.parametrize(("question", "value", "extra"), [
+    ("Train a model on data_random_forest, the random forest data", "data_random_forest",
+     {}),  # the question writes the value itself
+    ("News on climate change and on Climate Change", "climate_change", {}),  # two writings
+    ("Rainfall over the last six months", "six_months",
+     {"description": "The time frame, e.g. 'six_months' or 'year'."}),  # asked so
+    ("Rainfall over the last six months", "six_months", {"enum": ["six_months", "year"]}),
+])
+def test_words_joined_by_underscores_stay(question: str, value: str,
+                                          extra: dict[str, Any]) -> None:
+    assert whole_phrases({"v": value}, _schema(**extra), question) == {"v": value}
+
+
+def test_a_parameter_named_in_the_description_is_no_example_of_its_values() -> None:
+    schema = {"type": "object", "properties": {
+        "topic": {"type": "string", "description": "The topic; see max_results for how many."},
+        "max_results": {"type": "integer"}}}
+    assert whole_phrases({"topic": "climate_change"}, schema, "News on Climate Change") == {
+        "topic": "Climate Change"}

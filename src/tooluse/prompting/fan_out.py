@@ -116,8 +116,10 @@ def _unit_after(question: str, end: int) -> str | None:
     return m.group(1).lower()
 
 
-def _item_at(question: str, at: int, shape: str, size: int, unit: str | None) -> Item | None:
-    """The item of ``shape`` that starts at ``at``, if one does."""
+def _item_at(question: str, at: int, shape: str, size: int, unit: str | None,
+             capital: bool = False) -> Item | None:
+    """The item of ``shape`` that starts at ``at``, if one does (lowercase words but the
+    first, with ``capital``: "Homo sapiens" beside "Pan troglodytes")."""
     rest = question[at:]
     if shape == "number":
         m = NUMBER_AT.match(rest)
@@ -138,7 +140,7 @@ def _item_at(question: str, at: int, shape: str, size: int, unit: str | None) ->
         word = _POSSESSIVE.sub("", m.group().rstrip(",.;:!?)"))
         if not pattern.fullmatch(word) or word.lower() in _STOP:
             break
-        if shape == "word" and word[0].isupper():
+        if shape == "word" and word[0].isupper() and (words or not capital):
             break
         words.append(m)
         last = m.start() + len(word)
@@ -161,6 +163,7 @@ def list_around(question: str, value: Any) -> tuple[list[Item], int] | None:
     start, end, shape = found
     size = len(str(value).split())
     unit = _unit_after(question, end) if shape == "number" else None
+    capital = shape == "word" and str(value).strip()[:1].isupper()
     first = Item(question[start:end] if shape != "quoted" else str(value), start, end)
     items = [first]
     final = False  # a list has a final "and"/"or": "A, B and C", not "Paris, France"
@@ -172,7 +175,7 @@ def list_around(question: str, value: Any) -> tuple[list[Item], int] | None:
         sep = _SEPARATOR.match(question, at)
         if sep is None:
             break
-        item = _item_at(question, sep.end(), shape, size, unit)
+        item = _item_at(question, sep.end(), shape, size, unit, capital)
         if item is None:
             break
         items.append(item)
@@ -194,7 +197,7 @@ def list_around(question: str, value: Any) -> tuple[list[Item], int] | None:
         for m in list(re.finditer(r"(?<![^\s,(])\S", head))[-(size + 2):]:
             if shape == "name" and re.search(r"(?:^|[.!?]\s+)$", head[: m.start()]):
                 continue  # a sentence's first word is capitalised anyway ("Play Taylor...")
-            probe = _item_at(question, m.start(), shape, size, unit)
+            probe = _item_at(question, m.start(), shape, size, unit, capital)
             if probe is not None and question[probe.end:sep.start()].strip().lower() in (
                     "", unit or ""):
                 item = probe

@@ -14,7 +14,11 @@ such a string value whole, where the question leaves no doubt what the whole is:
   across "and" or punctuation, and not a name that starts a sentence, whose first word
   may be no part of it ("Fetch Bitcoin News"), unless the value starts there too;
 - a piece of a quote: the whole quote ('go to Goa' for ``Goa``), unless it holds most of
-  the question (a whole request in quotes).
+  the question (a whole request in quotes);
+- words joined by underscores that the question writes apart: "Climate Change" for
+  ``climate_change``, "Pan troglodytes" for ``pan_troglodytes`` (the model's habit from
+  code), where the question writes them alike every time and never joined, and the
+  parameter's description gives no such joined word as an example ("e.g. 'six_months'").
 
 Only where every place the question writes the value grows into the same whole, and not
 into another parameter's value (``league: "Manchester"`` stays beside ``team: "Manchester
@@ -63,6 +67,8 @@ def whole_phrases(arguments: Mapping[str, Any], schema: Any,
                 or any(k in spec for k in ("enum", "const", "format", "pattern")):
             continue
         whole = _whole(value, question, names)
+        if whole is None and "_" in value and not _snake_examples(spec, props):
+            whole = _spaced(value, question)
         if whole is not None and whole != value and whole not in arguments.values() \
                 and whole not in changed.values():
             # Grown into another parameter's value, it would say one thing twice.
@@ -82,6 +88,32 @@ def _whole(value: str, question: str, names: list[tuple[int, int]]) -> str | Non
             return None
         wholes.add(question[span[0]:span[1]])
     return wholes.pop() if len(wholes) == 1 else None
+
+
+#: A word joined by underscores ("climate_change").
+_SNAKE = re.compile(r"(?<![\w$])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w$])")
+
+
+def _snake_examples(spec: Mapping[str, Any], props: Mapping[str, Any]) -> bool:
+    """Does the parameter's description write a word joined by underscores that names no
+    parameter ("e.g. 'six_months'"): are such values what it asks for?"""
+    description = spec.get("description")
+    return isinstance(description, str) and any(
+        word not in props for word in _SNAKE.findall(description))
+
+
+def _spaced(value: str, question: str) -> str | None:
+    """The question's words that ``value``, joined by underscores, stands for ("Climate
+    Change" for ``climate_change``), when the question writes them so, alike every time,
+    and does not write ``value`` itself."""
+    if _SNAKE.fullmatch(value.strip()) is None \
+            or re.search(r"(?<!\w)" + re.escape(value.strip()) + r"(?!\w)", question,
+                         re.IGNORECASE):
+        return None
+    pattern = r"(?<![\w-])" + r"[ -]".join(re.escape(w) for w in value.strip().split("_")) \
+        + r"(?![\w-])"
+    found = {m.group() for m in re.finditer(pattern, question, re.IGNORECASE)}
+    return found.pop() if len(found) == 1 else None
 
 
 def _words(text: str) -> Iterator[tuple[int, int]]:
