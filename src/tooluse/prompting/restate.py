@@ -339,7 +339,7 @@ def _locate(question: str, args: Mapping[str, Any]) -> dict[str, _Value]:
             continue
         found = find_value(question, value)
         if found is None and isinstance(value, float) and not value.is_integer():
-            found = find_value(question, round(value * 100, 6))  # 0.05 written "5%"
+            found = _percent_at(question, value)  # 0.05 written "5%"
         if found is None and isinstance(value, str):
             place = next((m for m in _PLACE.finditer(question)
                           if m.group().lower() == value.strip().lower()), None)
@@ -356,6 +356,16 @@ def _locate(question: str, args: Mapping[str, Any]) -> dict[str, _Value]:
             continue
         spots[key] = _Value(start, end, question[start:end], shape)
     return spots
+
+
+def _percent_at(question: str, value: float) -> tuple[int, int, str] | None:
+    """Where ``question`` writes the fraction ``value`` as a percentage ("5%" for 0.05)."""
+    for m in NUMBER_AT.finditer(question):
+        number = number_value(m.group())
+        if m.group().endswith("%") and number is not None \
+                and abs(number - value * 100) < 1e-9:
+            return m.start(), m.end(), "number"
+    return None
 
 
 def _written(question: str, calls: Sequence[Call],
@@ -376,6 +386,8 @@ def _written(question: str, calls: Sequence[Call],
                 r"(?<!\w)" + re.escape(value.strip()) + r"(?!\w)", question, re.IGNORECASE))
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             found = find_value(question, value)
+            if found is None and isinstance(value, float) and not value.is_integer():
+                found = _percent_at(question, value)  # 0.05 written "5%"
             if found is not None:
                 spans.append(found[:2])
 
