@@ -11,7 +11,7 @@ without the last ``timings.fanned_out`` the run added),
 (:mod:`tooluse.prompting.regions`), ``asked_flags`` (:mod:`tooluse.prompting.flags`),
 ``whole_phrases`` (:mod:`tooluse.prompting.phrases`), ``scaled_numbers``
 (:func:`tooluse.prompting.spoken.scaled`), ``described_codes``
-(:mod:`tooluse.prompting.codes`) and ``optional`` (the optional
+(:mod:`tooluse.prompting.codes`), ``enum_values`` (:mod:`tooluse.prompting.enum_values`) and ``optional`` (the optional
 parameters left out, then the edits after it in the pipeline's order) — are pure functions of the calls, the question and
 the tools, so applying one to a run made without it gives exactly what the run would have
 answered with it (given the same calls from the model). For each category: the answers
@@ -34,6 +34,7 @@ from tooluse.prompting.call_edits import _valid, fanned_out
 from tooluse.prompting.choices import conversation_text, keep_given_optionals, question_text
 from tooluse.prompting.codes import described_codes
 from tooluse.prompting.dates import dated
+from tooluse.prompting.enum_values import enum_values
 from tooluse.prompting.flags import asked_flags
 from tooluse.prompting.phrases import whole_phrases
 from tooluse.prompting.regions import with_region
@@ -64,6 +65,8 @@ def _edited(edit: str, calls: list[Call], request: Request, schemas: dict[str, A
             changed = scaled(arguments, schema, conversation)
         elif edit == "described_codes":
             changed = described_codes(arguments, schema, question)
+        elif edit == "enum_values":
+            changed = enum_values(arguments, schema, question)
         elif edit == "asked_flags":
             changed = asked_flags(arguments, schema, question)
         elif edit == "date_formats":
@@ -80,7 +83,7 @@ def main() -> int:
     parser.add_argument("run_dir")
     parser.add_argument("--edit", choices=("restate", "date_formats", "city_state", "optional",
                                            "asked_flags", "whole_phrases", "scaled_numbers",
-                                           "described_codes"),
+                                           "described_codes", "enum_values"),
                         action="append")
     parser.add_argument("--choice", default="auto",
                         help="the runs' tool_choice, in their file names (default auto)")

@@ -54,7 +54,7 @@ def make() -> Any:
                                 "prerequisite_tools": False, "asked_flags": False,
                                 "focus_values": False, "whole_phrases": False,
                                 "names_not_values": False, "scaled_numbers": False,
-                                "described_codes": False}
+                                "described_codes": False, "enum_values": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
@@ -487,3 +487,26 @@ def test_words_the_model_joins_by_underscores_are_written_apart_and_listed() -> 
     # Written as the question writes it, the topic is an item of the question's list.
     topics = [c.input["topic"] for c in ask(written, question, [NEWS]).tool_uses]
     assert topics == ["Climate Change", "Artificial Intelligence"]
+
+
+MOVIES = spec("Movies_3_FindMovies", "Retrieves a list of movies based on the director, genre, "
+              "and cast specified by the user.", {}, {
+                  "directed_by": {"type": "string", "description": "Director of the movie. "
+                                  "Use 'dontcare' if the director is not a specific search "
+                                  "criterion.", "default": "dontcare"},
+                  "genre": {"type": "string", "description": "Genre of the movie.",
+                            "enum": ["Offbeat", "Fantasy", "Thriller", "Comedy", "Drama",
+                                     "Action", "dontcare"], "default": "dontcare"},
+                  "cast": {"type": "string", "description": "Names of leading actors or "
+                           "actresses in the movie.", "default": "dontcare"}})
+
+
+def test_a_value_naming_another_parameters_enum_member_goes_there(make: Any) -> None:
+    question = ("My friend and I want to go see a movie but we can't find one we like. We "
+                "really want to see a Drama.")
+    (alone,) = ask(make(copy_values=True, optional_from_conversation=True), question,
+                   [MOVIES], "any").tool_uses
+    assert alone.input.get("genre") != "Drama" and "Drama" in alone.input.values()
+    (call,) = ask(make(copy_values=True, optional_from_conversation=True, enum_values=True),
+                  question, [MOVIES], "any").tool_uses
+    assert call.input == {"genre": "Drama"}

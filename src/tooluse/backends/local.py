@@ -79,14 +79,16 @@ DEFAULT_COPY_BONUS = 2.0
 #: ``scaled_numbers`` ("213 million" as 213000000): replayed on the last full runs' answers,
 #: +2 −0 under ``auto`` and under ``any``. ``described_codes`` (the code a description lists
 #: for what the question names: ``service_id: 2`` for "ironing services"): replayed on the
-#: last full runs' answers, +1 −0 (``auto``) and +2 −0 (``any``).
+#: last full runs' answers, +1 −0 (``auto``) and +2 −0 (``any``). ``enum_values`` (a free
+#: value naming another parameter's enum member is that parameter's: ``genre: "Drama"`` for
+#: ``directed_by: "Drama"``): replayed on a full ``auto`` run's answers, +2 −0.
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
     "copy_values": True, "fan_out": True, "rank_tools": True, "plan_tools": True,
     "percent_fractions": True, "prerequisite_tools": True, "restate": True,
     "date_formats": True, "city_state": True, "focus_values": True, "asked_flags": True,
     "whole_phrases": True, "names_not_values": True, "scaled_numbers": True,
-    "described_codes": True,
+    "described_codes": True, "enum_values": True,
 }
 #: Under ``tool_choice: none`` the tools stay in the prompt (a cache hit for a tool loop's
 #: last turn); with them in view the default model tends to answer *about* a tool ("You can
@@ -138,8 +140,8 @@ class LocalBackend(PromptToolsBackend):
     - ``max_tools``, ``decide``, ``score_tools``, ``rank_tools``, ``plan_tools``,
       ``prerequisite_tools``, ``optional_from_conversation``, ``percent_fractions``,
       ``scaled_numbers``, ``date_formats``, ``city_state``, ``asked_flags``,
-      ``described_codes``, ``whole_phrases``, ``names_not_values``, ``fan_out``,
-      ``restate``, ``focus_values``:
+      ``described_codes``, ``enum_values``, ``whole_phrases``, ``names_not_values``,
+      ``fan_out``, ``restate``, ``focus_values``:
       the decisions taken around the model
       (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call
       or answer by :data:`DEFAULT_DECISION`, fitted for the default model, or
@@ -148,8 +150,9 @@ class LocalBackend(PromptToolsBackend):
       for the default model (``decide``, ``optional_from_conversation``, ``no_repeat``,
       ``copy_values``, ``fan_out``, ``rank_tools``, ``plan_tools``, ``percent_fractions``,
       ``prerequisite_tools``, ``restate``, ``scaled_numbers``, ``date_formats``,
-      ``city_state``, ``asked_flags``, ``described_codes``, ``whole_phrases``,
-      ``names_not_values``, ``focus_values`` on), off for any other model.
+      ``city_state``, ``asked_flags``, ``described_codes``, ``enum_values``,
+      ``whole_phrases``, ``names_not_values``, ``focus_values`` on), off for any other
+      model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none`` (default True), as the Messages API does, so a tool loop's last turn reuses
       the cached prompt prefix; the grammar still forbids a call.
@@ -197,6 +200,7 @@ class LocalBackend(PromptToolsBackend):
         city_state: bool | None = None,
         asked_flags: bool | None = None,
         described_codes: bool | None = None,
+        enum_values: bool | None = None,
         whole_phrases: bool | None = None,
         names_not_values: bool | None = None,
         decision: CallDecision | None = None,
@@ -263,6 +267,7 @@ class LocalBackend(PromptToolsBackend):
             city_state=on("city_state", city_state),
             asked_flags=on("asked_flags", asked_flags),
             described_codes=on("described_codes", described_codes),
+            enum_values=on("enum_values", enum_values),
             whole_phrases=on("whole_phrases", whole_phrases),
             names_not_values=on("names_not_values", names_not_values),
             fan_out=on("fan_out", fan_out),
@@ -292,7 +297,8 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
     for key in ("decide", "score_tools", "rank_tools", "plan_tools", "prerequisite_tools",
                 "optional_from_conversation", "percent_fractions", "scaled_numbers",
                 "date_formats",
-                "city_state", "asked_flags", "described_codes", "whole_phrases",
+                "city_state", "asked_flags", "described_codes", "enum_values",
+                "whole_phrases",
                 "names_not_values", "no_repeat",
                 "more_calls",
                 "copy_values", "score_enums", "fan_out", "restate", "focus_values"):

@@ -165,6 +165,10 @@ class PromptToolsBackend(Backend):
     - ``city_state``: a large US city written alone where the parameter asks for a city
       with its state ("e.g. San Francisco, CA") is completed: ``Boston, MA``
       (:mod:`.regions`; kept only if the call still validates);
+    - ``enum_values``: a free string value that is a member of another parameter's enum
+      goes to that parameter (``directed_by: "Drama"`` as ``genre: "Drama"``), the free
+      one left out when optional (:mod:`.enum_values`; kept only if the call still
+      validates);
     - ``described_codes``: a parameter whose description lists codes for things ("1 for
       cleaning service, 2 for ironing service") is given the code of the one the question
       names (``service_id: 2`` for "ironing services"), added if the call left it out
@@ -226,6 +230,7 @@ class PromptToolsBackend(Backend):
         city_state: bool = False,
         asked_flags: bool = False,
         described_codes: bool = False,
+        enum_values: bool = False,
         whole_phrases: bool = False,
         names_not_values: bool = False,
         fan_out: bool = False,
@@ -258,6 +263,7 @@ class PromptToolsBackend(Backend):
         self.city_state = city_state
         self.asked_flags = asked_flags
         self.described_codes = described_codes
+        self.enum_values = enum_values
         self.whole_phrases = whole_phrases
         self.names_not_values = names_not_values
         self.fan_out = fan_out
@@ -318,13 +324,15 @@ class PromptToolsBackend(Backend):
         if (self.optional_from_conversation or self.percent_fractions
                 or self.prerequisite_tools or self.date_formats or self.city_state
                 or self.asked_flags or self.whole_phrases
-                or self.scaled_numbers or self.described_codes) and request.tools:
+                or self.scaled_numbers or self.described_codes
+                or self.enum_values) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
                                            self.date_formats, self.city_state,
                                            self.asked_flags, self.whole_phrases,
                                            scales=self.scaled_numbers,
-                                           codes=self.described_codes)
+                                           codes=self.described_codes,
+                                           enums=self.enum_values)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

@@ -5,7 +5,8 @@ written in the format a parameter asks for (:mod:`.dates`), a city with its stat
 where that is asked (:mod:`.regions`), booleans set as the question asks
 (:mod:`.flags`), values the question writes as part of a word, name or quote written whole
 (:mod:`.phrases`), the code a parameter's description lists for what the question names
-(:mod:`.codes`), a value an earlier call looked up written as that
+(:mod:`.codes`), a value naming another parameter's enum member given to it
+(:mod:`.enum_values`), a value an earlier call looked up written as that
 call returned it, the calls its lists ask for added (:mod:`.fan_out`), and those its
 clauses restate with other values (:mod:`.restate`). Each edited or added call is
 validated against its tool's schema."""
@@ -31,6 +32,7 @@ from .choices import (
 )
 from .codes import described_codes
 from .dates import dated
+from .enum_values import enum_values
 from .fan_out import fan_out
 from .flags import asked_flags
 from .focus import owned_spans
@@ -49,7 +51,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
                   flags: bool = False,
                   phrases: bool = False,
                   scales: bool = False,
-                  codes: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  codes: bool = False,
+                  enums: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
     gives a parameter that an earlier call looked up that call's result (``looked_up``:
@@ -64,7 +67,9 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     only with a scale (``scales``, :func:`.spoken.scaled`: 213000000 for "213 million"),
     and writes the code a parameter's description lists for the thing the question names
     (``codes``, :func:`.codes.described_codes`: ``service_id: 2`` for "ironing services"
-    where "2 for ironing service" is listed).
+    where "2 for ironing service" is listed), after giving a free value that names another
+    parameter's enum member to that parameter (``enums``, :func:`.enum_values.enum_values`:
+    ``genre: "Drama"`` for ``directed_by: "Drama"``).
     An edit is kept only if the call still validates.
     Returns the call and how many parameters were left out."""
     conversation = conversation_text(request)
@@ -73,6 +78,7 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     lookups = _looked_up(request, question) if looked_up else {}
     # (on, edit, the text it reads): in this order, each kept only if the call still validates.
     table: list[tuple[bool, Callable[[dict[str, Any], Any, str], dict[str, Any]], str]] = [
+        (enums, enum_values, question),
         (percent, lambda a, s, t: percents_as_fractions(a, s, t)[0], conversation),
         (scales, scaled, conversation),
         (phrases, whole_phrases, question),
