@@ -87,6 +87,26 @@ def test_a_date_parameter_holding_something_else_keeps_the_date_from_others() ->
     assert dated({"departure_time": "3:00"}, flight, question) == {"departure_time": "3:00"}
 
 
+def test_a_date_the_question_does_not_write_is_the_one_it_writes() -> None:
+    flight = {"type": "object", "properties": {
+        "departure_date": {"type": "string", "description": "The departure date in the "
+                           "format of 'dd/mm/yyyy', such as '15/03/2024'."},
+        "return_date": {"type": "string", "description": "Format dd/mm/yyyy."}}}
+    question = "I need a flight from JFK on the 16th of March 2024, around 14:00."
+    # The description's example copied: the question's one date instead.
+    assert dated({"departure_date": "15/03/2024"}, flight, question) == {
+        "departure_date": "16/03/2024"}
+    # With two dates written, or none, which one was meant is not told.
+    two = "A flight on the 16th of March 2024, back on the 20th of March 2024."
+    assert dated({"departure_date": "15/03/2024"}, flight, two) == {
+        "departure_date": "15/03/2024"}
+    assert dated({"departure_date": "15/03/2024"}, flight, "A flight tomorrow.") == {
+        "departure_date": "15/03/2024"}
+    # The other date written held by the other parameter: nothing left to give.
+    assert dated({"departure_date": "15/03/2024", "return_date": "16/03/2024"}, flight,
+                 question) == {"departure_date": "15/03/2024", "return_date": "16/03/2024"}
+
+
 def test_the_call_adjuster_writes_dates_only_when_the_call_still_validates() -> None:
     strict = {**WEATHER, "properties": {**WEATHER["properties"], "date": {
         **WEATHER["properties"]["date"], "pattern": "^[A-Z]"}}}

@@ -3,9 +3,11 @@
 A tool says how it wants a date ("the date, in the format of 'YYYY-MM-DD'", "MM-DD-YYYY",
 a schema's ``"format": "date"``); a user writes "April 11th, 2023", "the 2nd of march
 2023", "Jun.20,2023". A small model copies the user's words (or leaves the parameter out
-when it is optional). :func:`dated` rewrites a call's dates in the format each parameter
-asks for, and gives an optional date parameter the model left out the one date the
-question writes — every value still the user's date, only written as asked.
+when it is optional, or copies the description's example date: "such as '15/03/2024'").
+:func:`dated` rewrites a call's dates in the format each parameter asks for, gives an
+optional date parameter the model left out the one date the question writes, and a date
+parameter holding a date the question does not write the one other date it writes —
+every value still the user's date, only written as asked.
 
 Dates read (:func:`dates_in`): a month's name with a day and a year in either order ("April
 11th, 2023", "11 April 2023", "the 2nd of march 2023", "2023 April 4th"), a month and day
@@ -143,17 +145,21 @@ def date_format(schema: Mapping[str, Any]) -> str | None:
 
 def dated(arguments: Mapping[str, Any], schema: Mapping[str, Any] | None,
           question: str) -> dict[str, Any]:
-    """``arguments`` with each date of a parameter that asks for a format written in it,
-    and an optional date parameter left out given the question's one date (when exactly
-    one such parameter is missing, every other one holds a date, and the question writes
-    exactly one date none of them holds)."""
+    """``arguments`` with each date of a parameter that asks for a format written in it;
+    the one parameter holding a date the question does not write given the one date the
+    question writes that no other parameter holds; else an optional date parameter left
+    out given the question's one date (when exactly one such parameter is missing, every
+    other one holds a date, and the question writes exactly one date none of them
+    holds)."""
     props: Mapping[str, Any] = (schema or {}).get("properties") or {}
     formats = {key: f for key, sub in props.items()
                if isinstance(sub, Mapping) and (f := date_format(sub))}
     if not formats:
         return dict(arguments)
     new = dict(arguments)
+    written = {date for _, _, date in dates_in(question)}
     held: set[dt.date] = set()
+    unwritten: list[str] = []  # holding a date the question does not write
     other = False  # a date parameter holding something else ("3:00"): its date, maybe
     for key, fmt in formats.items():
         value = new.get(key)
@@ -164,14 +170,22 @@ def dated(arguments: Mapping[str, Any], schema: Mapping[str, Any] | None,
         read = dates_in(text)
         if len(read) == 1 and read[0][0] == 0 and read[0][1] == len(text):
             new[key] = read[0][2].strftime(fmt)
-            held.add(read[0][2])
+            if read[0][2] in written or not written:
+                held.add(read[0][2])
+            else:
+                unwritten.append(key)
         elif (date := _yearless(text, question)) is not None:
             new[key] = date.strftime(fmt)
             held.add(date)
         else:
             other = True
+    asked = sorted({date for date in written if date not in held})
+    if len(unwritten) == 1 and len(asked) == 1:
+        # A date the question does not write (the description's example: "such as
+        # '15/03/2024'") where it writes one other: that one.
+        new[unwritten[0]] = asked[0].strftime(formats[unwritten[0]])
+        return new
     missing = [key for key in formats if key not in new]
-    asked = [date for _, _, date in dates_in(question) if date not in held]
-    if len(missing) == 1 and len(set(asked)) == 1 and not other:
+    if len(missing) == 1 and len(asked) == 1 and not other and not unwritten:
         new[missing[0]] = asked[0].strftime(formats[missing[0]])
     return new
