@@ -35,6 +35,7 @@ __all__ = [
     "ToolNaming",
     "content_words",
     "conversation_text",
+    "free_string",
     "further_tools",
     "given_by",
     "keep_given_optionals",
@@ -333,6 +334,14 @@ def select_tools(question: str, tools: Sequence[ToolSpec], limit: int,
 
 def _normal(text: str) -> str:
     return " ".join(_words(text))
+
+
+def free_string(value: Any, spec: Any) -> bool:
+    """Is ``value`` a non-empty string of a parameter whose schema ``spec`` leaves it free: a
+    string with no ``enum``, ``const``, ``format`` or ``pattern``?"""
+    return isinstance(value, str) and bool(value.strip()) and isinstance(spec, Mapping) \
+        and spec.get("type") == "string" \
+        and not any(k in spec for k in ("enum", "const", "format", "pattern"))
 
 
 def given_by(value: Any, conversation: str, name: str = "") -> bool:

@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .choices import free_string
+
 __all__ = ["enum_values"]
 
 
@@ -42,9 +44,7 @@ def enum_values(arguments: Mapping[str, Any], schema: Any, question: str = "") -
     result = dict(arguments)
     for key, value in arguments.items():
         spec = props.get(key)
-        if not isinstance(value, str) or not value.strip() or not isinstance(spec, Mapping) \
-                or spec.get("type") != "string" \
-                or any(k in spec for k in ("enum", "const", "format", "pattern")):
+        if not isinstance(spec, Mapping) or not free_string(value, spec):
             continue
         wanted = value.strip().lower()
         description = spec.get("description")

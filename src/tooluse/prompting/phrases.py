@@ -38,6 +38,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from .choices import free_string
+
 __all__ = ["whole_phrases"]
 
 #: Punctuation that borders a word without being part of it.
@@ -62,9 +64,7 @@ def whole_phrases(arguments: Mapping[str, Any], schema: Any,
     changed: dict[str, Any] = {}
     for key, value in arguments.items():
         spec = props.get(key)
-        if not isinstance(value, str) or not value.strip() or not isinstance(spec, Mapping) \
-                or spec.get("type") != "string" \
-                or any(k in spec for k in ("enum", "const", "format", "pattern")):
+        if not isinstance(spec, Mapping) or not free_string(value, spec):
             continue
         whole = _whole(value, question, names)
         if whole is None and "_" in value and not _snake_examples(spec, props):
