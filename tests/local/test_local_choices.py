@@ -443,20 +443,25 @@ CLOCK = spec("get_current_time", "Get the current time in a city.",
              {"location": {"type": "string", "description": "The city."}})
 
 
-def test_a_tool_whose_own_clause_asks_again_is_called_again_beside_others() -> None:
+def without_and_with(option: str) -> tuple[Any, Any]:
+    """Two backends with the default techniques: ``option`` off, then on."""
     pytest.importorskip("llama_cpp")
     from tooluse.backends.local import LocalBackend
     from tooluse.errors import BackendError
 
+    try:
+        return (LocalBackend(n_threads=2, **{option: False}),
+                LocalBackend(n_threads=2, **{option: True}))
+    except BackendError as exc:
+        pytest.skip(str(exc))
+
+
+def test_a_tool_whose_own_clause_asks_again_is_called_again_beside_others() -> None:
     question = ("Translate the phrase 'Hello World' from English to Spanish and translate "
                 "'Goodbye' from French to English. In addition to that get current time in "
                 "'Los Angeles' and 'London'.")
-    try:  # the default techniques, with and without restate
-        backends = [LocalBackend(n_threads=2, restate=on) for on in (False, True)]
-    except BackendError as exc:
-        pytest.skip(str(exc))
     plain, restated = ([(c.name, c.input) for c in ask(b, question, [TRANSLATE, CLOCK])
-                        .tool_uses] for b in backends)
+                        .tool_uses] for b in without_and_with("restate"))
     goodbye = ("translate_text", {"text": "Goodbye", "from_lang": "French", "to_lang": "English"})
     assert goodbye not in plain
     assert restated == [*plain, goodbye]
@@ -471,17 +476,10 @@ NEWS = spec("get_news", "Fetches the latest news on a topic.",
 
 
 def test_words_the_model_joins_by_underscores_are_written_apart_and_listed() -> None:
-    pytest.importorskip("llama_cpp")
-    from tooluse.backends.local import LocalBackend
-    from tooluse.errors import BackendError
-
     question = ('Can you fetch the latest news on the topic of "Climate Change" and '
                 '"Artificial Intelligence", each with 5 articles, and specifically for the '
                 'region "Europe"?')
-    try:  # the default techniques, with and without whole_phrases
-        plain, written = (LocalBackend(n_threads=2, whole_phrases=on) for on in (False, True))
-    except BackendError as exc:
-        pytest.skip(str(exc))
+    plain, written = without_and_with("whole_phrases")
     (joined,) = ask(plain, question, [NEWS]).tool_uses
     assert joined.input["topic"] == "climate_change"
     # Written as the question writes it, the topic is an item of the question's list.
