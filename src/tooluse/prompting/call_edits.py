@@ -148,7 +148,7 @@ def fanned_out(request: Request, blocks: list[ToolUseBlock], limit: int, *,
     blocks: one per further item of a list (``lists``, :func:`.fan_out.fan_out`), then one
     per clause restating a call with other values (``clauses``,
     :func:`.restate.restatements`; where the calls name several tools, each tool from the
-    clauses it owns, :func:`.focus.owned_spans`)."""
+    clauses it alone owns, :func:`.focus.owned_spans`)."""
     specs = {t.name: t for t in request.tools}
 
     def valid(name: str, arguments: dict[str, Any]) -> bool:
