@@ -46,6 +46,8 @@ def test_a_piece_is_written_whole(question: str, value: str, whole: str) -> None
     ("What is the weather in Paris?", "London"),  # not written at all
     ("Find the mass of water under 1 atm", "water"),  # lowercase runs are not grown
     ("'Get the stock price of Apple for 5 days.'", "Apple"),  # a whole request quoted
+    ("List the mandates of user ID U123 that are pending", "U123"),  # a label is no part
+    ("Retrieve the analysis for project with UUID SUPERFANCY", "SUPERFANCY"),
 ])
 def test_a_value_stays(question: str, value: str) -> None:
     assert whole_phrases({"v": value}, _schema(), question) == {"v": value}

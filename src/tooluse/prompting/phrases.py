@@ -11,8 +11,9 @@ such a string value whole, where the question leaves no doubt what the whole is:
   the possessive ``'s`` or the punctuation around the word;
 - a piece of a name: the whole run of capitalised words it sits in, joined by single
   spaces and "of", "the", "de"... ("Metropolitan Museum of Art", "Gibson Les Paul"); not
-  across "and" or punctuation, and not a name that starts a sentence, whose first word
-  may be no part of it ("Fetch Bitcoin News"), unless the value starts there too;
+  across "and" or punctuation, not over a label before it ("ID U123" stays ``U123``), and
+  not a name that starts a sentence, whose first word may be no part of it ("Fetch
+  Bitcoin News"), unless the value starts there too;
 - a piece of a quote: the whole quote ('go to Goa' for ``Goa``), unless it holds most of
   the question (a whole request in quotes);
 - words joined by underscores that the question writes apart: "Climate Change" for
@@ -49,6 +50,9 @@ _JOINERS = "/\\_-.:#~@"
 #: Lowercase words a name's capitalised words may be joined by.
 _CONNECTORS = frozenset({"of", "the", "de", "la", "le", "du", "von", "van", "del", "der",
                          "di", "da"})
+#: Words that label the identifier after them ("user ID U123", "project UUID SUPERFANCY").
+_LABELS = frozenset({"id", "uuid", "guid", "no", "nr", "number", "code", "sku", "pin", "ref",
+                     "isbn"})
 _NAME_WORD = re.compile(r"\w[\w\-&]*(?:\.\w+)*")
 _SENTENCE_END = re.compile(r"[.?!]\s*$")
 
@@ -159,6 +163,8 @@ def _names(text: str) -> Iterator[tuple[int, int]]:
     def close() -> Iterator[tuple[int, int]]:
         while run and text[run[-1][0]:run[-1][1]].lower() in _CONNECTORS:
             run.pop()
+        while run and text[run[0][0]:run[0][1]].lower() in _LABELS:
+            run.pop(0)  # "ID U123": the label names the value, it is no part of it
         if len(run) > 1:
             yield run[0][0], run[-1][1]
 
