@@ -25,9 +25,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from replay_edits import fanned  # bench/, first on the path when run as a script
+
 from tooluse.eval.bfcl import build_request, build_toolset, load_category
-from tooluse.messages import ToolUseBlock
-from tooluse.prompting.call_edits import fanned_out
 from tooluse.prompting.fan_out import fan_out
 from tooluse.prompting.restate import restatements
 
@@ -69,21 +69,15 @@ def _each_tool(data: Path, category: str) -> tuple[int, int]:
         if not case.ground_truth:
             continue
         request = build_request(case, build_toolset(case.functions))
-        # (the request's tool names are the wire's: "spotify.play" is "spotify_play")
-        wire = {f["name"]: t.name for f, t in zip(case.functions, request.tools, strict=True)}
-        back = {t: f for f, t in wire.items()}
         firsts: dict[str, dict[str, Any]] = {}
         for expected in case.ground_truth:
             ((name, arguments),) = expected.items()
             firsts.setdefault(name, {k: _first(v) for k, v in arguments.items()
                                      if _first(v) != ""})
-        blocks = [ToolUseBlock(id=f"toolu_{i}", name=wire.get(name, name), input=arguments)
-                  for i, (name, arguments) in enumerate(firsts.items())]
+        names = [f["name"] for f in case.functions]
         for i, clauses in enumerate((False, True)):
-            added = fanned_out(request, blocks, 8, lists=True, clauses=clauses)
-            calls = [*firsts.items(), *((back.get(b.name, b.name), dict(b.input))
-                                        for b in added)]
-            exact[i] += _exact(calls, case.ground_truth)
+            added = fanned(request, names, list(firsts.items()), clauses=clauses)
+            exact[i] += _exact([*firsts.items(), *added], case.ground_truth)
     return exact[0], exact[1]
 
 

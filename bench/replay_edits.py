@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,16 +44,25 @@ from tooluse.prompting.spoken import scaled
 Call = tuple[str, dict[str, Any]]
 
 
+def fanned(request: Request, names: Sequence[str], calls: Sequence[Call], *,
+           clauses: bool = True) -> list[Call]:
+    """The calls :func:`tooluse.prompting.call_edits.fanned_out` adds after ``calls``, as
+    the backend does after the model's: ``fan_out``, then ``restate`` with ``clauses``.
+    ``names`` are the BFCL functions' names in the order of ``request.tools``, whose names
+    are the wire's ("spotify.play" is "spotify_play"); calls go in and come out under
+    them."""
+    wire = {name: tool.name for name, tool in zip(names, request.tools, strict=True)}
+    back = {tool: name for name, tool in wire.items()}
+    blocks = [ToolUseBlock(id=f"toolu_{i}", name=wire.get(name, name), input=arguments)
+              for i, (name, arguments) in enumerate(calls)]
+    return [(back.get(b.name, b.name), dict(b.input))
+            for b in fanned_out(request, blocks, 8, lists=True, clauses=clauses)]
+
+
 def _edited(edit: str, calls: list[Call], request: Request, schemas: dict[str, Any]) -> list[Call]:
     question, conversation = question_text(request), conversation_text(request)
     if edit == "restate":  # fan_out then restate, as the backend does after the model's calls
-        # (the request's tool names are the wire's: "spotify.play" is "spotify_play")
-        wire = {f: t.name for f, t in zip(schemas, request.tools, strict=True)}
-        back = {t: f for f, t in wire.items()}
-        blocks = [ToolUseBlock(id=f"toolu_{i}", name=wire.get(name, name), input=arguments)
-                  for i, (name, arguments) in enumerate(calls)]
-        return calls + [(back.get(b.name, b.name), dict(b.input))
-                        for b in fanned_out(request, blocks, 8, lists=True, clauses=True)]
+        return calls + fanned(request, list(schemas), calls)
     new: list[Call] = []
     for name, arguments in calls:
         schema = schemas.get(name)
