@@ -61,6 +61,7 @@ Tokyo to Tokyo").
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -227,14 +228,13 @@ def restatements(calls: Sequence[Call], question: str,
     # From the expected first call of each tool (bench/fan_out_ceiling.py), BFCL
     # parallel_multiple is exact in 131 cases with fan_out alone; restating every tool from
     # the whole question gave 116, from the clauses each alone owns 135.
+    if not parts:
+        return []
     extra: list[Call] = []
-    owners: dict[tuple[int, int], int] = {}
-    for spans in (parts or {}).values():
-        for span in spans:
-            owners[span] = owners.get(span, 0) + 1
+    owners = Counter(span for spans in parts.values() for span in spans)
     for name in names:
         # A clause as much another tool's (as many of its words) is neither's to restate.
-        spans = [span for span in (parts or {}).get(name, ()) if owners[span] == 1]
+        spans = [span for span in parts.get(name, ()) if owners[span] == 1]
         if not spans:
             continue
         own = [call for call in calls if call[0] == name]
