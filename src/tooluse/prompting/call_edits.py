@@ -6,7 +6,8 @@ where that is asked (:mod:`.regions`), booleans set as the question asks
 (:mod:`.flags`), values the question writes as part of a word, name or quote written whole
 (:mod:`.phrases`), the code a parameter's description lists for what the question names
 (:mod:`.codes`), a value naming another parameter's enum member given to it
-(:mod:`.enum_values`), a value an earlier call looked up written as that
+(:mod:`.enum_values`), the unit the question writes for a unit parameter (:mod:`.units`),
+a value an earlier call looked up written as that
 call returned it, the calls its lists ask for added (:mod:`.fan_out`), and those its
 clauses restate with other values (:mod:`.restate`). Each edited or added call is
 validated against its tool's schema."""
@@ -40,6 +41,7 @@ from .phrases import whole_phrases
 from .regions import with_region
 from .restate import restatements
 from .spoken import scaled
+from .units import stated_units
 
 __all__ = ["call_adjuster", "fanned_out"]
 
@@ -52,7 +54,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
                   phrases: bool = False,
                   scales: bool = False,
                   codes: bool = False,
-                  enums: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  enums: bool = False,
+                  units: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
     gives a parameter that an earlier call looked up that call's result (``looked_up``:
@@ -69,7 +72,10 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     (``codes``, :func:`.codes.described_codes`: ``service_id: 2`` for "ironing services"
     where "2 for ironing service" is listed), after giving a free value that names another
     parameter's enum member to that parameter (``enums``, :func:`.enum_values.enum_values`:
-    ``genre: "Drama"`` for ``directed_by: "Drama"``).
+    ``genre: "Drama"`` for ``directed_by: "Drama"``). Before the optional parameters are
+    left out, a unit parameter whose value the question does not write gets the unit the
+    question writes (``units``, :func:`.units.stated_units`: ``unit: "meters"`` for "a radius
+    of 5 meters" where the model wrote ``"cm"``), and keeps it.
     An edit is kept only if the call still validates.
     Returns the call and how many parameters were left out."""
     conversation = conversation_text(request)
@@ -91,9 +97,20 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
 
     def adjust(block: ToolUseBlock) -> tuple[ToolUseBlock, int]:
         schema = schemas.get(block.name)
-        arguments, dropped = keep_given_optionals(block.input, schema, conversation,
-                                                  block.name) \
-            if optional else (dict(block.input), [])
+        arguments = dict(block.input)
+        stated = stated_units(arguments, schema, question) if units else {}
+        if stated and _valid(schema, {**arguments, **stated}):
+            arguments = {**arguments, **stated}
+        else:
+            stated = {}
+        dropped: list[str] = []
+        if optional:
+            arguments, dropped = keep_given_optionals(arguments, schema, conversation,
+                                                      block.name)
+            # The question states these units, if not as words of their own ("5cm").
+            arguments = {k: arguments.get(k, stated.get(k)) for k in block.input
+                         if k in arguments or k in stated}
+            dropped = [k for k in dropped if k not in stated]
         for edit, text in edits:
             edited = edit(arguments, schema, text)
             if edited != arguments and _valid(schema, edited):
