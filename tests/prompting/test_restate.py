@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tooluse.messages import ToolSpec
+from tooluse.prompting.fan_out import fan_out
 from tooluse.prompting.focus import owned_spans
 from tooluse.prompting.restate import restatements
 
@@ -128,7 +129,8 @@ def test_no_call_where_the_question_asks_for_one(call: Call, question: str) -> N
     schema = {"type": "object", "properties": {
         k: {"type": "number" if isinstance(v, (int, float)) else "string"}
         for k, v in call[1].items()}}
-    assert _restate(call, question, schema) == []
+    assert fan_out([call], question, {"growth": schema}, limit=8,
+                   valid=lambda name, arguments: True) == []
 
 
 def test_a_new_call_must_validate_and_stay_within_the_limit() -> None:
@@ -240,3 +242,19 @@ def test_a_rate_is_no_restatement_of_a_count() -> None:
     schema = _obj(principal="number", years="integer")
     assert _restate(("simple_interest", {"principal": 5000, "years": 5}), question,
                     schema) == []
+
+
+def test_numbers_written_joined_to_their_unit_are_values() -> None:
+    question = ("What is the total circumference of four circles, where the first circle has a "
+                "radius of 5cm, the second circle has a radius of 10cm, the third circle has a "
+                "radius of 15cm, and the fourth circle has a radius of 20cm?")
+    added = _restate(("circumference", {"radius": 5}), question, _obj(radius="integer"))
+    assert added == [("circumference", {"radius": r}) for r in (10, 15, 20)]
+    # A scale is no unit: "$1.2M" is not 1.2 metres, so no list "2019 and $1.2M" is read.
+    question = "The growth rate for 'Tech Inc' with revenues of $1M in 2019 and $1.2M in 2020?"
+    schema = _obj(company="string", year1="integer", revenue1="integer", year2="integer",
+                  revenue2="integer")
+    call = ("growth", {"company": "Tech Inc", "year1": 2019, "revenue1": 1000000,
+                       "year2": 2020, "revenue2": 1200000})
+    assert fan_out([call], question, {"growth": schema}, limit=8,
+                   valid=lambda name, arguments: True) == []

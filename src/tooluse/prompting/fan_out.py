@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .copy_values import STOP_WORDS
+from .units import JOINED_UNITS
 
 __all__ = ["NUMBER_AT", "Item", "as_value", "fan_out", "find_value", "list_around", "lists_in",
            "norm", "number_value"]
@@ -39,7 +40,11 @@ __all__ = ["NUMBER_AT", "Item", "as_value", "fan_out", "find_value", "list_aroun
 Call = tuple[str, dict[str, Any]]
 
 _NUMBER = r"[-+]?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?"
-NUMBER_AT = re.compile(_NUMBER + r"(?!\w|\.\d)")
+#: A unit written joined to its number ("5cm", "10m"; as written: "$1.2M" is no metre): the
+#: number is one all the same.
+_JOINED_UNIT = "|".join(sorted((re.escape(u) for u in JOINED_UNITS),
+                               key=len, reverse=True))
+NUMBER_AT = re.compile(_NUMBER + rf"(?!\.\d)(?:(?!\w)|(?=(?:{_JOINED_UNIT})(?![\w/])))")
 _SEPARATOR = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+|&\s*)?|\s+(?:and|or|&|as well as|plus)\s+)",
                         re.IGNORECASE)
 _FINAL = re.compile(r"(?:and|or|&|as well as|plus)\s+$", re.IGNORECASE)
