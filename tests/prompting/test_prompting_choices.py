@@ -245,6 +245,22 @@ def test_grammar_first_tool_is_fixed_later_ones_free() -> None:
         tool_call_grammar(TOOLS[:2], ToolChoice(type="any"), first="nope")
 
 
+def test_grammar_only_first_closes_the_block_after_the_planned_calls() -> None:
+    plan = ["get_stock_price", "get_weather"]
+    body = (b"<symbol>AAPL</symbol>\n</parameters>\n</invoke>\n<invoke>\n"
+            b"<tool_name>get_weather</tool_name>\n<parameters>\n<city>Oslo</city>\n"
+            b"</parameters>\n</invoke>")
+    third = (b"\n<invoke>\n<tool_name>get_weather</tool_name>\n<parameters>\n"
+             b"<city>Rome</city>\n</parameters>\n</invoke>")
+    free = tool_call_grammar(TOOLS[:2], ToolChoice(type="any"), first=plan)
+    only = tool_call_grammar(TOOLS[:2], ToolChoice(type="any"), first=plan, only_first=True)
+    assert free.prefill == only.prefill
+    for grammar in (free, only):
+        assert grammar.matcher.matches(body + b"\n</function_calls>")
+    assert free.matcher.matches(body + third + b"\n</function_calls>")
+    assert not only.matcher.matches(body + third + b"\n</function_calls>")
+
+
 class ScoringText:
     """A fake text model that scores alternatives from a table and writes one output."""
 

@@ -31,6 +31,7 @@ from ..messages import Request, ToolSpec
 from .spoken import counts, scaled_numbers
 
 __all__ = [
+    "PLAN_MAX_TOOLS",
     "CallDecision",
     "ToolNaming",
     "content_words",
@@ -226,8 +227,12 @@ def name_coverage(question: str, tools: Sequence[ToolSpec]) -> float:
     return max(shares, default=0.0)
 
 
+#: With more tools than this, :func:`further_tools` names none: it cannot tell.
+PLAN_MAX_TOOLS = 5
+
+
 def further_tools(question: str, tools: Sequence[ToolSpec], first: int,
-                  need: int = 2, max_tools: int = 5) -> list[int]:
+                  need: int = 2, max_tools: int = PLAN_MAX_TOOLS) -> list[int]:
     """The tools a question asks for besides ``tools[first]``, in the order chosen: greedily,
     the tool covering most of the question's content words (stemmed) that the chosen ones
     do not, a word of its name counting twice, while that gain is at least ``need``

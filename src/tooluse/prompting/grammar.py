@@ -398,6 +398,7 @@ def tool_call_grammar(
     response_schema: Mapping[str, Any] | None = None,
     *,
     first: str | Sequence[str] | None = None,
+    only_first: bool = False,
 ) -> ToolGrammar:
     """The grammar (and the prefill it starts after) for ``tools`` under ``choice``.
 
@@ -405,7 +406,8 @@ def tool_call_grammar(
     answer is one JSON value matching it instead of free text. ``first`` (with ``any``):
     the first call is to that tool (chosen beforehand, e.g. by scoring each tool's whole
     name), later ones to any tool; a sequence of names: the first calls are to those tools,
-    in that order (as many as the parallel-call limit allows), later ones to any tool.
+    in that order (as many as the parallel-call limit allows), later ones to any tool;
+    with ``only_first``, none later: the call block closes after them.
     Results are cached per tool set, choice, schema and limits, so a tool loop compiles its
     grammar once.
     """
@@ -417,13 +419,14 @@ def tool_call_grammar(
         None if response_schema is None else json.dumps(response_schema, sort_keys=True),
         ((first,) if isinstance(first, str) else tuple(first))
         if choice.type == "any" and first else None,
+        bool(only_first and first and choice.type == "any"),
     )
     return _build(key)
 
 
 @lru_cache(maxsize=64)
 def _build(key: tuple[Any, ...]) -> ToolGrammar:
-    tool_dumps, choice_type, choice_name, no_parallel, limits, schema_dump, first = key
+    tool_dumps, choice_type, choice_name, no_parallel, limits, schema_dump, first, only = key
     tools = [ToolSpec.model_validate(json.loads(d)) for d in tool_dumps]
     rules = _Rules(limits)
     if schema_dump is None:
@@ -450,8 +453,9 @@ def _build(key: tuple[Any, ...]) -> ToolGrammar:
     invoke_rest = seq("<tool_name>", named)
     more_calls = 1 if no_parallel else limits.max_calls
     planned: tuple[str, ...] = first[:more_calls] if first else ()
-    tail = seq(Rep(seq("\n<invoke>\n", invoke_rest), 0, more_calls - max(1, len(planned))),
-               "\n" + FUNCTION_CALLS_CLOSE)
+    later_calls = 0 if only else more_calls - max(1, len(planned))
+    tail = seq(Rep(seq("\n<invoke>\n", invoke_rest), 0, later_calls),
+               "\n" + FUNCTION_CALLS_CLOSE) if later_calls else seq("\n" + FUNCTION_CALLS_CLOSE)
     if choice_type == "tool":
         assert choice_name is not None
         prefill = FUNCTION_CALLS_OPEN + "<invoke>\n" + _header(choice_name)
