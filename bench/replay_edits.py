@@ -7,6 +7,8 @@
 (further calls from the question's lists and clauses, :mod:`tooluse.prompting.fan_out` and
 :mod:`tooluse.prompting.restate`, replayed on the model's own calls: the recorded ones
 without the last ``timings.fanned_out`` the run added),
+``calls_as_planned`` (the model's own calls cut to the planned ones where two to five
+tools are offered, ``timings.planned_calls``, then ``fan_out`` and ``restate`` again),
 ``date_formats`` (:mod:`tooluse.prompting.dates`), ``city_state``
 (:mod:`tooluse.prompting.regions`), ``asked_flags`` (:mod:`tooluse.prompting.flags`),
 ``whole_phrases`` (:mod:`tooluse.prompting.phrases`), ``scaled_numbers``
@@ -32,7 +34,12 @@ from tooluse.eval.bfcl import build_request, build_toolset, load_category
 from tooluse.eval.checker import check_calls
 from tooluse.messages import Request, ToolUseBlock
 from tooluse.prompting.call_edits import _valid, fanned_out
-from tooluse.prompting.choices import conversation_text, keep_given_optionals, question_text
+from tooluse.prompting.choices import (
+    PLAN_MAX_TOOLS,
+    conversation_text,
+    keep_given_optionals,
+    question_text,
+)
 from tooluse.prompting.codes import described_codes
 from tooluse.prompting.dates import dated
 from tooluse.prompting.enum_values import enum_values
@@ -91,7 +98,8 @@ def _edited(edit: str, calls: list[Call], request: Request, schemas: dict[str, A
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("run_dir")
-    parser.add_argument("--edit", choices=("restate", "date_formats", "city_state", "optional",
+    parser.add_argument("--edit", choices=("restate", "calls_as_planned", "date_formats",
+                                           "city_state", "optional",
                                            "asked_flags", "whole_phrases", "scaled_numbers",
                                            "described_codes", "enum_values"),
                         action="append")
@@ -117,10 +125,16 @@ def main() -> int:
                 schemas = {f["name"]: t.input_schema
                            for f, t in zip(case.functions, request.tools, strict=True)}
                 calls = [next(iter(c.items())) for c in row["got"]]
-                if edit == "restate":
+                if edit in ("restate", "calls_as_planned"):
                     # The model's own calls: the run's fan_out and restate added the last ones.
-                    added = int(row.get("timings", {}).get("fanned_out", 0))
-                    new = _edited(edit, calls[:len(calls) - added], request, schemas)
+                    timings = row.get("timings", {})
+                    own = calls[:len(calls) - int(timings.get("fanned_out", 0))]
+                    if edit == "calls_as_planned":
+                        if not 1 < len(case.functions) <= PLAN_MAX_TOOLS \
+                                or "planned_calls" not in timings:
+                            continue
+                        own = own[:int(timings["planned_calls"])]
+                    new = _edited("restate", own, request, schemas)
                 else:
                     new = _edited(edit, calls, request, schemas)
                 if new == calls:

@@ -54,7 +54,8 @@ def make() -> Any:
                                 "prerequisite_tools": False, "asked_flags": False,
                                 "focus_values": False, "whole_phrases": False,
                                 "names_not_values": False, "scaled_numbers": False,
-                                "described_codes": False, "enum_values": False}
+                                "described_codes": False, "enum_values": False,
+                                "stated_units": False, "calls_as_planned": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
@@ -508,3 +509,59 @@ def test_a_value_naming_another_parameters_enum_member_goes_there(make: Any) -> 
     (call,) = ask(make(copy_values=True, optional_from_conversation=True, enum_values=True),
                   question, [MOVIES], "any").tool_uses
     assert call.input == {"genre": "Drama"}
+
+
+CIRCUMFERENCE = spec("calculate_circumference", "Calculates the circumference of a circle "
+                     "with a given radius.",
+                     {"radius": {"type": "integer", "description": "The radius of the circle "
+                                 "in the unit given."}},
+                     {"unit": {"type": "string", "description": "The unit of measurement for "
+                               "the radius. Default is 'cm'."}})
+
+
+def test_a_unit_parameter_gets_the_unit_the_question_writes() -> None:
+    question = "What is the circumference of a circle with a radius of 4 inches?"
+    plain, stated = without_and_with("stated_units")
+    # The model copies the description's default, which the optional filter then drops.
+    (guessed,) = ask(plain, question, [CIRCUMFERENCE]).tool_uses
+    assert guessed.input == {"radius": 4}
+    (call,) = ask(stated, question, [CIRCUMFERENCE]).tool_uses
+    assert call.input == {"radius": 4, "unit": "inches"}
+
+
+FUTURE_VALUE = spec("finance_calculate_future_value", "Calculate the future value of an "
+                    "investment given an initial investment, annual rate of return, and a "
+                    "time frame.",
+                    {"initial_investment": {"type": "integer", "description": "The initial "
+                                            "investment amount."},
+                     "rate_of_return": {"type": "number", "description": "The annual rate of "
+                                        "return."},
+                     "years": {"type": "integer", "description": "The time frame of the "
+                               "investment in years."}},
+                    {"contribution": {"type": "integer", "description": "Optional: Additional "
+                                      "regular contributions. Default is 0."}})
+PAINT = spec("mix_paint_color", "Combine two primary paint colors and adjust the resulting "
+             "color's lightness level.",
+             {"color1": {"type": "string", "description": "The first primary color to be "
+                         "mixed."},
+              "color2": {"type": "string", "description": "The second primary color to be "
+                         "mixed."}},
+             {"lightness": {"type": "integer", "description": "The desired lightness level of "
+                            "the resulting color in percentage. The default level is set to "
+                            "50%."}})
+HISTOGRAM = spec("create_histogram", "Create a histogram based on provided data.",
+                 {"data": {"type": "array", "items": {"type": "number"},
+                           "description": "The data for which histogram needs to be plotted."},
+                  "bins": {"type": "integer", "description": "The number of equal-width bins "
+                           "in the range. Default is 10."}})
+
+
+def test_calls_of_several_tools_stop_where_the_plan_does() -> None:
+    question = ("Calculate the future value of an investment with an annual rate of return "
+                "of 8%, an initial investment of $20000, and a time frame of 5 years.")
+    tools = [PAINT, FUTURE_VALUE, HISTOGRAM]
+    free, planned = ([c.name for c in ask(b, question, tools, max_tokens=256).tool_uses]
+                     for b in without_and_with("calls_as_planned"))
+    # Left to go on, the model calls a tool the question does not ask for.
+    assert free[0] == "finance_calculate_future_value" and "create_histogram" in free[1:]
+    assert planned == ["finance_calculate_future_value"]

@@ -82,13 +82,17 @@ DEFAULT_COPY_BONUS = 2.0
 #: last full runs' answers, +1 −0 (``auto``) and +2 −0 (``any``). ``enum_values`` (a free
 #: value naming another parameter's enum member is that parameter's: ``genre: "Drama"`` for
 #: ``directed_by: "Drama"``): replayed on a full ``auto`` run's answers, +2 −0.
+#: ``stated_units`` (the question's unit for a unit parameter: ``unit: "meters"`` for "a
+#: radius of 5 meters", not the description's default ``"cm"``) and ``calls_as_planned``
+#: (with two to five tools, no call past the planned ones): see docs/benchmarks/bfcl.md.
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
     "copy_values": True, "fan_out": True, "rank_tools": True, "plan_tools": True,
-    "percent_fractions": True, "prerequisite_tools": True, "restate": True,
-    "date_formats": True, "city_state": True, "focus_values": True, "asked_flags": True,
-    "whole_phrases": True, "names_not_values": True, "scaled_numbers": True,
-    "described_codes": True, "enum_values": True,
+    "calls_as_planned": True, "percent_fractions": True, "prerequisite_tools": True,
+    "restate": True, "date_formats": True, "city_state": True, "focus_values": True,
+    "asked_flags": True, "whole_phrases": True, "names_not_values": True,
+    "scaled_numbers": True, "described_codes": True, "enum_values": True,
+    "stated_units": True,
 }
 #: Under ``tool_choice: none`` the tools stay in the prompt (a cache hit for a tool loop's
 #: last turn); with them in view the default model tends to answer *about* a tool ("You can
@@ -138,21 +142,21 @@ class LocalBackend(PromptToolsBackend):
       ``score_enums``: where the grammar allows only a few values (an enum, a boolean),
       each is scored whole and the likeliest is written.
     - ``max_tools``, ``decide``, ``score_tools``, ``rank_tools``, ``plan_tools``,
-      ``prerequisite_tools``, ``optional_from_conversation``, ``percent_fractions``,
-      ``scaled_numbers``, ``date_formats``, ``city_state``, ``asked_flags``,
-      ``described_codes``, ``enum_values``, ``whole_phrases``, ``names_not_values``,
-      ``fan_out``, ``restate``, ``focus_values``:
+      ``calls_as_planned``, ``prerequisite_tools``, ``optional_from_conversation``,
+      ``percent_fractions``, ``scaled_numbers``, ``date_formats``, ``city_state``,
+      ``asked_flags``, ``described_codes``, ``enum_values``, ``stated_units``,
+      ``whole_phrases``, ``names_not_values``, ``fan_out``, ``restate``, ``focus_values``:
       the decisions taken around the model
       (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call
       or answer by :data:`DEFAULT_DECISION`, fitted for the default model, or
       ``decision=CallDecision(...)``; on the command line
       ``-o decision=bias,w_open,w_tool,w_rel[,w_name]``). Defaults: :data:`DEFAULT_TECHNIQUES`
       for the default model (``decide``, ``optional_from_conversation``, ``no_repeat``,
-      ``copy_values``, ``fan_out``, ``rank_tools``, ``plan_tools``, ``percent_fractions``,
-      ``prerequisite_tools``, ``restate``, ``scaled_numbers``, ``date_formats``,
-      ``city_state``, ``asked_flags``, ``described_codes``, ``enum_values``,
-      ``whole_phrases``, ``names_not_values``, ``focus_values`` on), off for any other
-      model.
+      ``copy_values``, ``fan_out``, ``rank_tools``, ``plan_tools``, ``calls_as_planned``,
+      ``percent_fractions``, ``prerequisite_tools``, ``restate``, ``scaled_numbers``,
+      ``date_formats``, ``city_state``, ``asked_flags``, ``described_codes``,
+      ``enum_values``, ``stated_units``, ``whole_phrases``, ``names_not_values``,
+      ``focus_values`` on), off for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none`` (default True), as the Messages API does, so a tool loop's last turn reuses
       the cached prompt prefix; the grammar still forbids a call.
@@ -192,6 +196,7 @@ class LocalBackend(PromptToolsBackend):
         score_tools: bool | None = None,
         rank_tools: bool | None = None,
         plan_tools: bool | None = None,
+        calls_as_planned: bool | None = None,
         prerequisite_tools: bool | None = None,
         optional_from_conversation: bool | None = None,
         percent_fractions: bool | None = None,
@@ -201,6 +206,7 @@ class LocalBackend(PromptToolsBackend):
         asked_flags: bool | None = None,
         described_codes: bool | None = None,
         enum_values: bool | None = None,
+        stated_units: bool | None = None,
         whole_phrases: bool | None = None,
         names_not_values: bool | None = None,
         decision: CallDecision | None = None,
@@ -258,6 +264,7 @@ class LocalBackend(PromptToolsBackend):
             score_tools=on("score_tools", score_tools),
             rank_tools=on("rank_tools", rank_tools),
             plan_tools=on("plan_tools", plan_tools),
+            calls_as_planned=on("calls_as_planned", calls_as_planned),
             prerequisite_tools=on("prerequisite_tools", prerequisite_tools),
             optional_from_conversation=on("optional_from_conversation",
                                           optional_from_conversation),
@@ -268,6 +275,7 @@ class LocalBackend(PromptToolsBackend):
             asked_flags=on("asked_flags", asked_flags),
             described_codes=on("described_codes", described_codes),
             enum_values=on("enum_values", enum_values),
+            stated_units=on("stated_units", stated_units),
             whole_phrases=on("whole_phrases", whole_phrases),
             names_not_values=on("names_not_values", names_not_values),
             fan_out=on("fan_out", fan_out),
@@ -294,11 +302,12 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
             options[key] = flag_option(options[key], key)
     if options.get("none_reminder") in ("off", "none", ""):
         options["none_reminder"] = None
-    for key in ("decide", "score_tools", "rank_tools", "plan_tools", "prerequisite_tools",
+    for key in ("decide", "score_tools", "rank_tools", "plan_tools", "calls_as_planned",
+                "prerequisite_tools",
                 "optional_from_conversation", "percent_fractions", "scaled_numbers",
                 "date_formats",
                 "city_state", "asked_flags", "described_codes", "enum_values",
-                "whole_phrases",
+                "stated_units", "whole_phrases",
                 "names_not_values", "no_repeat",
                 "more_calls",
                 "copy_values", "score_enums", "fan_out", "restate", "focus_values"):

@@ -40,6 +40,7 @@ from ..messages import Request, ToolChoice, Usage
 from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
 from .call_edits import call_adjuster, fanned_out
 from .choices import (
+    PLAN_MAX_TOOLS,
     CallDecision,
     further_tools,
     name_coverage,
@@ -143,6 +144,10 @@ class PromptToolsBackend(Backend):
     - ``plan_tools`` (with ``rank_tools``, at most five tools): the next calls are forced
       to the further tools the question asks for (:func:`~.choices.further_tools`: each
       covering at least two more of its words), in the order chosen; later calls stay free;
+    - ``calls_as_planned`` (with ``plan_tools``, two to five tools): the planned calls are
+      all the model writes, the call block closes after them (further calls of a planned
+      tool come from ``fan_out`` and ``restate``, which read the question); a small
+      model's own further calls there are mostly of a tool the question does not ask for;
     - ``prerequisite_tools`` (with ``rank_tools``): when the chosen tool needs a value that
       another, not yet called, looks up ("the stock price of General Motors": the price
       tool's ``symbol``, ``get_ticker_symbol``), the turn calls that one
@@ -169,6 +174,10 @@ class PromptToolsBackend(Backend):
       goes to that parameter (``directed_by: "Drama"`` as ``genre: "Drama"``), the free
       one left out when optional (:mod:`.enum_values`; kept only if the call still
       validates);
+    - ``stated_units``: a unit parameter whose value the question does not write gets the
+      unit the question asks the answer in ("in Fahrenheit") or writes after the call's
+      numbers ("a radius of 5 meters": ``unit: "meters"``, not the description's default
+      ``"cm"``), and keeps it (:mod:`.units`; kept only if the call still validates);
     - ``described_codes``: a parameter whose description lists codes for things ("1 for
       cleaning service, 2 for ironing service") is given the code of the one the question
       names (``service_id: 2`` for "ironing services"), added if the call left it out
@@ -222,6 +231,7 @@ class PromptToolsBackend(Backend):
         score_tools: bool = False,
         rank_tools: bool = False,
         plan_tools: bool = False,
+        calls_as_planned: bool = False,
         prerequisite_tools: bool = False,
         optional_from_conversation: bool = False,
         percent_fractions: bool = False,
@@ -231,6 +241,7 @@ class PromptToolsBackend(Backend):
         asked_flags: bool = False,
         described_codes: bool = False,
         enum_values: bool = False,
+        stated_units: bool = False,
         whole_phrases: bool = False,
         names_not_values: bool = False,
         fan_out: bool = False,
@@ -255,6 +266,7 @@ class PromptToolsBackend(Backend):
         self.score_tools = score_tools
         self.rank_tools = rank_tools
         self.plan_tools = plan_tools
+        self.calls_as_planned = calls_as_planned
         self.prerequisite_tools = prerequisite_tools
         self.optional_from_conversation = optional_from_conversation
         self.percent_fractions = percent_fractions
@@ -264,6 +276,7 @@ class PromptToolsBackend(Backend):
         self.asked_flags = asked_flags
         self.described_codes = described_codes
         self.enum_values = enum_values
+        self.stated_units = stated_units
         self.whole_phrases = whole_phrases
         self.names_not_values = names_not_values
         self.fan_out = fan_out
@@ -325,14 +338,15 @@ class PromptToolsBackend(Backend):
                 or self.prerequisite_tools or self.date_formats or self.city_state
                 or self.asked_flags or self.whole_phrases
                 or self.scaled_numbers or self.described_codes
-                or self.enum_values) and request.tools:
+                or self.enum_values or self.stated_units) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
                                            self.date_formats, self.city_state,
                                            self.asked_flags, self.whole_phrases,
                                            scales=self.scaled_numbers,
                                            codes=self.described_codes,
-                                           enums=self.enum_values)
+                                           enums=self.enum_values,
+                                           units=self.stated_units)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):
@@ -451,13 +465,16 @@ class PromptToolsBackend(Backend):
             # The chosen tool needs what another looks up: that one now, it next turn.
             first = [names[before]]
             planned["prerequisite_first"] = 1.0
-        elif first and rank and self.plan_tools and not choice.disable_parallel_tool_use:
+        only_first = False
+        if before is None and first and rank and self.plan_tools \
+                and not choice.disable_parallel_tool_use:
             first += [names[i] for i in further_tools(question, request.tools, best)]
             planned["planned_calls"] = float(len(first))
+            only_first = self.calls_as_planned and len(request.tools) <= PLAN_MAX_TOOLS
         forced = tool_call_grammar(
             request.tools,
             ToolChoice(type="any", disable_parallel_tool_use=choice.disable_parallel_tool_use),
-            self.limits, request.response_schema, first=first)
+            self.limits, request.response_schema, first=first, only_first=only_first)
         return forced.prefill, forced
 
     def _generate(self, emitter: Emitter, messages: list[TextMessage], prefill: str,
