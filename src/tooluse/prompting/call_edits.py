@@ -6,11 +6,10 @@ where that is asked (:mod:`.regions`), booleans set as the question asks
 (:mod:`.flags`), values the question writes as part of a word, name or quote written whole
 (:mod:`.phrases`), the code a parameter's description lists for what the question names
 (:mod:`.codes`), a value naming another parameter's enum member given to it
-(:mod:`.enum_values`), the unit the question writes for a unit parameter (:mod:`.units`),
-a value an earlier call looked up written as that
-call returned it, the calls its lists ask for added (:mod:`.fan_out`), and those its
-clauses restate with other values (:mod:`.restate`). Each edited or added call is
-validated against its tool's schema."""
+(:mod:`.enum_values`), the unit the question states for a unit parameter (:mod:`.units`),
+a value an earlier call looked up written as that call returned it, the calls its lists ask
+for added (:mod:`.fan_out`), and those its clauses restate with other values
+(:mod:`.restate`). Each edited or added call is validated against its tool's schema."""
 
 from __future__ import annotations
 
@@ -74,7 +73,7 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     parameter's enum member to that parameter (``enums``, :func:`.enum_values.enum_values`:
     ``genre: "Drama"`` for ``directed_by: "Drama"``). Before the optional parameters are
     left out, a unit parameter whose value the question does not write gets the unit the
-    question writes (``units``, :func:`.units.stated_units`: ``unit: "meters"`` for "a radius
+    question states (``units``, :func:`.units.stated_units`: ``unit: "meters"`` for "a radius
     of 5 meters" where the model wrote ``"cm"``), and keeps it.
     An edit is kept only if the call still validates.
     Returns the call and how many parameters were left out."""

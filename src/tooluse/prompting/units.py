@@ -2,7 +2,7 @@
 
 A small model filling a unit parameter mostly copies the description's default ("Default is
 'cm'") or a unit it has seen often, though the question writes its own: "the area of two
-circles, one with a radius of 5 meters" gets ``radius: 5, unit: "cm"``, and "the distance
+circles, one with a radius of 5 meters" gets ``radius: 5, unit: "cm"``, and "the temperature
 in Fahrenheit" the enum's default ``celsius``. :func:`stated_units` writes the question's
 unit instead, as the question writes it (an enum's member, up to case, where the parameter
 has an enum):
@@ -20,9 +20,11 @@ has an enum):
   number ("5m").
 
 Nothing is done when the question writes none, or two different ones, or the model's value
-is one the question writes, or the question's unit up to a plural ("miles" for "in mile"). The result is kept only if the call still validates
-(:func:`.call_edits.call_adjuster`), and a unit written so is kept by
-``optional_from_conversation``.
+is one the question writes as a word. The model's value stays where it is the question's
+unit up to a plural ("miles" for "in mile") or the question writes it joined to a number
+("cm" for "5cm"). The result is kept only if the call still validates
+(:func:`.call_edits.call_adjuster`), and a unit the question states so is kept by
+``optional_from_conversation`` though the question does not write it as a word.
 """
 
 from __future__ import annotations
@@ -37,7 +39,28 @@ __all__ = ["JOINED_UNITS", "UNITS", "question_unit", "stated_units"]
 
 #: Units of measure as questions write them (lowercase): length, area, volume, mass, time,
 #: temperature, speed, energy, power, pressure, electricity, amount and data.
-UNITS = frozenset(["m", "meter", "meters", "metre", "metres", "cm", "centimeter", "centimeters", "centimetre", "centimetres", "mm", "millimeter", "millimeters", "millimetre", "millimetres", "km", "kilometer", "kilometers", "kilometre", "kilometres", "inch", "inches", "ft", "foot", "feet", "yd", "yard", "yards", "mi", "mile", "miles", "nm", "nanometer", "nanometers", "m2", "m²", "sq.m", "km2", "km²", "acre", "acres", "hectare", "hectares", "l", "liter", "liters", "litre", "litres", "ml", "milliliter", "milliliters", "millilitre", "millilitres", "gallon", "gallons", "gal", "cup", "cups", "tablespoon", "tablespoons", "tbsp", "teaspoon", "teaspoons", "tsp", "m3", "m³", "cm3", "cm³", "g", "gram", "grams", "kg", "kilogram", "kilograms", "mg", "milligram", "milligrams", "lb", "lbs", "pound", "pounds", "oz", "ounce", "ounces", "ton", "tons", "tonne", "tonnes", "s", "sec", "secs", "second", "seconds", "ms", "millisecond", "milliseconds", "min", "mins", "minute", "minutes", "h", "hr", "hrs", "hour", "hours", "celsius", "fahrenheit", "kelvin", "°c", "°f", "km/h", "kmh", "kph", "mph", "m/s", "knots", "j", "joule", "joules", "kj", "kilojoule", "kilojoules", "cal", "calorie", "calories", "kcal", "kwh", "w", "watt", "watts", "kw", "kilowatt", "kilowatts", "hp", "pa", "pascal", "pascals", "kpa", "atm", "atmosphere", "atmospheres", "bar", "psi", "mmhg", "v", "volt", "volts", "a", "ampere", "amperes", "amp", "amps", "c", "coulomb", "coulombs", "n", "newton", "newtons", "t", "tesla", "ohm", "ohms", "hz", "hertz", "khz", "mhz", "ghz", "mol", "mole", "moles", "g/mol", "g/mole", "grams/mol", "grams/mole", "kb", "mb", "gb", "tb", "bytes", "kilobytes", "megabytes", "gigabytes", "terabytes"])
+UNITS = frozenset((
+    "m", "meter", "meters", "metre", "metres", "cm", "centimeter", "centimeters", "centimetre",
+    "centimetres", "mm", "millimeter", "millimeters", "millimetre", "millimetres", "km",
+    "kilometer", "kilometers", "kilometre", "kilometres", "inch", "inches", "ft", "foot",
+    "feet", "yd", "yard", "yards", "mi", "mile", "miles", "nm", "nanometer", "nanometers",
+    "m2", "m²", "sq.m", "km2", "km²", "acre", "acres", "hectare", "hectares",
+    "l", "liter", "liters", "litre", "litres", "ml", "milliliter", "milliliters", "millilitre",
+    "millilitres", "gallon", "gallons", "gal", "cup", "cups", "tablespoon", "tablespoons",
+    "tbsp", "teaspoon", "teaspoons", "tsp", "m3", "m³", "cm3", "cm³",
+    "g", "gram", "grams", "kg", "kilogram", "kilograms", "mg", "milligram", "milligrams", "lb",
+    "lbs", "pound", "pounds", "oz", "ounce", "ounces", "ton", "tons", "tonne", "tonnes",
+    "s", "sec", "secs", "second", "seconds", "ms", "millisecond", "milliseconds", "min",
+    "mins", "minute", "minutes", "h", "hr", "hrs", "hour", "hours",
+    "celsius", "fahrenheit", "kelvin", "°c", "°f", "km/h", "kmh", "kph", "mph", "m/s", "knots",
+    "j", "joule", "joules", "kj", "kilojoule", "kilojoules", "cal", "calorie", "calories",
+    "kcal", "kwh", "w", "watt", "watts", "kw", "kilowatt", "kilowatts", "hp",
+    "pa", "pascal", "pascals", "kpa", "atm", "atmosphere", "atmospheres", "bar", "psi", "mmhg",
+    "v", "volt", "volts", "a", "ampere", "amperes", "amp", "amps", "c", "coulomb", "coulombs",
+    "n", "newton", "newtons", "t", "tesla", "ohm", "ohms", "hz", "hertz", "khz", "mhz", "ghz",
+    "mol", "mole", "moles", "g/mol", "g/mole", "grams/mol", "grams/mole", "kb", "mb", "gb",
+    "tb", "bytes", "kilobytes", "megabytes", "gigabytes", "terabytes",
+))
 
 #: Units as they are written joined to a number ("5cm", "4C", "0.5A"), case kept: "$1.2M"
 #: and "$5K" are scales, not metres or kelvins.
