@@ -455,7 +455,7 @@ def _build(key: tuple[Any, ...]) -> ToolGrammar:
     planned: tuple[str, ...] = first[:more_calls] if first else ()
     later_calls = 0 if only else more_calls - max(1, len(planned))
     tail = seq(Rep(seq("\n<invoke>\n", invoke_rest), 0, later_calls),
-               "\n" + FUNCTION_CALLS_CLOSE) if later_calls else seq("\n" + FUNCTION_CALLS_CLOSE)
+               "\n" + FUNCTION_CALLS_CLOSE)
     if choice_type == "tool":
         assert choice_name is not None
         prefill = FUNCTION_CALLS_OPEN + "<invoke>\n" + _header(choice_name)
