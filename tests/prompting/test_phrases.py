@@ -104,3 +104,46 @@ def test_a_parameter_named_in_the_description_is_no_example_of_its_values() -> N
         "max_results": {"type": "integer"}}}
     assert whole_phrases({"topic": "climate_change"}, schema, "News on Climate Change") == {
         "topic": "Climate Change"}
+
+
+def _named(name: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {name: {"type": "string"},
+                                             "type": {"type": "string"}},
+            "required": [name]}
+
+
+@pytest.mark.parametrize(("name", "question", "value", "whole"), [
+    ("content", "add todo with content go to sleep at 9 pm", "9 pm", "go to sleep at 9 pm"),
+    ("content", "delete todo with content - go to gym", "gym", "go to gym"),
+    ("content", "can you create todo with the following words verbatim: go for shopping at "
+     "9 pm", "9 pm", "go for shopping at 9 pm"),
+    ("command", "shutdown the pc, using the exact command shutdown /s /t 0", "/s/t 0",
+     "shutdown /s /t 0"),
+    ("command", "disconnect wifi, using the command netsh wlan disconnect", "disconnect",
+     "netsh wlan disconnect"),
+    ("command", "open the calculator using the command called start calc. Thanks!", "calc",
+     "start calc"),
+    ("meta_title", "Set the meta title: Sleep and Work\nthen publish", "Work",
+     "Sleep and Work"),
+])
+def test_the_rest_after_the_parameters_name_is_written_whole(
+        name: str, question: str, value: str, whole: str) -> None:
+    assert whole_phrases({name: value}, _named(name), question) == {name: whole}
+
+
+@pytest.mark.parametrize(("name", "question", "value"), [
+    # The model's value is no tail of what follows the name.
+    ("content", "add todo with content go to sleep at 9 pm", "sleep"),
+    ("location", "weather for location Boston in celsius", "Boston"),
+    # A rest that starts with a function word, or holds a quote (the quote rule's).
+    ("format", "give me the year in the format of YYYY", "YYYY"),
+    ("event", "the event known as the Battle of Gettysburg", "Battle of Gettysburg"),
+    ("target", "a target variable 'Purchase_Amount' please", "Purchase_Amount"),
+    # Two different rests after the name: which one is meant is not clear.
+    ("command", "run the command start calc, or the command open calc", "calc"),
+    # The whole rest, already.
+    ("command", "using the command netsh wlan disconnect", "netsh wlan disconnect"),
+])
+def test_a_value_after_the_parameters_name_stays(name: str, question: str,
+                                                 value: str) -> None:
+    assert whole_phrases({name: value}, _named(name), question) == {name: value}

@@ -16,6 +16,11 @@ such a string value whole, where the question leaves no doubt what the whole is:
   Bitcoin News"), unless the value starts there too;
 - a piece of a quote: the whole quote ('go to Goa' for ``Goa``), unless it holds most of
   the question (a whole request in quotes);
+- the last words of what the question writes right after the parameter's name or
+  "verbatim", up to the end of the sentence: the whole of it ("add todo with content go
+  to sleep at 9 pm" for ``content: "9 pm"``, "using the command netsh wlan disconnect"
+  for ``command: "disconnect"``); not where that starts with a function word ("the format
+  of YYYY") or holds a quote;
 - words joined by underscores that the question writes apart: "Climate Change" for
   ``climate_change``, "Pan troglodytes" for ``pan_troglodytes`` (the model's habit from
   code), where the question writes them alike every time and never joined, and the
@@ -39,7 +44,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .choices import free_string
+from .choices import free_string, split_name
+from .copy_values import STOP_WORDS
 
 __all__ = ["whole_phrases"]
 
@@ -73,6 +79,8 @@ def whole_phrases(arguments: Mapping[str, Any], schema: Any,
         whole = _whole(value, question, names)
         if whole is None and "_" in value and not _snake_examples(spec, props):
             whole = _spaced(value, question)
+        if whole is None:
+            whole = _named_tail(key, value, question)
         if whole is not None and whole != value and whole not in arguments.values() \
                 and whole not in changed.values():
             # Grown into another parameter's value, it would say one thing twice.
@@ -92,6 +100,48 @@ def _whole(value: str, question: str, names: list[tuple[int, int]]) -> str | Non
             return None
         wholes.add(question[span[0]:span[1]])
     return wholes.pop() if len(wholes) == 1 else None
+
+
+#: Words that start no value written after a parameter's name ("the format of YYYY").
+_FUNCTION_WORDS = STOP_WORDS | frozenset({"without", "between", "per", "than", "via"})
+_QUOTES = frozenset("\"'`\u2018\u2019\u201c\u201d")
+#: What may stand between a parameter's name and its value ("content - go to gym",
+#: "command: dir", "title is ...", "text as ...", "command called start calc").
+_NAME_GAP = re.compile(r"\s*(?:[:=\-\u2013\u2014]|\bis\b|\bas\b|\bto be\b|\bcalled\b"
+                       r"|\bnamed\b|\bknown as\b)?\s*", re.IGNORECASE)
+#: The rest of a sentence: up to a full stop, question or exclamation mark before a space
+#: or the end, or a line's end.
+_REST = re.compile(r"[^\n]*?(?=[.?!](?:\s|$)|\n|$)")
+#: The longest value read this way, in words.
+_TAIL_WORDS = 12
+
+
+def _named_tail(key: str, value: str, question: str) -> str | None:
+    """The rest of the sentence after the parameter's name or "verbatim" ("add todo with
+    content go to sleep at 9 pm", "using the exact command shutdown /s /t 0"), where the
+    model wrote only its last words (``9 pm``, ``/s/t 0``): the same, every time the
+    question writes the name so. Not a rest that starts with a function word ("the format
+    of YYYY", "a deck without joker") or holds a quote (those are :func:`_in_quote`'s)."""
+    said = _plain(value)
+    if not said:
+        return None
+    name = r"[\s_-]+".join(re.escape(w) for w in _plain(split_name(key)))
+    marker = re.compile(rf"(?<![\w-])(?:{name}s?|verbatim)(?![\w-])", re.IGNORECASE)
+    wholes: set[str] = set()
+    for found in marker.finditer(question):
+        start = _NAME_GAP.match(question, found.end())
+        rest = _REST.match(question, start.end() if start else found.end())
+        tail = rest.group().strip() if rest else ""
+        plain = _plain(tail)
+        if len(said) < len(plain) <= _TAIL_WORDS and plain[len(plain) - len(said):] == said \
+                and plain[0] not in _FUNCTION_WORDS and not _QUOTES & set(tail):
+            wholes.add(tail)
+    return wholes.pop() if len(wholes) == 1 else None
+
+
+def _plain(text: str) -> list[str]:
+    """The words of ``text``, lowercase, without punctuation."""
+    return re.findall(r"[^\W_]+", text.lower())
 
 
 #: A word joined by underscores ("climate_change").
