@@ -42,6 +42,7 @@ from tooluse.prompting.choices import (
 )
 from tooluse.prompting.codes import described_codes
 from tooluse.prompting.dates import dated
+from tooluse.prompting.directions import from_to
 from tooluse.prompting.enum_values import enum_values
 from tooluse.prompting.flags import asked_flags
 from tooluse.prompting.phrases import whole_phrases
@@ -88,6 +89,8 @@ def _edited(edit: str, calls: list[Call], request: Request, schemas: dict[str, A
             changed = asked_flags(arguments, schema, question)
         elif edit == "date_formats":
             changed = dated(arguments, schema, question)
+        elif edit == "from_to":
+            changed = from_to(arguments, schema, question)
         else:
             changed = with_region(arguments, schema, question)
         new.append((name, changed if schema is not None and _valid(schema, changed)
@@ -101,7 +104,7 @@ def main() -> int:
     parser.add_argument("--edit", choices=("restate", "calls_as_planned", "date_formats",
                                            "city_state", "optional",
                                            "asked_flags", "whole_phrases", "scaled_numbers",
-                                           "described_codes", "enum_values"),
+                                           "described_codes", "enum_values", "from_to"),
                         action="append")
     parser.add_argument("--choice", default="auto",
                         help="the runs' tool_choice, in their file names (default auto)")

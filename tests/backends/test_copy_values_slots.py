@@ -58,3 +58,21 @@ def test_stand_ins_are_not_values() -> None:
     # Where only a number fits (an integer), a number is the value.
     assert not _stand_in(b"16", b"food_name", words=False)
     assert not _stand_in(b"chai tea", b"food_name", words=True)
+
+
+def test_a_value_repeats_when_the_call_holds_it_as_often_as_the_question_writes_it() -> None:
+    from tooluse.backends._copy_values import _repeats
+
+    call = b"<invoke>\n<tool_name>get_sculpture_value</tool_name>\n<parameters>\n" \
+           b"<sculpture>The Thinker</sculpture>\n"
+    once = "What is the value of the sculpture 'The Thinker' by Rodin?"
+    assert _repeats(b"The Thinker", call, once)
+    # Written twice by the question, it may fill two parameters.
+    assert not _repeats(b"The Thinker", call, f"{once} I mean The Thinker.")
+    # Not yet in the call, or never written by the question (the model's own value).
+    assert not _repeats(b"Rodin", call, once)
+    assert not _repeats(b"bronze", call + b"<material>bronze</material>\n", once)
+    # Numbers as numbers: "1,000" is 1000.
+    numbers = b"<invoke>\n<parameters>\n<start>1000</start>\n"
+    assert _repeats(b"1000", numbers, "from 1,000 onwards")
+    assert not _repeats(b"1000", numbers, "from 1,000 to 1000")

@@ -565,3 +565,34 @@ def test_calls_of_several_tools_stop_where_the_plan_does() -> None:
     # Left to go on, the model calls a tool the question does not ask for.
     assert free[0] == "finance_calculate_future_value" and "create_histogram" in free[1:]
     assert planned == ["finance_calculate_future_value"]
+
+
+SCULPTURE = spec("get_sculpture_value", "Retrieve the current market value of a particular "
+                 "sculpture by a specific artist.",
+                 {"sculpture": {"type": "string", "description": "The name of the sculpture."},
+                  "artist": {"type": "string", "description": "The name of the artist who "
+                             "created the sculpture."}})
+CRIMES = spec("law_crimes.search", "Locate individuals based on their crime conviction and "
+              "location.",
+              {"crime": {"type": "string", "description": "Type of crime to search."},
+               "location": {"type": "string", "description": "City or state where the crime "
+                            "was committed."},
+               "year": {"type": "integer", "description": "The year when the crime was "
+                        "committed."}})
+
+
+def test_a_value_fills_one_parameter_and_a_place_the_place_parameter() -> None:
+    plain, distinct = without_and_with("distinct_values")
+    question = "What is the value of the sculpture 'The Thinker' by Rodin?"
+    (twice,) = ask(plain, question, [SCULPTURE]).tool_uses
+    assert twice.input == {"sculpture": "The Thinker", "artist": "The Thinker"}
+    (once,) = ask(distinct, question, [SCULPTURE]).tool_uses
+    assert once.input == {"sculpture": "The Thinker", "artist": "Rodin"}
+    question = ("Show me all individuals who were convicted for money laundering from San "
+                "Francisco in 2019 and ones convicted for the same in Texas in 2018")
+    placed, = {c.input["crime"] for c in ask(plain, question, [CRIMES], max_tokens=160)
+               .tool_uses} - {"money laundering"}
+    assert placed == "San Francisco"
+    crimes = {c.input["crime"] for c in ask(distinct, question, [CRIMES], max_tokens=160)
+              .tool_uses}
+    assert crimes == {"money laundering"}

@@ -92,3 +92,27 @@ def test_a_world_city_takes_its_country_where_city_country_is_asked() -> None:
     plain = {"type": "object", "properties": {"location": {
         "type": "string", "description": "The city and state, e.g. San Francisco, CA"}}}
     assert with_region({"location": "Tel Aviv"}, plain) == {"location": "Tel Aviv"}
+
+
+def test_known_places_are_the_tables_cities_states_and_countries() -> None:
+    from tooluse.prompting.regions import known_place
+
+    for place in ("Boston", "san francisco", "California", "London", "China", "USA"):
+        assert known_place(place), place
+    for other in ("Sushi", "The Thinker", "Boston Celtics", "rental agreement", ""):
+        assert not known_place(other), other
+
+
+def test_tool_naming_marks_place_parameters_only_when_asked() -> None:
+    from tooluse.prompting.choices import tool_naming
+
+    spec = ToolSpec(name="get_restaurant", input_schema={
+        "type": "object", "required": ["cuisine", "location"], "properties": {
+            "cuisine": {"type": "string"}, "location": {"type": "string"},
+            "departureCity": {"type": "string"}, "condition": {"type": "string"}}})
+    plain = tool_naming(spec)
+    assert plain.places == frozenset() and not plain.distinct
+    assert "restaurant" in plain.words and plain.required == {"cuisine", "location"}
+    distinct = tool_naming(spec, names=False, distinct=True)
+    assert distinct.places == {"location", "departureCity"} and distinct.distinct
+    assert distinct.words == frozenset()

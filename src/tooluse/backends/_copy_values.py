@@ -19,11 +19,19 @@ from functools import cached_property
 from typing import Any
 
 from ..codecs.legacy import escape, unescape
-from ..prompting.choices import ToolNaming, given_by, mentions, names_only, split_name
+from ..prompting.choices import (
+    ToolNaming,
+    given_by,
+    mentions,
+    names_only,
+    split_name,
+    times_given,
+)
 from ..prompting.copy_values import candidate_values
 from ..prompting.fan_out import lists_in
 from ..prompting.focus import ValueFocus
 from ..prompting.matcher import Matcher, MatchState
+from ..prompting.regions import known_place
 
 __all__ = ["ValueCopier", "log_softmax", "score_tokens"]
 
@@ -33,6 +41,8 @@ _STRUCTURE = frozenset({b"tool_name", b"parameters", b"invoke", b"function_calls
 _CLOSE = b"</"
 _VALUE = re.compile(rb"<([^<>/\n]+)>([^<\n]*)</\1>")
 _TOOL = re.compile(rb"<tool_name>([^<]*)</tool_name>")
+#: The parameters a call has opened so far.
+_PARAMETER = re.compile(rb"<([^<>/\s]+)>")
 _NUMBER = re.compile(r"[$€£]?-?[\d.,]+%?")
 #: Spans offered at each value (``candidate_values``' own default), and how many anchor
 #: the search for lists.
@@ -74,10 +84,12 @@ class ValueCopier:
                  focus: ValueFocus | None = None,
                  naming: Mapping[str, ToolNaming] | None = None) -> None:
         self.conversation = conversation
-        #: Each tool's name words and its parameters', and its required parameters
-        #: (:class:`~tooluse.prompting.choices.ToolNaming`): for a required parameter, a
-        #: span or free value made of these words alone is no value. An optional one keeps
-        #: it, for ``optional_from_conversation`` to leave out.
+        #: Each tool's name words and its parameters', its required parameters and its
+        #: place parameters (:class:`~tooluse.prompting.choices.ToolNaming`): for a
+        #: required parameter, a span or free value made of these words alone is no value.
+        #: An optional one keeps it, for ``optional_from_conversation`` to leave out. With
+        #: ``distinct``, a required parameter takes no value the call holds as often as
+        #: the conversation writes it, and a known place waits for a place parameter.
         self.naming = naming or {}
         #: Where each tool's values are in the question: a call is offered only the spans
         #: of its tool's part, and the model's value, if the question writes it only
@@ -93,6 +105,8 @@ class ValueCopier:
         self.max_value_tokens = max_value_tokens
         self.copied = 0
         self.enum_choices = 0
+        #: Free values refused as another parameter's (``ToolNaming.distinct``).
+        self.refused = 0
         self._decided = -1
 
     @cached_property
@@ -142,6 +156,16 @@ class ValueCopier:
             arrays = _as_arrays(self.lists) + self._enum_arrays(matcher, state, head, bracket)
             options += [head + escape(text).encode("utf-8")[len(bracket):] for text in arrays]
         options = [o for o in options if o[len(head):] not in used]
+        if described is not None and described.places and parameter not in described.places \
+                and described.places - {t.decode("utf-8", "replace")
+                                        for t in _PARAMETER.findall(call)}:
+            # A place (a known city, state or country) fills the tool's place parameter
+            # still to come, not this one ("cuisine": "Boston" for "a Sushi restaurant in
+            # Boston", where ``location`` follows).
+            options = [o for o in options if not known_place(_text(o[len(head):]))]
+            placed = True
+        else:
+            placed = False
         options = [o for o in options if matcher.advance(state, o + _CLOSE)]
         if not options:
             return None
@@ -160,6 +184,21 @@ class ValueCopier:
             # times in 167.
             options = [o for o in options if o != free]
             free = None
+        if free is not None and placed and known_place(_text(free[len(head):])):
+            options = [o for o in options if o != free]
+            free = None
+            self.refused += 1
+        if free is not None and described is not None and described.distinct \
+                and parameter in described.required \
+                and _repeats(free[len(head):], call, self.conversation):
+            # A required value that already fills a parameter of this call, as often as
+            # the conversation writes it ("sculpture": "The Thinker", then "artist": "The
+            # Thinker" for "The Thinker by Rodin"): one of the two is wrong, and a span
+            # the call does not hold yet takes its place. (An optional one is left to
+            # ``optional_from_conversation``, which leaves out a value used too often.)
+            options = [o for o in options if o != free]
+            free = None
+            self.refused += 1
         if free is not None and self._given(free[len(head):]) and (
                 focus is None or focus.allows(str(tool), _text(free[len(head):]))):
             # The model copied a value of the conversation already: only a longer span
@@ -264,6 +303,20 @@ class ValueCopier:
                 return (value, total) if value.startswith(head) else (None, float("-inf"))
             llm.eval([token])
         return None, float("-inf")
+
+
+def _repeats(value: bytes, call: bytes, conversation: str) -> bool:
+    """Does the call written so far hold ``value`` as often as the conversation writes it
+    (a value the conversation writes at all)?"""
+    held = sum(1 for m in _VALUE.finditer(call) if m.group(2) == value)
+    if not held:
+        return False
+    text = _text(value).strip()
+    try:
+        written = times_given(float(text.replace(",", "")), conversation)
+    except ValueError:
+        written = times_given(text, conversation)
+    return 0 < written <= held
 
 
 def _text(value: bytes) -> str:

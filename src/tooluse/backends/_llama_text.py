@@ -304,6 +304,8 @@ class LlamaTextBackend:
             if copier is not None:
                 end.timings["copied_values"] = float(copier.copied)
                 end.timings["scored_enums"] = float(copier.enum_choices)
+                if copier.refused:
+                    end.timings["refused_values"] = float(copier.refused)
             if guard is not None and guard.rollbacks:
                 end.timings["repeat_rollbacks"] = float(guard.rollbacks)
             self.last_end = end

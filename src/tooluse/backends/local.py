@@ -85,6 +85,9 @@ DEFAULT_COPY_BONUS = 2.0
 #: ``stated_units`` (the question's unit for a unit parameter: ``unit: "meters"`` for "a
 #: radius of 5 meters", not the description's default ``"cm"``) and ``calls_as_planned``
 #: (with two to five tools, no call past the planned ones): see docs/benchmarks/bfcl.md.
+#: ``distinct_values`` (a required value the call already holds, or a known place before the
+#: place parameter, is not written again) and ``from_to`` (a "from" and a "to" value in
+#: the question's order): see docs/benchmarks/bfcl.md.
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
     "copy_values": True, "fan_out": True, "rank_tools": True, "plan_tools": True,
@@ -92,7 +95,7 @@ DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "restate": True, "date_formats": True, "city_state": True, "focus_values": True,
     "asked_flags": True, "whole_phrases": True, "names_not_values": True,
     "scaled_numbers": True, "described_codes": True, "enum_values": True,
-    "stated_units": True,
+    "stated_units": True, "distinct_values": True, "from_to": True,
 }
 #: Under ``tool_choice: none`` the tools stay in the prompt (a cache hit for a tool loop's
 #: last turn); with them in view the default model tends to answer *about* a tool ("You can
@@ -145,8 +148,8 @@ class LocalBackend(PromptToolsBackend):
       ``calls_as_planned``, ``prerequisite_tools``, ``optional_from_conversation``,
       ``percent_fractions``, ``scaled_numbers``, ``date_formats``, ``city_state``,
       ``asked_flags``, ``described_codes``, ``enum_values``, ``stated_units``,
-      ``whole_phrases``, ``names_not_values``, ``fan_out``, ``restate``, ``focus_values``:
-      the decisions taken around the model
+      ``from_to``, ``whole_phrases``, ``names_not_values``, ``distinct_values``,
+      ``fan_out``, ``restate``, ``focus_values``: the decisions taken around the model
       (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call
       or answer by :data:`DEFAULT_DECISION`, fitted for the default model, or
       ``decision=CallDecision(...)``; on the command line
@@ -155,8 +158,9 @@ class LocalBackend(PromptToolsBackend):
       ``copy_values``, ``fan_out``, ``rank_tools``, ``plan_tools``, ``calls_as_planned``,
       ``percent_fractions``, ``prerequisite_tools``, ``restate``, ``scaled_numbers``,
       ``date_formats``, ``city_state``, ``asked_flags``, ``described_codes``,
-      ``enum_values``, ``stated_units``, ``whole_phrases``, ``names_not_values``,
-      ``focus_values`` on), off for any other model.
+      ``enum_values``, ``stated_units``, ``from_to``, ``whole_phrases``,
+      ``names_not_values``, ``distinct_values``, ``focus_values`` on), off for any other
+      model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none`` (default True), as the Messages API does, so a tool loop's last turn reuses
       the cached prompt prefix; the grammar still forbids a call.
@@ -207,8 +211,10 @@ class LocalBackend(PromptToolsBackend):
         described_codes: bool | None = None,
         enum_values: bool | None = None,
         stated_units: bool | None = None,
+        from_to: bool | None = None,
         whole_phrases: bool | None = None,
         names_not_values: bool | None = None,
+        distinct_values: bool | None = None,
         decision: CallDecision | None = None,
         tools_under_none: bool = True,
         none_reminder: str | None | Literal["default"] = "default",
@@ -276,8 +282,10 @@ class LocalBackend(PromptToolsBackend):
             described_codes=on("described_codes", described_codes),
             enum_values=on("enum_values", enum_values),
             stated_units=on("stated_units", stated_units),
+            from_to=on("from_to", from_to),
             whole_phrases=on("whole_phrases", whole_phrases),
             names_not_values=on("names_not_values", names_not_values),
+            distinct_values=on("distinct_values", distinct_values),
             fan_out=on("fan_out", fan_out),
             restate=on("restate", restate),
             focus_values=on("focus_values", focus_values),
@@ -307,8 +315,8 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
                 "optional_from_conversation", "percent_fractions", "scaled_numbers",
                 "date_formats",
                 "city_state", "asked_flags", "described_codes", "enum_values",
-                "stated_units", "whole_phrases",
-                "names_not_values", "no_repeat",
+                "stated_units", "from_to", "whole_phrases",
+                "names_not_values", "distinct_values", "no_repeat",
                 "more_calls",
                 "copy_values", "score_enums", "fan_out", "restate", "focus_values"):
         if key in options and options[key] is not None:

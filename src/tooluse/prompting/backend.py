@@ -178,6 +178,10 @@ class PromptToolsBackend(Backend):
       unit the question asks the answer in ("in Fahrenheit") or writes after the call's
       numbers ("a radius of 5 meters": ``unit: "meters"``, not the description's default
       ``"cm"``), and keeps it (:mod:`.units`; kept only if the call still validates);
+    - ``from_to``: a "from" and a "to" parameter (``_from``/``to``, ``start_location``/
+      ``end_location``...) whose values the question writes the other way round ("from
+      Seattle to Boston" for ``_from: "Boston", to: "Seattle"``) are swapped
+      (:mod:`.directions`; kept only if the call still validates);
     - ``described_codes``: a parameter whose description lists codes for things ("1 for
       cleaning service, 2 for ironing service") is given the code of the one the question
       names (``service_id: 2`` for "ironing services"), added if the call left it out
@@ -195,6 +199,13 @@ class PromptToolsBackend(Backend):
       (``content: "todo"`` for ``todo_manager``, ``answer: "answer"``) and offers another
       span instead (an optional one is left to ``optional_from_conversation``, which
       leaves such a value out);
+    - ``distinct_values``: the text backend is told each tool's required parameters and
+      those that name a place (``location``, ``city``...); one that copies values from the
+      conversation writes in a required parameter no value the call already holds as
+      often as the question writes it (``artist: "The Thinker"`` after ``sculpture: "The
+      Thinker"`` for "The Thinker by Rodin"), and, while a place parameter is still to
+      come, no known place (:func:`.regions.known_place`) in another parameter
+      (``cuisine: "Boston"`` before ``location``); it offers another span instead;
     - ``fan_out``: when a call's value is one item of a list in the question ("the
       factorial of 5, 10 and 15"), the same call is added for each item the model left out
       (:mod:`.fan_out`; each added call validated against its tool's schema);
@@ -242,8 +253,10 @@ class PromptToolsBackend(Backend):
         described_codes: bool = False,
         enum_values: bool = False,
         stated_units: bool = False,
+        from_to: bool = False,
         whole_phrases: bool = False,
         names_not_values: bool = False,
+        distinct_values: bool = False,
         fan_out: bool = False,
         restate: bool = False,
         focus_values: bool = False,
@@ -277,8 +290,10 @@ class PromptToolsBackend(Backend):
         self.described_codes = described_codes
         self.enum_values = enum_values
         self.stated_units = stated_units
+        self.from_to = from_to
         self.whole_phrases = whole_phrases
         self.names_not_values = names_not_values
+        self.distinct_values = distinct_values
         self.fan_out = fan_out
         self.restate = restate
         self.focus_values = focus_values
@@ -328,8 +343,11 @@ class PromptToolsBackend(Backend):
         }
         if self.focus_values and grammar is not None and len(request.tools) > 1:
             options["focus"] = value_focus(question_text(request), request.tools)
-        if self.names_not_values and grammar is not None and request.tools:
-            options["naming"] = {t.name: tool_naming(t) for t in request.tools}
+        if (self.names_not_values or self.distinct_values) and grammar is not None \
+                and request.tools:
+            options["naming"] = {t.name: tool_naming(t, names=self.names_not_values,
+                                                     distinct=self.distinct_values)
+                                 for t in request.tools}
         started = time.perf_counter()
         yield MessageStart(id=new_message_id(), model=request.model or self.model)
         emitter = Emitter(LegacyParser(request.tools) if request.tools else None,
@@ -338,7 +356,7 @@ class PromptToolsBackend(Backend):
                 or self.prerequisite_tools or self.date_formats or self.city_state
                 or self.asked_flags or self.whole_phrases
                 or self.scaled_numbers or self.described_codes
-                or self.enum_values or self.stated_units) and request.tools:
+                or self.enum_values or self.stated_units or self.from_to) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
                                            self.date_formats, self.city_state,
@@ -346,7 +364,8 @@ class PromptToolsBackend(Backend):
                                            scales=self.scaled_numbers,
                                            codes=self.described_codes,
                                            enums=self.enum_values,
-                                           units=self.stated_units)
+                                           units=self.stated_units,
+                                           directions=self.from_to)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

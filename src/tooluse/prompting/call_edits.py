@@ -7,6 +7,7 @@ where that is asked (:mod:`.regions`), booleans set as the question asks
 (:mod:`.phrases`), the code a parameter's description lists for what the question names
 (:mod:`.codes`), a value naming another parameter's enum member given to it
 (:mod:`.enum_values`), the unit the question states for a unit parameter (:mod:`.units`),
+a "from" and a "to" value in the question's order (:mod:`.directions`),
 a value an earlier call looked up written as that call returned it, the calls its lists ask
 for added (:mod:`.fan_out`), and those its clauses restate with other values
 (:mod:`.restate`). Each edited or added call is validated against its tool's schema."""
@@ -32,6 +33,7 @@ from .choices import (
 )
 from .codes import described_codes
 from .dates import dated
+from .directions import from_to
 from .enum_values import enum_values
 from .fan_out import fan_out
 from .flags import asked_flags
@@ -54,7 +56,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
                   scales: bool = False,
                   codes: bool = False,
                   enums: bool = False,
-                  units: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  units: bool = False,
+                  directions: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
     gives a parameter that an earlier call looked up that call's result (``looked_up``:
@@ -74,7 +77,9 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     ``genre: "Drama"`` for ``directed_by: "Drama"``). Before the optional parameters are
     left out, a unit parameter whose value the question does not write gets the unit the
     question states (``units``, :func:`.units.stated_units`: ``unit: "meters"`` for "a radius
-    of 5 meters" where the model wrote ``"cm"``), and keeps it.
+    of 5 meters" where the model wrote ``"cm"``), and keeps it. A "from" and a "to" value
+    the question writes the other way round are swapped (``directions``,
+    :func:`.directions.from_to`: ``_from: "Seattle"`` for "from Seattle to Boston").
     An edit is kept only if the call still validates.
     Returns the call and how many parameters were left out."""
     conversation = conversation_text(request)
@@ -87,6 +92,7 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
         (percent, lambda a, s, t: percents_as_fractions(a, s, t)[0], conversation),
         (scales, scaled, conversation),
         (phrases, whole_phrases, question),
+        (directions, from_to, question),
         (dates, dated, question),
         (regions, with_region, question),
         (flags, asked_flags, question),

@@ -31,6 +31,7 @@ from ..messages import Request, ToolSpec
 from .spoken import counts, scaled_numbers
 
 __all__ = [
+    "PLACE_WORDS",
     "PLAN_MAX_TOOLS",
     "CallDecision",
     "ToolNaming",
@@ -112,19 +113,36 @@ def naming_words(tool: str, schema: Any) -> frozenset[str]:
 @dataclass(frozen=True)
 class ToolNaming:
     """What a tool's name and its parameters' names say (:func:`tool_naming`): their words
-    (stemmed, :func:`naming_words`), and which parameters are required."""
+    (stemmed, :func:`naming_words`; empty where such values are not to be refused), which
+    parameters are required, and with ``distinct``, which name a place (:data:`PLACE_WORDS`:
+    ``location``, ``city``, ``start_location``...): a value then fills one parameter of a
+    call, and a known place its place parameter."""
 
     words: frozenset[str]
     required: frozenset[str]
+    places: frozenset[str] = frozenset()
+    distinct: bool = False
 
 
-def tool_naming(spec: ToolSpec) -> ToolNaming:
-    """The :class:`ToolNaming` of ``spec``."""
+#: Words of a parameter's name that make it a place's: ``location``, ``city``,
+#: ``country``, ``state``, ``departure_city``, ``end_location``, ``destination``...
+PLACE_WORDS = frozenset({"location", "city", "country", "state", "region", "place",
+                         "county", "province", "town", "area", "origin", "destination",
+                         "departure", "arrival", "address", "venue", "jurisdiction"})
+
+
+def tool_naming(spec: ToolSpec, *, names: bool = True, distinct: bool = False) -> ToolNaming:
+    """The :class:`ToolNaming` of ``spec``: its name words with ``names``, its place
+    parameters with ``distinct``."""
     schema = spec.input_schema if isinstance(spec.input_schema, Mapping) else {}
     required = schema.get("required")
-    return ToolNaming(naming_words(spec.name, schema),
+    props = schema.get("properties")
+    places = frozenset(str(name) for name in (props if isinstance(props, Mapping) else [])
+                       if PLACE_WORDS & set(_words(split_name(str(name))))) if distinct \
+        else frozenset()
+    return ToolNaming(naming_words(spec.name, schema) if names else frozenset(),
                       frozenset(str(r) for r in required) if isinstance(required, list)
-                      else frozenset())
+                      else frozenset(), places, distinct)
 
 
 _IDENTIFIER = re.compile(r"[^\W_]+(?:_[^\W_]+)+")

@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["US_CITIES", "WORLD_CITIES", "asks_for_state", "with_region"]
+__all__ = ["US_CITIES", "WORLD_CITIES", "asks_for_state", "known_place", "with_region"]
 
 #: State names by postal code (the 50 states and DC).
 US_STATES = {
@@ -123,6 +123,17 @@ _PLACE = re.compile(rf"((?:{_CAPITALISED} ){{0,2}}{_CAPITALISED}), "
 
 _BY_NAME = {name.lower(): state for name, state in US_CITIES.items()}
 _WORLD_BY_NAME = {name.lower(): country for name, country in WORLD_CITIES.items()}
+
+
+_KNOWN_PLACES = frozenset(
+    name.lower() for name in [*US_STATES.values(), *US_CITIES, *WORLD_CITIES,
+                              *WORLD_CITIES.values(), "USA", "United States", "UK"])
+
+
+def known_place(text: str) -> bool:
+    """Is ``text`` (up to case) one of the tables' places: a US state, a city of
+    :data:`US_CITIES` or :data:`WORLD_CITIES`, or the country of one?"""
+    return text.strip().lower() in _KNOWN_PLACES
 
 
 def asks_for_state(schema: Mapping[str, Any]) -> str | None:
