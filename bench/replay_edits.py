@@ -13,7 +13,8 @@ tools are offered, ``timings.planned_calls``, then ``fan_out`` and ``restate`` a
 (:mod:`tooluse.prompting.regions`), ``asked_flags`` (:mod:`tooluse.prompting.flags`),
 ``whole_phrases`` (:mod:`tooluse.prompting.phrases`), ``scaled_numbers``
 (:func:`tooluse.prompting.spoken.scaled`), ``described_codes``
-(:mod:`tooluse.prompting.codes`), ``enum_values`` (:mod:`tooluse.prompting.enum_values`) and ``optional`` (the optional
+(:mod:`tooluse.prompting.codes`), ``enum_values`` (:mod:`tooluse.prompting.enum_values`),
+``from_to`` (:mod:`tooluse.prompting.directions`) and ``optional`` (the optional
 parameters left out, then the edits after it in the pipeline's order) — are pure functions of the calls, the question and
 the tools, so applying one to a run made without it gives exactly what the run would have
 answered with it (given the same calls from the model). For each category: the answers
