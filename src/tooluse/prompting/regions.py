@@ -132,7 +132,8 @@ _KNOWN_PLACES = frozenset(
 
 def known_place(text: str) -> bool:
     """Is ``text`` (up to case) one of the tables' places: a US state, a city of
-    :data:`US_CITIES` or :data:`WORLD_CITIES`, or the country of one?"""
+    :data:`US_CITIES` or :data:`WORLD_CITIES`, the country of one, or "USA", "United
+    States" or "UK"?"""
     return text.strip().lower() in _KNOWN_PLACES
 
 
