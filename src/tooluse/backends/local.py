@@ -97,6 +97,9 @@ DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "scaled_numbers": True, "described_codes": True, "enum_values": True,
     "stated_units": True, "distinct_values": True, "from_to": True,
 }
+#: The techniques that are on or off (``-o KEY=0``/``1`` on the command line): the
+#: defaults', and those off by default.
+_FLAG_OPTIONS = (*DEFAULT_TECHNIQUES, "score_tools", "more_calls", "score_enums")
 #: Under ``tool_choice: none`` the tools stay in the prompt (a cache hit for a tool loop's
 #: last turn); with them in view the default model tends to answer *about* a tool ("You can
 #: use the `getCurrentStockPrice` function...") unless reminded to answer from the results.
@@ -310,15 +313,7 @@ def from_spec(rest: str, **options: Any) -> LocalBackend:
             options[key] = flag_option(options[key], key)
     if options.get("none_reminder") in ("off", "none", ""):
         options["none_reminder"] = None
-    for key in ("decide", "score_tools", "rank_tools", "plan_tools", "calls_as_planned",
-                "prerequisite_tools",
-                "optional_from_conversation", "percent_fractions", "scaled_numbers",
-                "date_formats",
-                "city_state", "asked_flags", "described_codes", "enum_values",
-                "stated_units", "from_to", "whole_phrases",
-                "names_not_values", "distinct_values", "no_repeat",
-                "more_calls",
-                "copy_values", "score_enums", "fan_out", "restate", "focus_values"):
+    for key in _FLAG_OPTIONS:
         if key in options and options[key] is not None:
             options[key] = flag_option(options[key], key)
     weights = options.get("decision")
