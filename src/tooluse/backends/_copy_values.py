@@ -311,11 +311,7 @@ def _repeats(value: bytes, call: bytes, conversation: str) -> bool:
     held = sum(1 for m in _VALUE.finditer(call) if m.group(2) == value)
     if not held:
         return False
-    text = _text(value).strip()
-    try:
-        written = times_given(float(text.replace(",", "")), conversation)
-    except ValueError:
-        written = times_given(text, conversation)
+    written = times_given(_text(value).strip(), conversation)  # "1000" is the number 1,000
     return 0 < written <= held
 
 
