@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,17 @@ def fanned(request: Request, names: Sequence[str], calls: Sequence[Call], *,
             for b in fanned_out(request, blocks, 8, lists=True, clauses=clauses)]
 
 
+#: The edits of one call (its arguments, its schema, the question's text), by name.
+_EDITS: dict[str, Callable[[dict[str, Any], Any, str], dict[str, Any]]] = {
+    "whole_phrases": whole_phrases, "scaled_numbers": scaled,
+    "described_codes": described_codes, "enum_values": enum_values,
+    "asked_flags": asked_flags, "date_formats": dated, "from_to": from_to,
+    "city_state": with_region,
+}
+#: Those that read the whole conversation, not the question alone.
+_ON_CONVERSATION = frozenset({"scaled_numbers"})
+
+
 def _edited(edit: str, calls: list[Call], request: Request, schemas: dict[str, Any]) -> list[Call]:
     question, conversation = question_text(request), conversation_text(request)
     if edit == "restate":  # fan_out then restate, as the backend does after the model's calls
@@ -78,22 +89,9 @@ def _edited(edit: str, calls: list[Call], request: Request, schemas: dict[str, A
         if edit == "optional":  # then the edits the pipeline makes after it
             kept = keep_given_optionals(arguments, schema, conversation, name)[0]
             changed = with_region(dated(kept, schema, question), schema, question)
-        elif edit == "whole_phrases":
-            changed = whole_phrases(arguments, schema, question)
-        elif edit == "scaled_numbers":
-            changed = scaled(arguments, schema, conversation)
-        elif edit == "described_codes":
-            changed = described_codes(arguments, schema, question)
-        elif edit == "enum_values":
-            changed = enum_values(arguments, schema, question)
-        elif edit == "asked_flags":
-            changed = asked_flags(arguments, schema, question)
-        elif edit == "date_formats":
-            changed = dated(arguments, schema, question)
-        elif edit == "from_to":
-            changed = from_to(arguments, schema, question)
         else:
-            changed = with_region(arguments, schema, question)
+            changed = _EDITS[edit](arguments, schema,
+                                   conversation if edit in _ON_CONVERSATION else question)
         new.append((name, changed if schema is not None and _valid(schema, changed)
                     else arguments))
     return new
@@ -102,10 +100,8 @@ def _edited(edit: str, calls: list[Call], request: Request, schemas: dict[str, A
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("run_dir")
-    parser.add_argument("--edit", choices=("restate", "calls_as_planned", "date_formats",
-                                           "city_state", "optional",
-                                           "asked_flags", "whole_phrases", "scaled_numbers",
-                                           "described_codes", "enum_values", "from_to"),
+    parser.add_argument("--edit", choices=("restate", "calls_as_planned", "optional",
+                                           *_EDITS),
                         action="append")
     parser.add_argument("--choice", default="auto",
                         help="the runs' tool_choice, in their file names (default auto)")
