@@ -26,6 +26,18 @@ def test_clauses_part_at_sentences_semicolons_and_new_requests() -> None:
         "Get the capital of Australia", "what is the population of Canada"]
 
 
+def test_a_comma_and_before_the_next_thing_asked_parts_too() -> None:
+    # "..., and the least common multiple...": no request word follows the "and".
+    assert clauses("Calculate the GCD of 96 and 128, and the LCM of 15 and 25.") == [
+        "Calculate the GCD of 96 and 128", "the LCM of 15 and 25."]
+    # Without the comma, or before a value that is no "the ...", one clause.
+    assert len(clauses("the GCD of 96 and the LCM")) == 1
+    assert len(clauses("a height of 10m, a width of 5m, and a depth of 8m")) == 1
+    # More verbs start a request: "and then generate".
+    assert clauses("Create a piece in D Minor and then generate a signal of 440 Hz") == [
+        "Create a piece in D Minor", "generate a signal of 440 Hz"]
+
+
 def test_each_tool_takes_its_values_from_its_own_clause() -> None:
     question = ("What is the capital city of Australia, what is the current population of "
                 "Canada, and what is the largest city in Brazil?")
@@ -59,3 +71,32 @@ def test_nothing_to_tell_apart() -> None:
     assert value_focus("What is the population of Canada?", COUNTRY) is None
     # Every clause the same tool's: no part to tell.
     assert value_focus("Population of Canada. Population of Peru.", COUNTRY) is None
+
+
+def test_a_clause_pointing_back_takes_the_last_clause_with_values_along() -> None:
+    tools = [tool("us_history.life_expectancy", "Life expectancy in the USA in a year.",
+                  "year"),
+             tool("us_history.gdp", "Gross domestic product (GDP) of the USA in a year.",
+                  "year")]
+    question = ("What was the average life expectancy in the USA in the year 1900 and 1950? "
+                "Additionally, what was the Gross Domestic Product (GDP) of the USA in these "
+                "years?")
+    focus = value_focus(question, tools)
+    assert focus is not None
+    # "these years" are those of the clause before ("Additionally" has no value).
+    assert focus.allows("us_history.gdp", "1900")
+    assert focus.allows("us_history.gdp", "1950")
+    # A clause pointing back that writes numbers of its own keeps to them: "the same
+    # company" says nothing of the net income before it.
+    tools = [tool("financial_ratio.net_profit_margin", "Net profit margin from the net "
+                  "income and total revenue.", "net_income", "total_revenue"),
+             tool("financial_ratio.debt_ratio", "Debt ratio from the total liabilities and "
+                  "total assets.", "total_liabilities", "total_assets")]
+    question = ("Calculate the net profit margin of Company XYZ given that the net income is "
+                "$20,000 and total revenue is $100,000. Also calculate the debt ratio of the "
+                "same company if the total liabilities are $10,000 and total assets are "
+                "$30,000.")
+    focus = value_focus(question, tools)
+    assert focus is not None
+    assert not focus.allows("financial_ratio.debt_ratio", "100000")
+    assert focus.allows("financial_ratio.debt_ratio", "10000")
