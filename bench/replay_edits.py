@@ -14,7 +14,8 @@ tools are offered, ``timings.planned_calls``, then ``fan_out`` and ``restate`` a
 ``whole_phrases`` (:mod:`tooluse.prompting.phrases`), ``scaled_numbers``
 (:func:`tooluse.prompting.spoken.scaled`), ``described_codes``
 (:mod:`tooluse.prompting.codes`), ``enum_values`` (:mod:`tooluse.prompting.enum_values`),
-``from_to`` (:mod:`tooluse.prompting.directions`) and ``optional`` (the optional
+``from_to`` (:mod:`tooluse.prompting.directions`), ``named_options``
+(:mod:`tooluse.prompting.named_options`) and ``optional`` (the optional
 parameters left out, then the edits after it in the pipeline's order) — are pure functions of the calls, the question and
 the tools, so applying one to a run made without it gives exactly what the run would have
 answered with it (given the same calls from the model). For each category: the answers
@@ -46,6 +47,7 @@ from tooluse.prompting.dates import dated
 from tooluse.prompting.directions import from_to
 from tooluse.prompting.enum_values import enum_values
 from tooluse.prompting.flags import asked_flags
+from tooluse.prompting.named_options import named_options
 from tooluse.prompting.phrases import whole_phrases
 from tooluse.prompting.regions import with_region
 from tooluse.prompting.spoken import scaled
@@ -89,6 +91,8 @@ def _edited(edit: str, calls: list[Call], request: Request, schemas: dict[str, A
         if edit == "optional":  # then the edits the pipeline makes after it
             kept = keep_given_optionals(arguments, schema, conversation, name)[0]
             changed = with_region(dated(kept, schema, question), schema, question)
+        elif edit == "named_options":  # reads the tool's name as well
+            changed = named_options(arguments, schema, question, name)
         else:
             changed = _EDITS[edit](arguments, schema,
                                    conversation if edit in _ON_CONVERSATION else question)
@@ -101,7 +105,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("run_dir")
     parser.add_argument("--edit", choices=("restate", "calls_as_planned", "optional",
-                                           *_EDITS),
+                                           "named_options", *_EDITS),
                         action="append")
     parser.add_argument("--choice", default="auto",
                         help="the runs' tool_choice, in their file names (default auto)")

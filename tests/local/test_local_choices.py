@@ -55,7 +55,8 @@ def make() -> Any:
                                 "focus_values": False, "whole_phrases": False,
                                 "names_not_values": False, "scaled_numbers": False,
                                 "described_codes": False, "enum_values": False,
-                                "stated_units": False, "calls_as_planned": False}
+                                "stated_units": False, "calls_as_planned": False,
+                                "named_options": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
@@ -596,3 +597,40 @@ def test_a_value_fills_one_parameter_and_a_place_the_place_parameter() -> None:
     crimes = {c.input["crime"] for c in ask(distinct, question, [CRIMES], max_tokens=160)
               .tool_uses}
     assert crimes == {"money laundering"}
+
+
+QUADRATIC = spec("solve_quadratic", "Find the roots of a quadratic equation. Returns both "
+                 "roots.",
+                 {"a": {"type": "integer", "description": "Coefficient of x^2."},
+                  "b": {"type": "integer", "description": "Coefficient of x."},
+                  "c": {"type": "integer", "description": "Constant term."}},
+                 {"root_type": {"type": "string", "description": "The type of roots to "
+                                "return: 'real' for real roots, 'all' for both real and "
+                                "complex roots. Default value is 'real'."}})
+FLIGHT = spec("flight.book", "Book a direct flight for a specific date and time from "
+              "departure location to destination location.",
+              {"departure_location": {"type": "string", "description": "The location you "
+                                      "are departing from."},
+               "destination_location": {"type": "string", "description": "The location you "
+                                        "are flying to."},
+               "date": {"type": "string", "description": "The date of the flight. Accepts "
+                        "standard date format e.g., 2022-04-28."}},
+              {"time": {"type": "string", "description": "Preferred time of flight. Default "
+                        "is 'morning'."},
+               "direct_flight": {"type": "boolean", "description": "If set to true, only "
+                                 "direct flights will be searched. Default is false."}})
+
+
+def test_an_optional_parameter_whose_option_the_question_names_is_written() -> None:
+    plain, named = without_and_with("named_options")
+    question = "Find all the roots of a quadratic equation given coefficients a = 3, b = -11, " \
+               "and c = -4."
+    (left_out,) = ask(plain, question, [QUADRATIC]).tool_uses
+    assert left_out.input == {"a": 3, "b": -11, "c": -4}
+    (call,) = ask(named, question, [QUADRATIC]).tool_uses
+    assert call.input == {"a": 3, "b": -11, "c": -4, "root_type": "all"}
+    question = "Book a direct flight from San Francisco to London for 2022-04-27 afternoon"
+    (left_out,) = ask(plain, question, [FLIGHT]).tool_uses
+    assert "direct_flight" not in left_out.input
+    (call,) = ask(named, question, [FLIGHT]).tool_uses
+    assert call.input == {**left_out.input, "direct_flight": True}

@@ -186,6 +186,12 @@ class PromptToolsBackend(Backend):
       cleaning service, 2 for ironing service") is given the code of the one the question
       names (``service_id: 2`` for "ironing services"), added if the call left it out
       (:mod:`.codes`; kept only if the call still validates);
+    - ``named_options``: an optional parameter the call leaves out whose option the
+      question names is added: a boolean whose name's word it says (``direct_flight:
+      true`` for "a direct flight"), or the one option of an enum or of the strings the
+      description quotes that it writes (``root_type: "all"`` for "Find all the roots",
+      where "'real' for real roots, 'all' for both") (:mod:`.named_options`; kept only if
+      the call still validates);
     - ``asked_flags``: a boolean parameter the question speaks of ("including human
       impact" for ``include_human_impact``) is true, false with a negation right before it
       ("Don't return full text") (:mod:`.flags`; kept only if the call still validates);
@@ -254,6 +260,7 @@ class PromptToolsBackend(Backend):
         enum_values: bool = False,
         stated_units: bool = False,
         from_to: bool = False,
+        named_options: bool = False,
         whole_phrases: bool = False,
         names_not_values: bool = False,
         distinct_values: bool = False,
@@ -291,6 +298,7 @@ class PromptToolsBackend(Backend):
         self.enum_values = enum_values
         self.stated_units = stated_units
         self.from_to = from_to
+        self.named_options = named_options
         self.whole_phrases = whole_phrases
         self.names_not_values = names_not_values
         self.distinct_values = distinct_values
@@ -356,7 +364,8 @@ class PromptToolsBackend(Backend):
                 or self.prerequisite_tools or self.date_formats or self.city_state
                 or self.asked_flags or self.whole_phrases
                 or self.scaled_numbers or self.described_codes
-                or self.enum_values or self.stated_units or self.from_to) and request.tools:
+                or self.enum_values or self.stated_units or self.from_to
+                or self.named_options) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
                                            self.date_formats, self.city_state,
@@ -365,7 +374,8 @@ class PromptToolsBackend(Backend):
                                            codes=self.described_codes,
                                            enums=self.enum_values,
                                            units=self.stated_units,
-                                           directions=self.from_to)
+                                           directions=self.from_to,
+                                           options=self.named_options)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

@@ -3,7 +3,8 @@ parameters it gives no value for left out, percentages written as fractions wher
 due, numbers written with a scale ("213 million") written whole (:mod:`.spoken`), dates
 written in the format a parameter asks for (:mod:`.dates`), a city with its state
 where that is asked (:mod:`.regions`), booleans set as the question asks
-(:mod:`.flags`), values the question writes as part of a word, name or quote written whole
+(:mod:`.flags`), optional parameters left out whose option the question names added
+(:mod:`.named_options`), values the question writes as part of a word, name or quote written whole
 (:mod:`.phrases`), the code a parameter's description lists for what the question names
 (:mod:`.codes`), a value naming another parameter's enum member given to it
 (:mod:`.enum_values`), the unit the question states for a unit parameter (:mod:`.units`),
@@ -38,6 +39,7 @@ from .enum_values import enum_values
 from .fan_out import fan_out
 from .flags import asked_flags
 from .focus import owned_spans
+from .named_options import named_options
 from .phrases import whole_phrases
 from .regions import with_region
 from .restate import restatements
@@ -57,7 +59,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
                   codes: bool = False,
                   enums: bool = False,
                   units: bool = False,
-                  directions: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  directions: bool = False,
+                  options: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
     gives a parameter that an earlier call looked up that call's result (``looked_up``:
@@ -80,7 +83,9 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     of 5 meters" where the model wrote ``"cm"``), and keeps it. A "from" and a "to" value
     the question writes the other way round are swapped (``directions``,
     :func:`.directions.from_to`: ``_from: "Seattle"`` for "from Seattle to Boston").
-    An edit is kept only if the call still validates.
+    Last, an optional parameter the call leaves out whose option the question names is
+    added (``options``, :func:`.named_options.named_options`: ``root_type: "all"`` for
+    "Find all the roots"). An edit is kept only if the call still validates.
     Returns the call and how many parameters were left out."""
     conversation = conversation_text(request)
     question = question_text(request)
@@ -118,6 +123,10 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
             dropped = [k for k in dropped if k not in stated]
         for edit, text in edits:
             edited = edit(arguments, schema, text)
+            if edited != arguments and _valid(schema, edited):
+                arguments = edited
+        if options:
+            edited = named_options(arguments, schema, question, block.name)
             if edited != arguments and _valid(schema, edited):
                 arguments = edited
         found = {p: v for (name, p), v in lookups.items() if name == block.name}

@@ -21,10 +21,11 @@ from typing import Any
 
 from .choices import content_words, split_name, stem
 
-__all__ = ["asked_flags"]
+__all__ = ["NEGATIONS", "asked_flags"]
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
-_NEGATION = frozenset({"not", "no", "don't", "dont", "doesn't", "without", "never",
+#: Words that, in the three before a parameter's word, say the user does not want it.
+NEGATIONS = frozenset({"not", "no", "don't", "dont", "doesn't", "without", "never",
                        "exclude", "excluding", "excluded", "nor", "neither", "isn't",
                        "aren't", "won't", "shouldn't", "skip", "omit", "except"})
 
@@ -45,7 +46,7 @@ def asked_flags(arguments: Mapping[str, Any], schema: Any, question: str) -> dic
         at = next((i for i, s in enumerate(stems) if s in named), None)
         if at is None:
             continue
-        wanted = not any(w in _NEGATION for w in words[max(0, at - 3):at])
+        wanted = not any(w in NEGATIONS for w in words[max(0, at - 3):at])
         if wanted != value:
             changed[key] = wanted
     return {**arguments, **changed}

@@ -1,0 +1,115 @@
+"""Optional parameters the call leaves out whose option the question names (``named_options``).
+
+A 135M model writes the parameters whose values the question spells out and closes the
+call. An optional parameter whose value the question says only as a word it leaves out,
+though the user asked for it: "Find *all* the roots" (``root_type``: "'real' for real
+roots, 'all' for both"), "*state* law cases" (``judicial_system``: "e.g. 'federal',
+'state'"), "a *direct* flight" (``direct_flight``), "a game ... *like new*" (``condition``,
+an enum of "New", "Like New", "Used"...). BFCL's answers want them (``simple_python``: 13 of
+the answers that failed at ``0c565e0`` lacked only such a parameter). :func:`named_options`
+adds them:
+
+- a boolean parameter the call leaves out, one of whose name's words (stemmed, no stop word,
+  not a word of the tool's name: "flight" says nothing of ``flight.book``'s
+  ``direct_flight``) the question says: true, or false when a negation stands in the three
+  words before it (as :mod:`.flags` reads a boolean the model wrote);
+- a string parameter the call leaves out, with two options or more — its enum, or the
+  strings its description quotes ("'12h' or '24h'") — of which the question writes exactly
+  one, its words stemmed and in a row ("detail" is "detailed"; an option inside a longer one
+  the question writes does not count: "like new" is "Like New", not "New"). Not an option
+  that is a word of the tool's or another parameter's name ("my bot" says nothing of
+  ``filterName``'s 'Bot' beside ``botId``), nor the parameter's default (``default``, or
+  "default is 'x'" in its description): leaving it out says the same.
+
+A required parameter, or one the call has, is left as it is. The result is kept only if the
+call still validates (:func:`.call_edits.call_adjuster`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .choices import content_words, split_name, stem
+from .flags import NEGATIONS
+
+__all__ = ["named_options"]
+
+_WORD = re.compile(r"[A-Za-z0-9']+")
+#: A string a description quotes as one of its options: short, one line.
+_QUOTED = re.compile(r"""(?<!\w)['"‘“]([^'"‘’“”\n]{1,24})['"’”](?!\w)""")
+#: A default the description states: "Default is 'basic'", "default: all".
+_DEFAULT = re.compile(r"\bdefaults?(?:\s+value)?(?:\s+is|\s+to|:)?\s+['\"‘“]?([\w -]{1,24}?)['\"’”]?"
+                      r"(?=[\s.,;)]|$)", re.IGNORECASE)
+
+
+def _options(spec: Mapping[str, Any]) -> list[str]:
+    """A string parameter's options: its enum's strings, or the strings its description
+    quotes (none for a parameter of another type)."""
+    enum = spec.get("enum")
+    if isinstance(enum, list):
+        return [member for member in enum if isinstance(member, str)]
+    description = spec.get("description")
+    if spec.get("type") == "string" and isinstance(description, str):
+        return list(dict.fromkeys(_QUOTED.findall(description)))
+    return []
+
+
+def _default(spec: Mapping[str, Any]) -> str | None:
+    """A parameter's default, from ``default`` or its description, as lowercase text."""
+    if spec.get("default") is not None:
+        return str(spec["default"]).lower()
+    description = spec.get("description")
+    found = _DEFAULT.search(description) if isinstance(description, str) else None
+    return found.group(1).strip().lower() if found else None
+
+
+def _stems(text: str) -> list[str]:
+    return [stem(word.lower()) for word in _WORD.findall(text)]
+
+
+def _written(option: str, stems: list[str]) -> bool:
+    """Does the question (its words' ``stems``) write ``option``'s words in a row?"""
+    wanted = _stems(option)
+    n = len(wanted)
+    return n > 0 and any(stems[i:i + n] == wanted for i in range(len(stems) - n + 1))
+
+
+def named_options(arguments: Mapping[str, Any], schema: Any, question: str,
+                  tool: str = "") -> dict[str, Any]:
+    """``arguments`` with each optional parameter they leave out whose option ``question``
+    names added (see the module docstring); ``tool`` is the tool's name."""
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(props, Mapping):
+        return dict(arguments)
+    required = schema.get("required")
+    required = set(required) if isinstance(required, list) else set()
+    words = [w.lower() for w in _WORD.findall(question)]
+    stems = [stem(w) for w in words]
+    tool_words = content_words(split_name(tool))
+    added: dict[str, Any] = {}
+    for key, spec in props.items():
+        if key in arguments or key in required or not isinstance(spec, Mapping):
+            continue
+        if spec.get("type") == "boolean":
+            named = content_words(split_name(key)) - tool_words
+            at = next((i for i, s in enumerate(stems) if s in named), None)
+            if at is not None:
+                added[key] = not any(w in NEGATIONS for w in words[max(0, at - 3):at])
+            continue
+        options = _options(spec)
+        if len(options) < 2:
+            continue
+        others = set(tool_words)
+        for other in props:
+            if other != key:
+                others |= content_words(split_name(str(other)))
+        hits = [option for option in options
+                if not set(_stems(option)) & others and _written(option, stems)]
+        hits = [h for h in hits
+                if not any(h != g and re.search(rf"\b{re.escape(h.lower())}\b", g.lower())
+                           for g in hits)]
+        if len(hits) == 1 and hits[0].lower() != _default(spec):
+            added[key] = hits[0]
+    return {**arguments, **added}
