@@ -11,7 +11,7 @@ without the last ``timings.fanned_out`` the run added),
 tools are offered, ``timings.planned_calls``, then ``fan_out`` and ``restate`` again),
 ``date_formats`` (:mod:`tooluse.prompting.dates`), ``city_state``
 (:mod:`tooluse.prompting.regions`), ``asked_flags`` (:mod:`tooluse.prompting.flags`),
-``whole_phrases`` (:mod:`tooluse.prompting.phrases`), ``scaled_numbers``
+``whole_phrases`` and ``after_names`` (:mod:`tooluse.prompting.phrases`), ``scaled_numbers``
 (:func:`tooluse.prompting.spoken.scaled`), ``described_codes``
 (:mod:`tooluse.prompting.codes`), ``enum_values`` (:mod:`tooluse.prompting.enum_values`),
 ``from_to`` (:mod:`tooluse.prompting.directions`), ``named_options``
@@ -48,7 +48,7 @@ from tooluse.prompting.directions import from_to
 from tooluse.prompting.enum_values import enum_values
 from tooluse.prompting.flags import asked_flags
 from tooluse.prompting.named_options import named_options
-from tooluse.prompting.phrases import whole_phrases
+from tooluse.prompting.phrases import values_after_names, whole_phrases
 from tooluse.prompting.regions import with_region
 from tooluse.prompting.spoken import scaled
 
@@ -72,7 +72,7 @@ def fanned(request: Request, names: Sequence[str], calls: Sequence[Call], *,
 
 #: The edits of one call (its arguments, its schema, the question's text), by name.
 _EDITS: dict[str, Callable[[dict[str, Any], Any, str], dict[str, Any]]] = {
-    "whole_phrases": whole_phrases, "scaled_numbers": scaled,
+    "whole_phrases": whole_phrases, "after_names": values_after_names, "scaled_numbers": scaled,
     "described_codes": described_codes, "enum_values": enum_values,
     "asked_flags": asked_flags, "date_formats": dated, "from_to": from_to,
     "city_state": with_region,

@@ -56,7 +56,7 @@ def make() -> Any:
                                 "names_not_values": False, "scaled_numbers": False,
                                 "described_codes": False, "enum_values": False,
                                 "stated_units": False, "calls_as_planned": False,
-                                "named_options": False}
+                                "named_options": False, "after_names": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
@@ -634,3 +634,14 @@ def test_an_optional_parameter_whose_option_the_question_names_is_written() -> N
     assert "direct_flight" not in left_out.input
     (call,) = ask(named, question, [FLIGHT]).tool_uses
     assert call.input == {**left_out.input, "direct_flight": True}
+
+
+def test_a_name_written_after_a_parameters_name_goes_there() -> None:
+    plain, placed = without_and_with("after_names")
+    question = "I'm in the mood for a good laugh. Find a comedy movie directed by Edgar Wright?"
+    (first,) = ask(plain, question, [MOVIES]).tool_uses
+    assert first.input.get("cast") == "Edgar Wright"
+    assert "directed_by" not in first.input
+    (call,) = ask(placed, question, [MOVIES]).tool_uses
+    assert call.input.get("directed_by") == "Edgar Wright"
+    assert "cast" not in call.input

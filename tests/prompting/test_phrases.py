@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tooluse.prompting.phrases import whole_phrases
+from tooluse.prompting.phrases import values_after_names, whole_phrases
 
 
 def _schema(**extra: Any) -> dict[str, Any]:
@@ -147,3 +147,48 @@ def test_the_rest_after_the_parameters_name_is_written_whole(
 def test_a_value_after_the_parameters_name_stays(name: str, question: str,
                                                  value: str) -> None:
     assert whole_phrases({name: value}, _named(name), question) == {name: value}
+
+
+MOVIE_SEARCH = {"type": "object", "required": [], "properties": {
+    "directed_by": {"type": "string"}, "cast": {"type": "string"},
+    "genre": {"type": "string", "enum": ["Comedy", "Drama"]}}}
+
+
+@pytest.mark.parametrize(("arguments", "question", "placed"), [
+    # The name moves from the first free parameter to the one the question names.
+    ({"cast": "Edgar Wright", "genre": "Comedy"}, "Find a comedy movie directed by Edgar "
+     "Wright?", {"genre": "Comedy", "directed_by": "Edgar Wright"}),
+    # A parameter the call left out is given it.
+    ({"genre": "Comedy"}, "Find me a movie directed by Kirill Mikhanovsky, a comedy",
+     {"genre": "Comedy", "directed_by": "Kirill Mikhanovsky"}),
+    # A piece of the name the call holds grows into it, and the other copy goes.
+    ({"cast": "Nitesh Tiwari", "directed_by": "Nitesh"}, "A Comic, directed by Nitesh "
+     "Tiwari?", {"directed_by": "Nitesh Tiwari"}),
+])
+def test_a_name_written_after_a_parameters_name_is_that_parameters(
+        arguments: dict[str, Any], question: str, placed: dict[str, Any]) -> None:
+    assert values_after_names(arguments, MOVIE_SEARCH, question) == placed
+
+
+@pytest.mark.parametrize(("arguments", "question"), [
+    # The call gives another value the question writes: left as it is.
+    ({"directed_by": "Tim Burton", "cast": "Johnny Depp"}, "Movies directed by Tim Burton "
+     "or directed by Steven Spielberg with Johnny Depp"),
+    ({"directed_by": "Greta Gerwig"}, "Greta Gerwig films, not directed by Noah Baumbach"),
+    # No capitalised name after the words, or a one-word parameter name ("cast Tom Hanks").
+    ({"cast": "Tom Hanks"}, "something directed by someone famous with cast Tom Hanks"),
+    ({}, "A movie directed by nobody I know"),
+    # Not after a negation.
+    ({}, "Any comedy not directed by Noah Baumbach"),
+])
+def test_a_name_is_not_moved_where_the_question_leaves_doubt(
+        arguments: dict[str, Any], question: str) -> None:
+    assert values_after_names(arguments, MOVIE_SEARCH, question) == arguments
+
+
+def test_a_required_parameter_keeps_its_value() -> None:
+    schema = {**MOVIE_SEARCH, "required": ["cast"]}
+    assert values_after_names({"cast": "Edgar Wright"}, schema,
+                              "a movie directed by Edgar Wright") == {
+        "cast": "Edgar Wright", "directed_by": "Edgar Wright"}
+    assert values_after_names({"x": 1}, None, "directed by Edgar Wright") == {"x": 1}

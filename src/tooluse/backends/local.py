@@ -89,7 +89,8 @@ DEFAULT_COPY_BONUS = 2.0
 #: place parameter, is not written again) and ``from_to`` (a "from" and a "to" value in
 #: the question's order): see docs/benchmarks/bfcl.md. ``named_options`` (an optional
 #: parameter the call leaves out whose option the question names: ``root_type: "all"`` for
-#: "Find all the roots"): see docs/benchmarks/bfcl.md.
+#: "Find all the roots") and ``after_names`` (a name written right after a parameter's
+#: name is that parameter's: "directed by Edgar Wright"): see docs/benchmarks/bfcl.md.
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
     "copy_values": True, "fan_out": True, "rank_tools": True, "plan_tools": True,
@@ -98,6 +99,7 @@ DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "asked_flags": True, "whole_phrases": True, "names_not_values": True,
     "scaled_numbers": True, "described_codes": True, "enum_values": True,
     "stated_units": True, "distinct_values": True, "from_to": True, "named_options": True,
+    "after_names": True,
 }
 #: The techniques that are on or off (``-o KEY=0``/``1`` on the command line): the
 #: defaults', and those off by default.
@@ -153,8 +155,9 @@ class LocalBackend(PromptToolsBackend):
       ``calls_as_planned``, ``prerequisite_tools``, ``optional_from_conversation``,
       ``percent_fractions``, ``scaled_numbers``, ``date_formats``, ``city_state``,
       ``asked_flags``, ``described_codes``, ``enum_values``, ``stated_units``,
-      ``from_to``, ``named_options``, ``whole_phrases``, ``names_not_values``,
-      ``distinct_values``, ``fan_out``, ``restate``, ``focus_values``: the decisions taken around the model
+      ``from_to``, ``named_options``, ``after_names``, ``whole_phrases``,
+      ``names_not_values``, ``distinct_values``, ``fan_out``, ``restate``,
+      ``focus_values``: the decisions taken around the model
       (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call
       or answer by :data:`DEFAULT_DECISION`, fitted for the default model, or
       ``decision=CallDecision(...)``; on the command line
@@ -163,9 +166,9 @@ class LocalBackend(PromptToolsBackend):
       ``copy_values``, ``fan_out``, ``rank_tools``, ``plan_tools``, ``calls_as_planned``,
       ``percent_fractions``, ``prerequisite_tools``, ``restate``, ``scaled_numbers``,
       ``date_formats``, ``city_state``, ``asked_flags``, ``described_codes``,
-      ``enum_values``, ``stated_units``, ``from_to``, ``named_options``, ``whole_phrases``,
-      ``names_not_values``, ``distinct_values``, ``focus_values`` on), off for any other
-      model.
+      ``enum_values``, ``stated_units``, ``from_to``, ``named_options``, ``after_names``,
+      ``whole_phrases``, ``names_not_values``, ``distinct_values``, ``focus_values`` on),
+      off for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none`` (default True), as the Messages API does, so a tool loop's last turn reuses
       the cached prompt prefix; the grammar still forbids a call.
@@ -218,6 +221,7 @@ class LocalBackend(PromptToolsBackend):
         stated_units: bool | None = None,
         from_to: bool | None = None,
         named_options: bool | None = None,
+        after_names: bool | None = None,
         whole_phrases: bool | None = None,
         names_not_values: bool | None = None,
         distinct_values: bool | None = None,
@@ -290,6 +294,7 @@ class LocalBackend(PromptToolsBackend):
             stated_units=on("stated_units", stated_units),
             from_to=on("from_to", from_to),
             named_options=on("named_options", named_options),
+            after_names=on("after_names", after_names),
             whole_phrases=on("whole_phrases", whole_phrases),
             names_not_values=on("names_not_values", names_not_values),
             distinct_values=on("distinct_values", distinct_values),

@@ -186,6 +186,10 @@ class PromptToolsBackend(Backend):
       cleaning service, 2 for ironing service") is given the code of the one the question
       names (``service_id: 2`` for "ironing services"), added if the call left it out
       (:mod:`.codes`; kept only if the call still validates);
+    - ``after_names``: a name the question writes right after a free string parameter's
+      name (two words or more: "directed by Edgar Wright") is that parameter's value, and
+      another optional parameter holding it lets it go (:func:`.phrases.values_after_names`;
+      kept only if the call still validates);
     - ``named_options``: an optional parameter the call leaves out whose option the
       question names is added: a boolean whose name's word it says (``direct_flight:
       true`` for "a direct flight"), or the one option of an enum or of the strings the
@@ -261,6 +265,7 @@ class PromptToolsBackend(Backend):
         stated_units: bool = False,
         from_to: bool = False,
         named_options: bool = False,
+        after_names: bool = False,
         whole_phrases: bool = False,
         names_not_values: bool = False,
         distinct_values: bool = False,
@@ -299,6 +304,7 @@ class PromptToolsBackend(Backend):
         self.stated_units = stated_units
         self.from_to = from_to
         self.named_options = named_options
+        self.after_names = after_names
         self.whole_phrases = whole_phrases
         self.names_not_values = names_not_values
         self.distinct_values = distinct_values
@@ -365,7 +371,7 @@ class PromptToolsBackend(Backend):
                 or self.asked_flags or self.whole_phrases
                 or self.scaled_numbers or self.described_codes
                 or self.enum_values or self.stated_units or self.from_to
-                or self.named_options) and request.tools:
+                or self.named_options or self.after_names) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
                                            self.date_formats, self.city_state,
@@ -375,7 +381,8 @@ class PromptToolsBackend(Backend):
                                            enums=self.enum_values,
                                            units=self.stated_units,
                                            directions=self.from_to,
-                                           options=self.named_options)
+                                           options=self.named_options,
+                                           after_names=self.after_names)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

@@ -5,7 +5,7 @@ written in the format a parameter asks for (:mod:`.dates`), a city with its stat
 where that is asked (:mod:`.regions`), booleans set as the question asks
 (:mod:`.flags`), optional parameters left out whose option the question names added
 (:mod:`.named_options`), values the question writes as part of a word, name or quote written whole
-(:mod:`.phrases`), the code a parameter's description lists for what the question names
+and a name written right after a parameter's name given to it (:mod:`.phrases`), the code a parameter's description lists for what the question names
 (:mod:`.codes`), a value naming another parameter's enum member given to it
 (:mod:`.enum_values`), the unit the question states for a unit parameter (:mod:`.units`),
 a "from" and a "to" value in the question's order (:mod:`.directions`),
@@ -40,7 +40,7 @@ from .fan_out import fan_out
 from .flags import asked_flags
 from .focus import owned_spans
 from .named_options import named_options
-from .phrases import whole_phrases
+from .phrases import values_after_names, whole_phrases
 from .regions import with_region
 from .restate import restatements
 from .spoken import scaled
@@ -60,7 +60,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
                   enums: bool = False,
                   units: bool = False,
                   directions: bool = False,
-                  options: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  options: bool = False,
+                  after_names: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
     gives a parameter that an earlier call looked up that call's result (``looked_up``:
@@ -83,6 +84,9 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     of 5 meters" where the model wrote ``"cm"``), and keeps it. A "from" and a "to" value
     the question writes the other way round are swapped (``directions``,
     :func:`.directions.from_to`: ``_from: "Seattle"`` for "from Seattle to Boston").
+    A name the question writes right after a parameter's name goes to that parameter
+    (``after_names``, :func:`.phrases.values_after_names`: ``directed_by: "Edgar Wright"``
+    for "directed by Edgar Wright", not ``cast``).
     Last, an optional parameter the call leaves out whose option the question names is
     added (``options``, :func:`.named_options.named_options`: ``root_type: "all"`` for
     "Find all the roots"). An edit is kept only if the call still validates.
@@ -97,6 +101,7 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
         (percent, lambda a, s, t: percents_as_fractions(a, s, t)[0], conversation),
         (scales, scaled, conversation),
         (phrases, whole_phrases, question),
+        (after_names, values_after_names, question),
         (directions, from_to, question),
         (dates, dated, question),
         (regions, with_region, question),

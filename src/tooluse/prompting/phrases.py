@@ -46,8 +46,9 @@ from typing import Any
 
 from .choices import free_string, split_name
 from .copy_values import STOP_WORDS
+from .flags import NEGATIONS
 
-__all__ = ["whole_phrases"]
+__all__ = ["values_after_names", "whole_phrases"]
 
 #: Punctuation that borders a word without being part of it.
 _EDGE = "\"'`\u2018\u2019\u201c\u201d()[]{}<>,;:!?."
@@ -244,6 +245,52 @@ def _in_name(names: list[tuple[int, int]], text: str, start: int,
                 return None
             return name_start, name_end
     return None
+
+
+def values_after_names(arguments: Mapping[str, Any], schema: Any,
+                       question: str) -> dict[str, Any]:
+    """``arguments`` with each name the question writes right after a parameter's name
+    given to that parameter (``after_names``).
+
+    "Find a comedy movie directed by Edgar Wright" for a movie search with ``directed_by``
+    and ``cast``: a 135M model writes ``cast: "Edgar Wright"``, the first free string
+    parameter, though the question says whose value the name is. Where the question writes
+    the words of a free string parameter's name (two words or more: "directed by"), then
+    a run of capitalised words, and only one such run, that run is the parameter's value;
+    another optional parameter holding it lets it go. Not after a negation ("not directed
+    by"), nor where the call gives the parameter another value the question writes, save a
+    piece of the name ("Nitesh" for "Nitesh Tiwari")."""
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(props, Mapping):
+        return dict(arguments)
+    required = schema.get("required")
+    required = set(required) if isinstance(required, list) else set()
+    starts = {start: end for start, end in _names(question)}
+    result = dict(arguments)
+    for key, spec in props.items():
+        words = split_name(str(key)).lower().split()
+        if len(words) < 2 or not free_string(key, spec):  # a free string parameter
+            continue
+        said = re.compile(r"\b" + r"\s+".join(map(re.escape, words)) + r"\s+(?=\S)",
+                          re.IGNORECASE)
+        found = {question[m.end():starts[m.end()]] for m in said.finditer(question)
+                 if m.end() in starts and not _negated(question[:m.start()])}
+        if len(found) != 1:
+            continue
+        (name,) = found
+        held = result.get(key)
+        if held == name or (isinstance(held, str) and held and held not in name
+                            and held.lower() in question.lower()):
+            continue
+        result = {k: v for k, v in result.items()
+                  if k == key or v != name or k in required}
+        result[key] = name
+    return result
+
+
+def _negated(before: str) -> bool:
+    """Does a negation stand in the three words that end ``before``?"""
+    return any(w.lower() in NEGATIONS for w in re.findall(r"[\w']+", before)[-3:])
 
 
 _QUOTE = re.compile(r"""(?<!\w)["'\u2018\u201c`]([^"'\u2019\u201d`\n]{1,120})"""
