@@ -4,8 +4,9 @@ due, numbers written with a scale ("213 million") written whole (:mod:`.spoken`)
 written in the format a parameter asks for (:mod:`.dates`), a city with its state
 where that is asked (:mod:`.regions`), booleans set as the question asks
 (:mod:`.flags`), optional parameters left out whose option the question names added
-(:mod:`.named_options`), values the question writes as part of a word, name or quote written whole
-and a name written right after a parameter's name given to it (:mod:`.phrases`), the code a parameter's description lists for what the question names
+(:mod:`.named_options`), values the question writes as part of a word, name or quote
+written whole and a name written right after a parameter's name given to it
+(:mod:`.phrases`), the code a parameter's description lists for what the question names
 (:mod:`.codes`), a value naming another parameter's enum member given to it
 (:mod:`.enum_values`), the unit the question states for a unit parameter (:mod:`.units`),
 a "from" and a "to" value in the question's order (:mod:`.directions`),

@@ -40,8 +40,8 @@ _WORD = re.compile(r"[A-Za-z0-9']+")
 #: A string a description quotes as one of its options: short, one line.
 _QUOTED = re.compile(r"""(?<!\w)['"‘“]([^'"‘’“”\n]{1,24})['"’”](?!\w)""")
 #: A default the description states: "Default is 'basic'", "default: all".
-_DEFAULT = re.compile(r"\bdefaults?(?:\s+value)?(?:\s+is|\s+to|:)?\s+['\"‘“]?([\w -]{1,24}?)['\"’”]?"
-                      r"(?=[\s.,;)]|$)", re.IGNORECASE)
+_DEFAULT = re.compile(r"\bdefaults?(?:\s+value)?(?:\s+is|\s+to|:)?\s+"
+                      r"['\"‘“]?([\w -]{1,24}?)['\"’”]?(?=[\s.,;)]|$)", re.IGNORECASE)
 
 
 def _options(spec: Mapping[str, Any]) -> list[str]:
