@@ -156,16 +156,15 @@ class ValueCopier:
             arrays = _as_arrays(self.lists) + self._enum_arrays(matcher, state, head, bracket)
             options += [head + escape(text).encode("utf-8")[len(bracket):] for text in arrays]
         options = [o for o in options if o[len(head):] not in used]
-        if described is not None and described.places and parameter not in described.places \
-                and described.places - {t.decode("utf-8", "replace")
-                                        for t in _PARAMETER.findall(call)}:
-            # A place (a known city, state or country) fills the tool's place parameter
-            # still to come, not this one ("cuisine": "Boston" for "a Sushi restaurant in
-            # Boston", where ``location`` follows).
+        # A place (a known city, state or country) fills the tool's place parameter still
+        # to come, not this one ("cuisine": "Boston" for "a Sushi restaurant in Boston",
+        # where ``location`` follows).
+        placed = described is not None and bool(described.places) \
+            and parameter not in described.places \
+            and bool(described.places - {t.decode("utf-8", "replace")
+                                         for t in _PARAMETER.findall(call)})
+        if placed:
             options = [o for o in options if not known_place(_text(o[len(head):]))]
-            placed = True
-        else:
-            placed = False
         options = [o for o in options if matcher.advance(state, o + _CLOSE)]
         if not options:
             return None

@@ -16,12 +16,12 @@ question is read instead:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from .choices import content_words, split_name, stem
 
-__all__ = ["NEGATIONS", "asked_flags"]
+__all__ = ["NEGATIONS", "asked_flags", "negated", "question_words", "spoken_of"]
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
 #: Words that, in the three before a parameter's word, say the user does not want it.
@@ -30,23 +30,39 @@ NEGATIONS = frozenset({"not", "no", "don't", "dont", "doesn't", "without", "neve
                        "aren't", "won't", "shouldn't", "skip", "omit", "except"})
 
 
+def question_words(question: str) -> tuple[list[str], list[str]]:
+    """The question's words, lowercased, and their stems (:func:`.choices.stem`)."""
+    words = [w.lower() for w in _WORD.findall(question)]
+    return words, [stem(w) for w in words]
+
+
+def negated(words: Sequence[str], at: int) -> bool:
+    """Does a negation (:data:`NEGATIONS`) stand in the three of the lowercased ``words``
+    before the one at ``at``?"""
+    return any(w in NEGATIONS for w in words[max(0, at - 3):at])
+
+
+def spoken_of(named: Collection[str], words: Sequence[str],
+              stems: Sequence[str]) -> bool | None:
+    """Does the question (:func:`question_words`) ask for the thing one of whose stemmed
+    words ``named`` holds: True where it says the first such word, False where a negation
+    stands before it, None where it says none?"""
+    at = next((i for i, s in enumerate(stems) if s in named), None)
+    return None if at is None else not negated(words, at)
+
+
 def asked_flags(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[str, Any]:
     """``arguments`` with each boolean parameter the question speaks of set as it asks
     (see the module docstring)."""
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     if not isinstance(props, Mapping):
         return dict(arguments)
-    words = [w.lower() for w in _WORD.findall(question)]
-    stems = [stem(w) for w in words]
+    words, stems = question_words(question)
     changed: dict[str, Any] = {}
     for key, value in arguments.items():
         if not isinstance(value, bool):
             continue
-        named = content_words(split_name(key))
-        at = next((i for i, s in enumerate(stems) if s in named), None)
-        if at is None:
-            continue
-        wanted = not any(w in NEGATIONS for w in words[max(0, at - 3):at])
-        if wanted != value:
+        wanted = spoken_of(content_words(split_name(key)), words, stems)
+        if wanted is not None and wanted != value:
             changed[key] = wanted
     return {**arguments, **changed}

@@ -31,12 +31,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .choices import content_words, split_name, stem
-from .flags import NEGATIONS
+from .choices import content_words, split_name
+from .flags import question_words, spoken_of
 
 __all__ = ["named_options"]
 
-_WORD = re.compile(r"[A-Za-z0-9']+")
 #: A string a description quotes as one of its options: short, one line.
 _QUOTED = re.compile(r"""(?<!\w)['"‘“]([^'"‘’“”\n]{1,24})['"’”](?!\w)""")
 #: A default the description states: "Default is 'basic'", "default: all".
@@ -65,13 +64,9 @@ def _default(spec: Mapping[str, Any]) -> str | None:
     return found.group(1).strip().lower() if found else None
 
 
-def _stems(text: str) -> list[str]:
-    return [stem(word.lower()) for word in _WORD.findall(text)]
-
-
 def _written(option: str, stems: list[str]) -> bool:
     """Does the question (its words' ``stems``) write ``option``'s words in a row?"""
-    wanted = _stems(option)
+    wanted = question_words(option)[1]
     n = len(wanted)
     return n > 0 and any(stems[i:i + n] == wanted for i in range(len(stems) - n + 1))
 
@@ -85,28 +80,24 @@ def named_options(arguments: Mapping[str, Any], schema: Any, question: str,
         return dict(arguments)
     required = schema.get("required")
     required = set(required) if isinstance(required, list) else set()
-    words = [w.lower() for w in _WORD.findall(question)]
-    stems = [stem(w) for w in words]
+    words, stems = question_words(question)
     tool_words = content_words(split_name(tool))
+    named = {key: content_words(split_name(str(key))) for key in props}
     added: dict[str, Any] = {}
     for key, spec in props.items():
         if key in arguments or key in required or not isinstance(spec, Mapping):
             continue
         if spec.get("type") == "boolean":
-            named = content_words(split_name(key)) - tool_words
-            at = next((i for i, s in enumerate(stems) if s in named), None)
-            if at is not None:
-                added[key] = not any(w in NEGATIONS for w in words[max(0, at - 3):at])
+            wanted = spoken_of(named[key] - tool_words, words, stems)
+            if wanted is not None:
+                added[key] = wanted
             continue
         options = _options(spec)
         if len(options) < 2:
             continue
-        others = set(tool_words)
-        for other in props:
-            if other != key:
-                others |= content_words(split_name(str(other)))
+        others = tool_words.union(*(w for other, w in named.items() if other != key))
         hits = [option for option in options
-                if not set(_stems(option)) & others and _written(option, stems)]
+                if not set(question_words(option)[1]) & others and _written(option, stems)]
         hits = [h for h in hits
                 if not any(h != g and re.search(rf"\b{re.escape(h.lower())}\b", g.lower())
                            for g in hits)]

@@ -46,7 +46,7 @@ from typing import Any
 
 from .choices import free_string, split_name
 from .copy_values import STOP_WORDS
-from .flags import NEGATIONS
+from .flags import negated
 
 __all__ = ["values_after_names", "whole_phrases"]
 
@@ -290,7 +290,8 @@ def values_after_names(arguments: Mapping[str, Any], schema: Any,
 
 def _negated(before: str) -> bool:
     """Does a negation stand in the three words that end ``before``?"""
-    return any(w.lower() in NEGATIONS for w in re.findall(r"[\w']+", before)[-3:])
+    words = [w.lower() for w in re.findall(r"[\w']+", before)]
+    return negated(words, len(words))
 
 
 _QUOTE = re.compile(r"""(?<!\w)["'\u2018\u201c`]([^"'\u2019\u201d`\n]{1,120})"""
