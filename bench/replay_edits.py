@@ -48,6 +48,7 @@ from tooluse.prompting.directions import from_to
 from tooluse.prompting.enum_values import enum_values
 from tooluse.prompting.flags import asked_flags
 from tooluse.prompting.named_options import named_options
+from tooluse.prompting.named_numbers import named_numbers
 from tooluse.prompting.phrases import values_after_names, whole_phrases
 from tooluse.prompting.regions import with_region
 from tooluse.prompting.spoken import scaled
@@ -75,7 +76,7 @@ _EDITS: dict[str, Callable[[dict[str, Any], Any, str], dict[str, Any]]] = {
     "whole_phrases": whole_phrases, "after_names": values_after_names, "scaled_numbers": scaled,
     "described_codes": described_codes, "enum_values": enum_values,
     "asked_flags": asked_flags, "date_formats": dated, "from_to": from_to,
-    "city_state": with_region,
+    "city_state": with_region, "named_numbers": named_numbers,
 }
 #: Those that read the whole conversation, not the question alone.
 _ON_CONVERSATION = frozenset({"scaled_numbers"})

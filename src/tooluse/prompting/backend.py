@@ -190,6 +190,12 @@ class PromptToolsBackend(Backend):
       name (two words or more: "directed by Edgar Wright") is that parameter's value, and
       another optional parameter holding it lets it go (:func:`.phrases.values_after_names`;
       kept only if the call still validates);
+    - ``named_numbers``: a number the question labels with a word of a numeric parameter's
+      name ("a current of 20 Amperes", "the 19th century") is that parameter's, where the
+      call gives it another number the question writes, and a parameter holding the number
+      takes the one it replaces; only where the question writes no more numbers than the
+      tool has numeric parameters (:mod:`.named_numbers`; kept only if the call still
+      validates);
     - ``named_options``: an optional parameter the call leaves out whose option the
       question names is added: a boolean whose name's word it says (``direct_flight:
       true`` for "a direct flight"), or the one option of an enum or of the strings the
@@ -266,6 +272,7 @@ class PromptToolsBackend(Backend):
         from_to: bool = False,
         named_options: bool = False,
         after_names: bool = False,
+        named_numbers: bool = False,
         whole_phrases: bool = False,
         names_not_values: bool = False,
         distinct_values: bool = False,
@@ -305,6 +312,7 @@ class PromptToolsBackend(Backend):
         self.from_to = from_to
         self.named_options = named_options
         self.after_names = after_names
+        self.named_numbers = named_numbers
         self.whole_phrases = whole_phrases
         self.names_not_values = names_not_values
         self.distinct_values = distinct_values
@@ -371,7 +379,8 @@ class PromptToolsBackend(Backend):
                 or self.asked_flags or self.whole_phrases
                 or self.scaled_numbers or self.described_codes
                 or self.enum_values or self.stated_units or self.from_to
-                or self.named_options or self.after_names) and request.tools:
+                or self.named_options or self.after_names
+                or self.named_numbers) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
                                            self.date_formats, self.city_state,
@@ -382,7 +391,8 @@ class PromptToolsBackend(Backend):
                                            units=self.stated_units,
                                            directions=self.from_to,
                                            options=self.named_options,
-                                           after_names=self.after_names)
+                                           after_names=self.after_names,
+                                           named_numbers=self.named_numbers)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

@@ -6,7 +6,8 @@ where that is asked (:mod:`.regions`), booleans set as the question asks
 (:mod:`.flags`), optional parameters left out whose option the question names added
 (:mod:`.named_options`), values the question writes as part of a word, name or quote
 written whole and a name written right after a parameter's name given to it
-(:mod:`.phrases`), the code a parameter's description lists for what the question names
+(:mod:`.phrases`), a number the question labels with a parameter's name given to it
+(:mod:`.named_numbers`), the code a parameter's description lists for what the question names
 (:mod:`.codes`), a value naming another parameter's enum member given to it
 (:mod:`.enum_values`), the unit the question states for a unit parameter (:mod:`.units`),
 a "from" and a "to" value in the question's order (:mod:`.directions`),
@@ -40,6 +41,7 @@ from .enum_values import enum_values
 from .fan_out import fan_out
 from .flags import asked_flags
 from .focus import owned_spans
+from .named_numbers import named_numbers as numbers_by_name
 from .named_options import named_options
 from .phrases import values_after_names, whole_phrases
 from .regions import with_region
@@ -62,7 +64,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
                   units: bool = False,
                   directions: bool = False,
                   options: bool = False,
-                  after_names: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  after_names: bool = False,
+                  named_numbers: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
     gives a parameter that an earlier call looked up that call's result (``looked_up``:
@@ -87,7 +90,10 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     :func:`.directions.from_to`: ``_from: "Seattle"`` for "from Seattle to Boston").
     A name the question writes right after a parameter's name goes to that parameter
     (``after_names``, :func:`.phrases.values_after_names`: ``directed_by: "Edgar Wright"``
-    for "directed by Edgar Wright", not ``cast``).
+    for "directed by Edgar Wright", not ``cast``). A number the question labels with a
+    numeric parameter's name goes to that parameter (``named_numbers``,
+    :func:`.named_numbers.named_numbers`: ``current: 20`` for "a current of 20 Amperes",
+    not ``distance``).
     Last, an optional parameter the call leaves out whose option the question names is
     added (``options``, :func:`.named_options.named_options`: ``root_type: "all"`` for
     "Find all the roots"). An edit is kept only if the call still validates.
@@ -108,6 +114,7 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
         (regions, with_region, question),
         (flags, asked_flags, question),
         (codes, described_codes, question),
+        (named_numbers, numbers_by_name, question),
     ]
     edits = [(edit, text) for on, edit, text in table if on]
 
