@@ -63,7 +63,23 @@ def test_string_codes_and_enums() -> None:
         "unit": {"type": "string", "enum": ["m", "cm"],
                  "description": "'m' for meters, 'cm' for centimeters."}}}
     assert described_codes({"sex": "female", "unit": "m"}, schema,
-                           "A female patient, 170 centimeters tall") == {"sex": "F", "unit": "m"}
+                           "A female patient, 170 centimeters tall") == {"sex": "F", "unit": "cm"}
+    # An enum's member only: a code the enum does not hold is not written.
+    narrow = {"type": "object", "properties": {
+        "unit": {"type": "string", "enum": ["m"],
+                 "description": "'m' for meters, 'cm' for centimeters."}}}
+    assert described_codes({"unit": "m"}, narrow, "170 centimeters") == {"unit": "m"}
+
+
+def test_an_enum_of_codes_its_description_explains() -> None:
+    # BFCL live_simple_178-103-1: the enum holds the codes, the description says what each is.
+    schema = {"type": "object", "required": ["service_id"], "properties": {
+        "service_id": {"type": "integer", "enum": [1, 2], "description": (
+            "The unique identifier of the service. For example, '1' represents cleaning "
+            "service, and '2' represents ironing service.")}}}
+    assert described_codes({"service_id": 1}, schema,
+                           "Help find a housekeeper who provides ironing services.") == {
+        "service_id": 2}
 
 
 def test_the_call_edit_keeps_a_code_only_if_the_call_validates() -> None:

@@ -16,8 +16,9 @@ a parameter's code where the question names exactly one entry: the entry whose d
 words (its phrase's content words, less those every entry of the table has: "service" in
 the example) the question all says, stemmed, the entry saying most of them if several do.
 It writes the code in place of the model's value, and adds a parameter the call left out
-(the conversation gives its value). A parameter with an enum, or whose description lists no
-such table, is left alone.
+(the conversation gives its value). A parameter whose description lists no such table is
+left alone; one with an enum ("enum": [1, 2] beside "'1' represents cleaning service, and
+'2' represents ironing service") is given only a code among its members.
 """
 
 from __future__ import annotations
@@ -91,12 +92,14 @@ def described_codes(arguments: Mapping[str, Any], schema: Any,
         return dict(arguments)
     changed: dict[str, Any] = {}
     for key, sub in props.items():
-        if not isinstance(sub, Mapping) or "enum" in sub \
-                or not isinstance(sub.get("description"), str):
+        if not isinstance(sub, Mapping) or not isinstance(sub.get("description"), str):
             continue
         table = code_table(sub["description"])
         code = _named(question, table) if table else None
         value = _typed(code, sub) if code is not None else None
+        enum = sub.get("enum")
+        if isinstance(enum, list) and value not in enum:
+            continue
         if value is not None and arguments.get(key) != value:
             changed[str(key)] = value
     return {**arguments, **changed}
