@@ -56,7 +56,8 @@ def make() -> Any:
                                 "names_not_values": False, "scaled_numbers": False,
                                 "described_codes": False, "enum_values": False,
                                 "stated_units": False, "calls_as_planned": False,
-                                "named_options": False, "after_names": False}
+                                "named_options": False, "after_names": False,
+                                "named_numbers": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
@@ -645,3 +646,57 @@ def test_a_name_written_after_a_parameters_name_goes_there() -> None:
     (call,) = ask(placed, question, [MOVIES]).tool_uses
     assert call.input.get("directed_by") == "Edgar Wright"
     assert "cast" not in call.input
+
+
+MAGNETIC_FIELD = spec(
+    "calculate_magnetic_field_strength", "Calculate the magnetic field strength at a point a "
+    "certain distance away from a long wire carrying a current.",
+    {"current": {"type": "integer", "description": "The current flowing through the wire in "
+                 "Amperes."},
+     "distance": {"type": "integer", "description": "The perpendicular distance from the wire "
+                  "to the point where the magnetic field is being calculated."}},
+    {"permeability": {"type": "number", "description": "The permeability of the medium. "
+                      "Default is 12.57e-7 (Vacuum Permeability)."}})
+
+
+def test_a_number_labelled_by_a_parameters_name_goes_there() -> None:
+    plain, placed = without_and_with("named_numbers")
+    question = ("Calculate the magnetic field strength 10 meters away from a long wire "
+                "carrying a current of 20 Amperes.")
+    (first,) = ask(plain, question, [MAGNETIC_FIELD]).tool_uses
+    assert first.input == {"current": 10, "distance": 20}
+    (call,) = ask(placed, question, [MAGNETIC_FIELD]).tool_uses
+    assert call.input == {"current": 20, "distance": 10}
+
+
+COMMAND = spec("cmd_controller_execute", "Executes a specified command in the Windows "
+               "operating system using the os.system() function.",
+               {"command": {"type": "string", "description": "The command line instruction "
+                            "to be passed to os.system() for execution, formatted as a "
+                            "Windows command prompt statement."}},
+               {"unit": {"type": "string", "description": "The unit of measurement for the "
+                         "command execution time, such as 'seconds' or 'milliseconds'",
+                         "enum": ["seconds", "milliseconds"], "default": "N/A"}})
+SERVICE_ID = spec("get_service_id", "Retrieve the unique identifier for a specific service "
+                  "type, such as cleaning or ironing services.",
+                  {"service_id": {"type": "integer", "enum": [1, 2], "description": (
+                      "The unique identifier of the service. For example, '1' represents "
+                      "cleaning service, and '2' represents ironing service.")}})
+
+
+def test_the_command_line_the_question_says_to_use_is_written_whole() -> None:
+    plain, whole = without_and_with("whole_phrases")
+    question = "check whether the docker is installed using docker --version"
+    (first,) = ask(plain, question, [COMMAND]).tool_uses
+    assert first.input == {"command": "docker"}
+    (call,) = ask(whole, question, [COMMAND]).tool_uses
+    assert call.input == {"command": "docker --version"}
+
+
+def test_the_code_an_enums_description_gives_is_written() -> None:
+    plain, coded = without_and_with("described_codes")
+    question = "Help find a housekeeper who provides ironing services."
+    (first,) = ask(plain, question, [SERVICE_ID]).tool_uses
+    assert first.input == {"service_id": 1}
+    (call,) = ask(coded, question, [SERVICE_ID]).tool_uses
+    assert call.input == {"service_id": 2}

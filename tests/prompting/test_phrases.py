@@ -149,6 +149,40 @@ def test_a_value_after_the_parameters_name_stays(name: str, question: str,
     assert whole_phrases({name: value}, _named(name), question) == {name: value}
 
 
+@pytest.mark.parametrize(("question", "value", "whole"), [
+    # BFCL live_simple_141-94-0, _159-95-16, _167-99-1, _153-95-10, _152-95-9, _172-99-6.
+    ("check whether the docker is installed using docker --version", "docker",
+     "docker --version"),
+    ("set a timer for 10 seconds using the timeout command. You should use timeout 10.",
+     "timeout", "timeout 10"),
+    ('is vs code running, using the command tasklist /FI "IMAGENAME eq Code.exe"', "code",
+     'tasklist /FI "IMAGENAME eq Code.exe"'),
+    ('remove shortcut of putty from desktop, using the instruction del '
+     '"%userprofile%\\Desktop\\putty.lnk"', "putty",
+     'del "%userprofile%\\Desktop\\putty.lnk"'),
+    ("list files in d drive. This can be achieved through dir D:\\ && echo testing.txt.",
+     "dir", "dir D:\\ && echo testing.txt"),
+    # The line ends before what it is for.
+    ("is docker running, please use docker ps to find out", "docker", "docker ps"),
+])
+def test_the_command_line_the_question_says_to_use_is_written_whole(
+        question: str, value: str, whole: str) -> None:
+    assert whole_phrases({"command": value}, _named("command"), question) == {"command": whole}
+
+
+@pytest.mark.parametrize(("name", "question", "value"), [
+    # Alternatives: which one is meant is not for this rule to say.
+    ("command", "what is the date, using the date or echo command", "date"),
+    # Not a word of the line, or the whole line already.
+    ("command", "open camera, using the start microsoft.windows.camera: command", "open camera"),
+    ("command", "open calculator app using the command called start calc", "start calc"),
+    # Not a command parameter: "using" says how, not what to run.
+    ("method", "integrate x^3 from -2 to 3 using simpson rule", "simpson"),
+])
+def test_a_command_value_stays(name: str, question: str, value: str) -> None:
+    assert whole_phrases({name: value}, _named(name), question) == {name: value}
+
+
 MOVIE_SEARCH = {"type": "object", "required": [], "properties": {
     "directed_by": {"type": "string"}, "cast": {"type": "string"},
     "genre": {"type": "string", "enum": ["Comedy", "Drama"]}}}

@@ -21,6 +21,10 @@ such a string value whole, where the question leaves no doubt what the whole is:
   to sleep at 9 pm" for ``content: "9 pm"``, "using the command netsh wlan disconnect"
   for ``command: "disconnect"``); not where that starts with a function word ("the format
   of YYYY") or holds a quote;
+- for a command parameter (``command``, ``cmd``, ``instruction``, ``script``), the command
+  line the question says to run, to the end of its sentence, where the model wrote a word of
+  it: "using docker --version" for ``command: "docker"``, "You should use timeout 10" for
+  ``"timeout"``;
 - words joined by underscores that the question writes apart: "Climate Change" for
   ``climate_change``, "Pan troglodytes" for ``pan_troglodytes`` (the model's habit from
   code), where the question writes them alike every time and never joined, and the
@@ -82,6 +86,8 @@ def whole_phrases(arguments: Mapping[str, Any], schema: Any,
             whole = _spaced(value, question)
         if whole is None:
             whole = _named_tail(key, value, question)
+        if whole is None:
+            whole = _used_command(key, value, question)
         if whole is not None and whole != value and whole not in arguments.values() \
                 and whole not in changed.values():
             # Grown into another parameter's value, it would say one thing twice.
@@ -137,6 +143,41 @@ def _named_tail(key: str, value: str, question: str) -> str | None:
         if len(said) < len(plain) <= _TAIL_WORDS and plain[len(plain) - len(said):] == said \
                 and plain[0] not in _FUNCTION_WORDS and not _QUOTES & set(tail):
             wholes.add(tail)
+    return wholes.pop() if len(wholes) == 1 else None
+
+
+#: The words of a parameter's name that make it a command line.
+_COMMAND_NAMES = frozenset({"command", "commands", "cmd", "instruction", "script"})
+#: What introduces the command a question says to run ("using docker --version", "You
+#: should use timeout 10", "through dir D:\\ && echo testing.txt").
+_USING = re.compile(r"(?<![\w-])(?:using|use|run|running|execute|through|via)\s+"
+                    r"(?:the\s+)?(?:(?:exact\s+)?(?:command|instruction)\s+"
+                    r"(?:(?:called|named)\s+)?)?", re.IGNORECASE)
+#: Where a command line ends before its sentence does: "use docker ps *to find out*", "the
+#: date *command*".
+_COMMAND_END = re.compile(r"\s+(?:command$|to\s|so\s|in\s+order\s).*", re.IGNORECASE)
+
+
+def _used_command(key: str, value: str, question: str) -> str | None:
+    """The command line the question says to run, to the end of its sentence ("check
+    whether docker is installed using docker --version"), for a command parameter
+    (``command``, ``cmd``, ``instruction``, ``script``) where the model wrote only a word
+    of it (``docker``): the one such line that holds the value's words as words and more.
+    The line ends before "to", "so" or "in order" ("use docker ps to find out") and a last
+    "command"; not a line that starts with a function word, offers alternatives ("the date
+    or echo command") or is longer than twelve words."""
+    if not _COMMAND_NAMES & set(_plain(split_name(key))) or not _plain(value):
+        return None
+    piece = re.compile(r"(?<![\w])" + re.escape(value.strip()) + r"(?![\w])", re.IGNORECASE)
+    wholes: set[str] = set()
+    for found in _USING.finditer(question):
+        rest = _REST.match(question, found.end())
+        line = _COMMAND_END.sub("", rest.group().strip()) if rest else ""
+        plain = _plain(line)
+        if plain and plain[0] not in _FUNCTION_WORDS and len(plain) <= _TAIL_WORDS \
+                and "or" not in plain \
+                and line.lower() != value.strip().lower() and piece.search(line):
+            wholes.add(line)
     return wholes.pop() if len(wholes) == 1 else None
 
 
