@@ -57,7 +57,7 @@ def make() -> Any:
                                 "described_codes": False, "enum_values": False,
                                 "stated_units": False, "calls_as_planned": False,
                                 "named_options": False, "after_names": False,
-                                "named_numbers": False}
+                                "named_numbers": False, "compounding": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
@@ -700,3 +700,26 @@ def test_the_code_an_enums_description_gives_is_written() -> None:
     assert first.input == {"service_id": 1}
     (call,) = ask(coded, question, [SERVICE_ID]).tool_uses
     assert call.input == {"service_id": 2}
+
+
+COMPOUNDED = spec(
+    "calculate_compounded_interest", "Calculate the compounded interest for a given initial "
+    "deposit, interest rate, time and number of times the interest is compounded per unit "
+    "time.",
+    {"principal": {"type": "integer", "description": "The initial amount of money that is "
+                   "being invested or loaned."},
+     "rate": {"type": "number", "description": "The annual interest rate."},
+     "time": {"type": "integer", "description": "The number of time periods the money is "
+              "invested or loaned for."},
+     "n": {"type": "integer", "description": "The number of times that interest is compounded "
+           "per unit time."}})
+
+
+def test_the_times_a_year_interest_is_compounded_are_written() -> None:
+    plain, counted = without_and_with("compounding")
+    question = ("Calculate the compounded interest on an initial deposit of $5000 at an annual "
+                "interest rate of 3% for 5 years, compounded quarterly.")
+    (first,) = ask(plain, question, [COMPOUNDED]).tool_uses
+    assert first.input == {"principal": 5000, "rate": 0.03, "time": 5, "n": 5}
+    (call,) = ask(counted, question, [COMPOUNDED]).tool_uses
+    assert call.input == {"principal": 5000, "rate": 0.03, "time": 5, "n": 4}

@@ -3,9 +3,17 @@ as given, written whole."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tooluse.prompting.choices import keep_given_optionals, times_given
 from tooluse.prompting.copy_values import candidate_values
-from tooluse.prompting.spoken import counts, scaled, scaled_numbers, spoken_numbers
+from tooluse.prompting.spoken import (
+    compounding,
+    counts,
+    scaled,
+    scaled_numbers,
+    spoken_numbers,
+)
 
 
 def test_words_and_ordinals_are_numbers() -> None:
@@ -86,3 +94,41 @@ def test_a_number_written_only_with_a_scale_is_written_whole() -> None:
     # A fraction with its scale is a whole number; without a schema nothing changes.
     assert scaled({"outstanding_shares": 1.5}, SHARES, "$1.5k")["outstanding_shares"] == 1500
     assert scaled({"x": 1}, None, "1 million") == {"x": 1}
+
+
+def _interest(key: str, description: str) -> dict[str, Any]:
+    return {"type": "object", "required": ["principal", "rate"], "properties": {
+        "principal": {"type": "integer"}, "rate": {"type": "number"},
+        "time": {"type": "integer", "description": "The number of time periods."},
+        key: {"type": "integer", "description": description}}}
+
+
+def test_the_times_a_year_interest_is_compounded_are_written() -> None:
+    # BFCL simple_python_153: the model wrote n: 5 (the years).
+    schema = _interest("n", "The number of times that interest is compounded per unit time.")
+    question = ("Calculate the compounded interest on an initial deposit of $5000 at an "
+                "annual interest rate of 3% for 5 years, compounded quarterly.")
+    written = {"principal": 5000, "rate": 0.03, "time": 5, "n": 5}
+    assert compounding(written, schema, question) == {**written, "n": 4}
+    # simple_python_133: left out, added.
+    schema = _interest("compounding_periods_per_year", "The number of times that interest "
+                       "is compounded per year. Default is 1 (annually).")
+    question = ("Predict the future value of a $5000 investment with an annual interest rate "
+                "of 5% in 3 years with monthly compounding.")
+    assert compounding({"principal": 5000, "rate": 0.05}, schema, question) == {
+        "principal": 5000, "rate": 0.05, "compounding_periods_per_year": 12}
+
+
+def test_compounding_left_alone() -> None:
+    schema = _interest("n", "The number of times that interest is compounded per year.")
+    written = {"principal": 5000, "rate": 0.03, "n": 1}
+    # The word is not next to "compound": it says how often something else happens.
+    assert compounding(written, schema,
+                       "I save monthly into my account; the interest compounds at 3%") == written
+    # Two such words: two calls' values, not this call's to choose.
+    assert compounding(written, schema, "compounded monthly, and then compounded quarterly") \
+        == written
+    # No parameter that counts compoundings (the years are no such count).
+    years = {"type": "object", "properties": {"time": {
+        "type": "integer", "description": "The number of time periods the money is invested."}}}
+    assert compounding({"time": 5}, years, "for 5 years, compounded quarterly") == {"time": 5}

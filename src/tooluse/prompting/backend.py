@@ -196,6 +196,11 @@ class PromptToolsBackend(Backend):
       takes the one it replaces; only where the question writes no more numbers than the
       tool has numeric parameters (:mod:`.named_numbers`; kept only if the call still
       validates);
+    - ``compounding``: the number of times a year interest is compounded, said in a word
+      next to "compounded" ("compounded quarterly": 4, "monthly compounding": 12), is
+      written, or added, where a parameter's description counts them ("the number of times
+      that interest is compounded per year") (:func:`.spoken.compounding`; kept only if the
+      call still validates);
     - ``named_options``: an optional parameter the call leaves out whose option the
       question names is added: a boolean whose name's word it says (``direct_flight:
       true`` for "a direct flight"), or the one option of an enum or of the strings the
@@ -273,6 +278,7 @@ class PromptToolsBackend(Backend):
         named_options: bool = False,
         after_names: bool = False,
         named_numbers: bool = False,
+        compounding: bool = False,
         whole_phrases: bool = False,
         names_not_values: bool = False,
         distinct_values: bool = False,
@@ -313,6 +319,7 @@ class PromptToolsBackend(Backend):
         self.named_options = named_options
         self.after_names = after_names
         self.named_numbers = named_numbers
+        self.compounding = compounding
         self.whole_phrases = whole_phrases
         self.names_not_values = names_not_values
         self.distinct_values = distinct_values
@@ -380,7 +387,7 @@ class PromptToolsBackend(Backend):
                 or self.scaled_numbers or self.described_codes
                 or self.enum_values or self.stated_units or self.from_to
                 or self.named_options or self.after_names
-                or self.named_numbers) and request.tools:
+                or self.named_numbers or self.compounding) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
                                            self.date_formats, self.city_state,
@@ -392,7 +399,8 @@ class PromptToolsBackend(Backend):
                                            directions=self.from_to,
                                            options=self.named_options,
                                            after_names=self.after_names,
-                                           named_numbers=self.named_numbers)
+                                           named_numbers=self.named_numbers,
+                                           compounding=self.compounding)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

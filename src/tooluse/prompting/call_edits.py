@@ -7,8 +7,8 @@ where that is asked (:mod:`.regions`), booleans set as the question asks
 (:mod:`.named_options`), values the question writes as part of a word, name or quote
 written whole and a name written right after a parameter's name given to it
 (:mod:`.phrases`), a number the question labels with a parameter's name given to it
-(:mod:`.named_numbers`), the code a parameter's description lists for what the question names
-(:mod:`.codes`), a value naming another parameter's enum member given to it
+(:mod:`.named_numbers`), the times a year "compounded quarterly" says (:mod:`.spoken`),
+the code a parameter's description lists for what the question names (:mod:`.codes`), a value naming another parameter's enum member given to it
 (:mod:`.enum_values`), the unit the question states for a unit parameter (:mod:`.units`),
 a "from" and a "to" value in the question's order (:mod:`.directions`),
 a value an earlier call looked up written as that call returned it, the calls its lists ask
@@ -46,6 +46,7 @@ from .named_options import named_options
 from .phrases import values_after_names, whole_phrases
 from .regions import with_region
 from .restate import restatements
+from .spoken import compounding as per_year
 from .spoken import scaled
 from .units import stated_units
 
@@ -65,7 +66,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
                   directions: bool = False,
                   options: bool = False,
                   after_names: bool = False,
-                  named_numbers: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  named_numbers: bool = False,
+                  compounding: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
     gives a parameter that an earlier call looked up that call's result (``looked_up``:
@@ -93,7 +95,9 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     for "directed by Edgar Wright", not ``cast``). A number the question labels with a
     numeric parameter's name goes to that parameter (``named_numbers``,
     :func:`.named_numbers.named_numbers`: ``current: 20`` for "a current of 20 Amperes",
-    not ``distance``).
+    not ``distance``). The times a year interest is compounded, said in a word, are written
+    where a parameter counts them (``compounding``, :func:`.spoken.compounding`: ``n: 4``
+    for "compounded quarterly").
     Last, an optional parameter the call leaves out whose option the question names is
     added (``options``, :func:`.named_options.named_options`: ``root_type: "all"`` for
     "Find all the roots"). An edit is kept only if the call still validates.
@@ -115,6 +119,7 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
         (flags, asked_flags, question),
         (codes, described_codes, question),
         (named_numbers, numbers_by_name, question),
+        (compounding, per_year, question),
     ]
     edits = [(edit, text) for on, edit, text in table if on]
 

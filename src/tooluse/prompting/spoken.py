@@ -15,6 +15,10 @@ a number of its own.
 :func:`scaled_numbers` finds such numbers, so that the copier offers the whole number and
 :func:`scaled` writes it where the model wrote the digits alone, unless the parameter says
 it counts in that scale ("revenue in millions").
+
+"Compounded quarterly" is 4 times a year; a call of a compound interest tool needs the 4
+(``n``, ``compounding_periods_per_year``), and the model writes another number of the
+question or leaves it out. :func:`compounding` writes it.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["counts", "scaled", "scaled_numbers", "spoken_numbers"]
+__all__ = ["PER_YEAR", "compounding", "counts", "scaled", "scaled_numbers", "spoken_numbers"]
 
 #: Cardinal numbers written in words.
 NUMBER_WORDS = {
@@ -120,3 +124,42 @@ def scaled(arguments: Mapping[str, Any], schema: Any, conversation: str) -> dict
             continue
         changed[key] = whole
     return {**arguments, **changed}
+
+
+#: How many times a year a word says: "compounded *quarterly*" is 4 times a year.
+PER_YEAR = {"annually": 1, "yearly": 1, "semiannually": 2, "semi-annually": 2,
+            "biannually": 2, "half-yearly": 2, "quarterly": 4, "monthly": 12, "weekly": 52,
+            "daily": 365}
+_COMPOUND = re.compile(r"\bcompound(?:s|ed|ing)?\b", re.IGNORECASE)
+#: A parameter counting how often interest is compounded: "The number of times that
+#: interest is compounded per year", "...per unit time", "...per time period".
+_TIMES_PER = re.compile(r"\b(?:times|periods)\b.*\bper\s+(?:year|unit\s+(?:of\s+)?time"
+                        r"|time\s+period|period)\b", re.IGNORECASE)
+
+
+def compounding(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[str, Any]:
+    """``arguments`` with the number of times a year interest is compounded that the
+    question says in a word ("compounded quarterly": 4, "with monthly compounding": 12)
+    written, or added, where a numeric parameter counts them (its description: "the number
+    of times that interest is compounded per year", or "interest applied per time period").
+    The word must stand within three words of "compound", "compounded", "compounds" or
+    "compounding", and be the only such word the question says (two are for two calls)."""
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(props, Mapping):
+        return dict(arguments)
+    words = re.findall(r"[\w-]+", question.lower())
+    near = {at for at, word in enumerate(words) if _COMPOUND.fullmatch(word)}
+    said = {PER_YEAR[word] for at, word in enumerate(words) if word in PER_YEAR
+            and any(abs(at - other) <= 3 for other in near)}
+    if len(said) != 1:
+        return dict(arguments)
+    (times,) = said
+    changed: dict[str, Any] = {}
+    for key, sub in props.items():
+        description = sub.get("description") if isinstance(sub, Mapping) else None
+        if (isinstance(description, str) and sub.get("type") in ("integer", "number")
+                and "enum" not in sub and _TIMES_PER.search(description)
+                and re.search(r"compound|interest", description, re.IGNORECASE)
+                and arguments.get(key) != times):
+            changed[str(key)] = times
+    return {**arguments, **changed} if len(changed) == 1 else dict(arguments)
