@@ -8,12 +8,13 @@ where that is asked (:mod:`.regions`), booleans set as the question asks
 written whole and a name written right after a parameter's name given to it
 (:mod:`.phrases`), a number the question labels with a parameter's name given to it
 (:mod:`.named_numbers`), the times a year "compounded quarterly" says (:mod:`.spoken`),
-the code a parameter's description lists for what the question names (:mod:`.codes`), a value naming another parameter's enum member given to it
-(:mod:`.enum_values`), the unit the question states for a unit parameter (:mod:`.units`),
-a "from" and a "to" value in the question's order (:mod:`.directions`),
-a value an earlier call looked up written as that call returned it, the calls its lists ask
-for added (:mod:`.fan_out`), and those its clauses restate with other values
-(:mod:`.restate`). Each edited or added call is validated against its tool's schema."""
+the code a parameter's description lists for what the question names (:mod:`.codes`), a
+value naming another parameter's enum member given to it (:mod:`.enum_values`), the unit
+the question states for a unit parameter (:mod:`.units`), a "from" and a "to" value in the
+question's order (:mod:`.directions`), a value an earlier call looked up written as that
+call returned it, the calls its lists ask for added (:mod:`.fan_out`), and those its clauses
+restate with other values (:mod:`.restate`). Each edited or added call is validated against
+its tool's schema."""
 
 from __future__ import annotations
 
