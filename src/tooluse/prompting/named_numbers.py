@@ -32,11 +32,12 @@ The result is kept only if the call still validates (:func:`.call_edits.call_adj
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from .choices import content_words, split_name, stem
-from .spoken import SCALES
+from .spoken import SCALES, numeric_parameter
 
 __all__ = ["named_numbers"]
 
@@ -55,19 +56,14 @@ _APART = frozenset({"for", "in", "after", "within", "from", "by", "per", "with",
 _NOT_LABEL = frozenset({"per", "each", "every"})
 
 
-def _numeric(spec: Any) -> bool:
-    return isinstance(spec, Mapping) and spec.get("type") in ("integer", "number") \
-        and "enum" not in spec
-
-
 def _kind(match: re.Match[str]) -> str:
     return next(kind for kind in ("number", "word", "stop") if match.group(kind) is not None)
 
 
-def _named(question: str, owners: Mapping[str, str]) -> dict[str, set[tuple[float, bool]]]:
-    """Each parameter the question names a number for: ``{key: {(number, ordinal)}}``;
-    ``owners`` maps a stemmed name word to the one parameter it belongs to."""
-    tokens = [(_kind(m), m) for m in _TOKEN.finditer(question)]
+def _named(tokens: list[tuple[str, re.Match[str]]],
+           owners: Mapping[str, str]) -> dict[str, set[tuple[float, bool]]]:
+    """Each parameter the question (its ``tokens``) names a number for: ``{key: {(number,
+    ordinal)}}``; ``owners`` maps a stemmed name word to the one parameter it belongs to."""
     named: dict[str, set[tuple[float, bool]]] = {}
     by_number: dict[float, set[str]] = {}
     for i, (kind, match) in enumerate(tokens):
@@ -95,12 +91,16 @@ def _named(question: str, owners: Mapping[str, str]) -> dict[str, set[tuple[floa
         key = before or after
         if key is None:
             continue
-        value = float(match.group("number").replace(",", ""))
+        value = _value(match)
         named.setdefault(key, set()).add((value, ordinal))
         by_number.setdefault(value, set()).add(key)
     return {key: found for key, found in named.items()
             if len({value for value, _ in found}) == 1
             and all(len(by_number[value]) == 1 for value, _ in found)}
+
+
+def _value(match: re.Match[str]) -> float:
+    return float(match.group("number").replace(",", ""))
 
 
 def _names_other(tokens: list[tuple[str, re.Match[str]]], at: int,
@@ -127,19 +127,16 @@ def named_numbers(arguments: Mapping[str, Any], schema: Any, question: str) -> d
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     if not isinstance(props, Mapping):
         return dict(arguments)
-    numeric = [key for key, spec in props.items() if _numeric(spec)]
+    numeric = [key for key, spec in props.items() if numeric_parameter(spec)]
     words: dict[str, set[str]] = {key: content_words(split_name(str(key))) for key in numeric}
-    counted: dict[str, int] = {}
-    for said in words.values():
-        for word in said:
-            counted[word] = counted.get(word, 0) + 1
+    counted = Counter(word for said in words.values() for word in said)
     owners = {word: key for key, said in words.items() for word in said
               if counted[word] == 1}
-    written = {float(m.group("number").replace(",", ""))
-               for m in _TOKEN.finditer(question) if m.group("number")}
+    tokens = [(_kind(m), m) for m in _TOKEN.finditer(question)]
+    written = {_value(match) for kind, match in tokens if kind == "number"}
     if len(written) > len(numeric):  # numbers for more calls than one
         return dict(arguments)
-    named = _named(question, owners)
+    named = _named(tokens, owners)
     result = dict(arguments)
     for key, found in named.items():
         value, ordinal = next(iter(found))

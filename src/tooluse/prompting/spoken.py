@@ -27,7 +27,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["PER_YEAR", "compounding", "counts", "scaled", "scaled_numbers", "spoken_numbers"]
+__all__ = ["PER_YEAR", "compounding", "counts", "numeric_parameter", "scaled", "scaled_numbers",
+           "spoken_numbers"]
 
 #: Cardinal numbers written in words.
 NUMBER_WORDS = {
@@ -137,6 +138,12 @@ _TIMES_PER = re.compile(r"\b(?:times|periods)\b.*\bper\s+(?:year|unit\s+(?:of\s+
                         r"|time\s+period|period)\b", re.IGNORECASE)
 
 
+def numeric_parameter(spec: Any) -> bool:
+    """Is ``spec`` the schema of a number or integer parameter free of an enum?"""
+    return isinstance(spec, Mapping) and spec.get("type") in ("integer", "number") \
+        and "enum" not in spec
+
+
 def compounding(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[str, Any]:
     """``arguments`` with the number of times a year interest is compounded that the
     question says in a word ("compounded quarterly": 4, "with monthly compounding": 12)
@@ -157,8 +164,8 @@ def compounding(arguments: Mapping[str, Any], schema: Any, question: str) -> dic
     changed: dict[str, Any] = {}
     for key, sub in props.items():
         description = sub.get("description") if isinstance(sub, Mapping) else None
-        if (isinstance(description, str) and sub.get("type") in ("integer", "number")
-                and "enum" not in sub and _TIMES_PER.search(description)
+        if (numeric_parameter(sub) and isinstance(description, str)
+                and _TIMES_PER.search(description)
                 and re.search(r"compound|interest", description, re.IGNORECASE)
                 and arguments.get(key) != times):
             changed[str(key)] = times
