@@ -723,3 +723,27 @@ def test_the_times_a_year_interest_is_compounded_are_written() -> None:
     assert first.input == {"principal": 5000, "rate": 0.03, "time": 5, "n": 5}
     (call,) = ask(counted, question, [COMPOUNDED]).tool_uses
     assert call.input == {"principal": 5000, "rate": 0.03, "time": 5, "n": 4}
+
+
+BOOK_FLIGHT = spec(
+    "book_flight", "Books a flight based on the provided departure location and time. "
+    "Optionally, a return time can be specified for a round-trip flight.",
+    {"departure_location": {"type": "string", "description": "The departure location in the "
+                            "format of 'City, State', such as 'Los Angeles, CA'."},
+     "departure_time": {"type": "string", "description": "The departure time in the format "
+                        "of 'dd/mm/yyyy HH:MM', representing the local time of the "
+                        "departure location."}},
+    {"return_time": {"type": "string", "description": "The return time in the format of "
+                     "'dd/mm/yyyy HH:MM', representing the local time of the departure "
+                     "location. If not specified, a one-way ticket is booked."}})
+
+
+def test_a_date_and_time_are_written_in_the_format_the_parameter_asks_for() -> None:
+    plain, dated = without_and_with("date_formats")
+    question = ("Can you book a flight for me departing from Paris, France, on the 12th of "
+                "March 2023 at 3 in the afternoon?")
+    (first,) = ask(plain, question, [BOOK_FLIGHT]).tool_uses
+    assert first.input["departure_time"] == "3:00"
+    (call,) = ask(dated, question, [BOOK_FLIGHT]).tool_uses
+    assert call.input == {"departure_location": "Paris, France",
+                          "departure_time": "12/03/2023 15:00"}
