@@ -29,6 +29,9 @@ GAME = _schema(["game_name"], game_name={"type": "string"}, condition={
 EXPORTS = _schema(["botId"], botId={"type": "string"}, filterName={
     "type": "string", "description": "Possible values are 'Bot', 'BotLocale', or "
     "'CustomVocabulary'."})
+RESCHEDULE = _schema(["identifier"], identifier={"type": "string"}, timezone={
+    "type": "string", "enum": ["UTC", "Asia/Tokyo", "America/New_York", "Europe/London"],
+    "default": "UTC", "description": "The Olson timezone identifier, such as 'Asia/Tokyo'."})
 REPORT = _schema(["crime"], crime={"type": "string"}, detail_level={
     "type": "string", "enum": ["basic", "detailed"],
     "description": "How detailed of a report to return. Optional, default is 'basic'."})
@@ -54,6 +57,10 @@ REPORT = _schema(["crime"], crime={"type": "string"}, detail_level={
     ({"crime": "theft"}, REPORT,
      "Find out the possible punishments for the crime of theft in California in detail.",
      "crime_statute_lookup", {"detail_level": "detailed"}),
+    # An option written as a path, by its last part: "London time" is Europe/London.
+    ({"identifier": "Bob-123"}, RESCHEDULE,
+     "Reschedule event 'Bob-123' to November 1, 2023 at 4pm London time", "reschedule",
+     {"timezone": "Europe/London"}),
 ])
 def test_an_option_the_question_names_is_added(arguments: dict[str, Any],
                                                schema: dict[str, Any], question: str,
@@ -75,6 +82,8 @@ def test_an_option_the_question_names_is_added(arguments: dict[str, Any],
     # Two options the question writes: which one is not said.
     ({"game_name": "Zelda"}, GAME, "Is a used Zelda worth more than a new one?",
      "game_valuation"),
+    # A path's last part is no option's whole name when another option is written too.
+    ({"identifier": "x"}, RESCHEDULE, "Move x from Tokyo time to London time", "reschedule"),
     # No option written at all.
     ({"game_name": "Zelda"}, GAME, "What is Zelda worth?", "game_valuation"),
 ])

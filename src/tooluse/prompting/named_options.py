@@ -16,7 +16,9 @@ adds them:
 - a string parameter the call leaves out, with two options or more — its enum, or the
   strings its description quotes ("'12h' or '24h'") — of which the question writes exactly
   one, its words stemmed and in a row ("detail" is "detailed"; an option inside a longer one
-  the question writes does not count: "like new" is "Like New", not "New"). Not an option
+  the question writes does not count: "like new" is "Like New", not "New"; an option
+  written as a path is written by its last part: "London time" writes the time zone
+  "Europe/London"). Not an option
   that is a word of the tool's or another parameter's name ("my bot" says nothing of
   ``filterName``'s 'Bot' beside ``botId``), nor the parameter's default (``default``, or
   "default is 'x'" in its description): leaving it out says the same.
@@ -65,10 +67,14 @@ def _default(spec: Mapping[str, Any]) -> str | None:
 
 
 def _written(option: str, stems: list[str]) -> bool:
-    """Does the question (its words' ``stems``) write ``option``'s words in a row?"""
-    wanted = question_words(option)[1]
-    n = len(wanted)
-    return n > 0 and any(stems[i:i + n] == wanted for i in range(len(stems) - n + 1))
+    """Does the question (its words' ``stems``) write ``option``'s words in a row? An
+    option written as a path ("Europe/London", a time zone) is written by its last part."""
+    for part in dict.fromkeys((option, option.rsplit("/", 1)[-1])):
+        wanted = question_words(part)[1]
+        n = len(wanted)
+        if n > 0 and any(stems[i:i + n] == wanted for i in range(len(stems) - n + 1)):
+            return True
+    return False
 
 
 def named_options(arguments: Mapping[str, Any], schema: Any, question: str,
