@@ -31,6 +31,10 @@ def _schema(**extra: Any) -> dict[str, Any]:
     ("I need to remember to 'go to Goa'", "Goa", "go to Goa"),
     ("I've completed the task 'Submit monthly financial report'. Mark it done.", "Submit",
      "Submit monthly financial report"),
+    # a piece of a sentence set apart in bold (a model's answer pasted in)
+    ("Sure, here is the answer:\n\n**Logistic regression is not present in the text, "
+     "therefore I cannot answer.**", "text",
+     "Logistic regression is not present in the text, therefore I cannot answer."),
 ])
 def test_a_piece_is_written_whole(question: str, value: str, whole: str) -> None:
     assert whole_phrases({"v": value}, _schema(), question) == {"v": whole}
@@ -46,6 +50,8 @@ def test_a_piece_is_written_whole(question: str, value: str, whole: str) -> None
     ("What is the weather in Paris?", "London"),  # not written at all
     ("Find the mass of water under 1 atm", "water"),  # lowercase runs are not grown
     ("'Get the stock price of Apple for 5 days.'", "Apple"),  # a whole request quoted
+    ("**Get the stock price of Apple for 5 days.**", "Apple"),  # ... or in bold
+    ("The **text** says: read the text", "text"),  # written outside the bold too
     ("List the mandates of user ID U123 that are pending", "U123"),  # a label is no part
     ("Retrieve the analysis for project with UUID SUPERFANCY", "SUPERFANCY"),
 ])

@@ -15,7 +15,8 @@ such a string value whole, where the question leaves no doubt what the whole is:
   not a name that starts a sentence, whose first word may be no part of it ("Fetch
   Bitcoin News"), unless the value starts there too;
 - a piece of a quote: the whole quote ('go to Goa' for ``Goa``), unless it holds most of
-  the question (a whole request in quotes);
+  the question (a whole request in quotes); text in bold (``**...**``, as a model's answer
+  pasted into the question sets apart its sentence) counts as a quote;
 - the last words of what the question writes right after the parameter's name or
   "verbatim", up to the end of the sentence: the whole of it ("add todo with content go
   to sleep at 9 pm" for ``content: "9 pm"``, "using the command netsh wlan disconnect"
@@ -339,10 +340,14 @@ _QUOTE = re.compile(r"""(?<!\w)["'\u2018\u201c`]([^"'\u2019\u201d`\n]{1,120})"""
                     r"""["'\u2019\u201d`](?!\w)""")
 
 
+#: Quoted, or set apart in bold ("**Logistic regression is not present in the text.**").
+_MARKED = (_QUOTE, re.compile(r"\*\*([^*\n]{1,200}?)\*\*"))
+
+
 def _in_quote(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The quoted text ``text[start:end]`` is a piece of ('go to Goa' for ``Goa``); not a
-    quote holding most of the text (a whole request in quotes)."""
-    for match in _QUOTE.finditer(text):
+    """The quoted text ``text[start:end]`` is a piece of ('go to Goa' for ``Goa``), or the
+    text in bold; not a quote holding most of the text (a whole request in quotes)."""
+    for match in (m for pattern in _MARKED for m in pattern.finditer(text)):
         inside = match.span(1)
         if inside[0] <= start and end <= inside[1] and (start, end) != inside \
                 and len(match.group(1)) <= 0.8 * len(text.strip()):
