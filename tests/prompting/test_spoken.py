@@ -94,6 +94,15 @@ def test_a_number_written_only_with_a_scale_is_written_whole() -> None:
     # A fraction with its scale is a whole number; without a schema nothing changes.
     assert scaled({"outstanding_shares": 1.5}, SHARES, "$1.5k")["outstanding_shares"] == 1500
     assert scaled({"x": 1}, None, "1 million") == {"x": 1}
+    # An integer parameter given a scaled fraction's integer part: the whole number.
+    area = "the population is 213 million and the land area is 8.5 million square km"
+    assert scaled({"outstanding_shares": 8}, SHARES, area) == {"outstanding_shares": 8_500_000}
+    # ... not a number parameter (8 is no cut 8.5 there), nor an integer written alone.
+    amount = {"type": "object", "properties": {"amount": {"type": "number"}}}
+    assert scaled({"amount": 8}, amount, "sales of 8.5 million") == {"amount": 8}
+    assert scaled({"amount": 8.5}, amount, "sales of 8.5 million") == {"amount": 8_500_000}
+    assert scaled({"outstanding_shares": 8}, SHARES, "8 shops sold 8.5 million shares") == {
+        "outstanding_shares": 8}
 
 
 def _interest(key: str, description: str) -> dict[str, Any]:

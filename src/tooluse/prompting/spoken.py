@@ -102,8 +102,9 @@ def scaled_numbers(text: str) -> list[tuple[float, int | float]]:
 
 def scaled(arguments: Mapping[str, Any], schema: Any, conversation: str) -> dict[str, Any]:
     """``arguments`` with each number parameter whose value the conversation writes only
-    with a scale ("213 million": 213) given the whole number (213000000), unless the
-    parameter's name or description speaks of that scale ("revenue in millions")."""
+    with a scale ("213 million": 213; for an integer parameter, "8.5 million": 8 as well)
+    given the whole number (213000000), unless the parameter's name or description speaks
+    of that scale ("revenue in millions")."""
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     if not isinstance(props, Mapping):
         return dict(arguments)
@@ -111,14 +112,23 @@ def scaled(arguments: Mapping[str, Any], schema: Any, conversation: str) -> dict
     for written, value in scaled_numbers(conversation):
         scaled_as.setdefault(written, set()).add(value)
     plain = {float(m.group(1).replace(",", "")) for m in _PLAIN.finditer(conversation)}
+    # An integer parameter's model writes "8.5 million" as 8: its integer part.
+    cut_as: dict[float, set[int | float]] = {}
+    for written, value in scaled_numbers(conversation):
+        if not written.is_integer():
+            cut_as.setdefault(float(int(written)), set()).add(value)
     changed: dict[str, Any] = {}
     for key, value in arguments.items():
         sub = props.get(key)
         if (not isinstance(sub, Mapping) or sub.get("type") not in ("integer", "number")
                 or isinstance(value, bool) or not isinstance(value, (int, float))
-                or float(value) in plain or len(scaled_as.get(float(value), ())) != 1):
+                or float(value) in plain):
             continue
-        (whole,) = scaled_as[float(value)]
+        found = scaled_as.get(float(value)) or (
+            cut_as.get(float(value)) if sub.get("type") == "integer" else None)
+        if found is None or len(found) != 1:
+            continue
+        (whole,) = found
         said = f"{key} {sub.get('description', '')}".lower()
         if any(word in said for word in SCALES) or (
                 sub.get("type") == "integer" and not float(whole).is_integer()):
