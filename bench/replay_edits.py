@@ -17,7 +17,8 @@ tools are offered, ``timings.planned_calls``, then ``fan_out`` and ``restate`` a
 ``from_to`` (:mod:`tooluse.prompting.directions`), ``named_options``
 (:mod:`tooluse.prompting.named_options`), ``named_numbers``
 (:mod:`tooluse.prompting.named_numbers`), ``compounding``
-(:func:`tooluse.prompting.spoken.compounding`) and ``optional`` (the optional
+(:func:`tooluse.prompting.spoken.compounding`), ``implied_numbers``
+(:func:`tooluse.prompting.spoken.implied`) and ``optional`` (the optional
 parameters left out, then the edits after it in the pipeline's order) — are pure functions of the calls, the question and
 the tools, so applying one to a run made without it gives exactly what the run would have
 answered with it (given the same calls from the model). For each category: the answers
@@ -49,11 +50,11 @@ from tooluse.prompting.dates import dated
 from tooluse.prompting.directions import from_to
 from tooluse.prompting.enum_values import enum_values
 from tooluse.prompting.flags import asked_flags
-from tooluse.prompting.named_options import named_options
 from tooluse.prompting.named_numbers import named_numbers
+from tooluse.prompting.named_options import named_options
 from tooluse.prompting.phrases import values_after_names, whole_phrases
 from tooluse.prompting.regions import with_region
-from tooluse.prompting.spoken import compounding, scaled
+from tooluse.prompting.spoken import compounding, implied, scaled
 
 Call = tuple[str, dict[str, Any]]
 
@@ -79,7 +80,7 @@ _EDITS: dict[str, Callable[[dict[str, Any], Any, str], dict[str, Any]]] = {
     "described_codes": described_codes, "enum_values": enum_values,
     "asked_flags": asked_flags, "date_formats": dated, "from_to": from_to,
     "city_state": with_region, "named_numbers": named_numbers,
-    "compounding": compounding,
+    "compounding": compounding, "implied_numbers": implied,
 }
 #: Those that read the whole conversation, not the question alone.
 _ON_CONVERSATION = frozenset({"scaled_numbers"})

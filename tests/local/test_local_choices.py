@@ -57,7 +57,8 @@ def make() -> Any:
                                 "described_codes": False, "enum_values": False,
                                 "stated_units": False, "calls_as_planned": False,
                                 "named_options": False, "after_names": False,
-                                "named_numbers": False, "compounding": False}
+                                "named_numbers": False, "compounding": False,
+                                "implied_numbers": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
@@ -747,3 +748,23 @@ def test_a_date_and_time_are_written_in_the_format_the_parameter_asks_for() -> N
     (call,) = ask(dated, question, [BOOK_FLIGHT]).tool_uses
     assert call.input == {"departure_location": "Paris, France",
                           "departure_time": "12/03/2023 15:00"}
+
+
+FINAL_SPEED = spec(
+    "calculate_final_speed", "Calculate the final speed of an object dropped from a certain "
+    "height without air resistance.",
+    {"initial_velocity": {"type": "integer", "description": "The initial velocity of the "
+                          "object."},
+     "height": {"type": "integer", "description": "The height from which the object is "
+                "dropped."}},
+    {"gravity": {"type": "number", "description": "The gravitational acceleration. Default is "
+                 "9.8 m/s^2."}})
+
+
+def test_an_object_dropped_starts_at_an_initial_velocity_of_0() -> None:
+    plain, implied = without_and_with("implied_numbers")
+    question = "Calculate the final speed of an object dropped from 100 m without air resistance."
+    (first,) = ask(plain, question, [FINAL_SPEED]).tool_uses
+    assert first.input == {"initial_velocity": 100, "height": 100}
+    (call,) = ask(implied, question, [FINAL_SPEED]).tool_uses
+    assert call.input == {"initial_velocity": 0, "height": 100}

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tooluse.prompting.choices import keep_given_optionals, times_given
 from tooluse.prompting.copy_values import candidate_values
 from tooluse.prompting.spoken import (
     compounding,
     counts,
+    implied,
     scaled,
     scaled_numbers,
     spoken_numbers,
@@ -141,3 +144,44 @@ def test_compounding_left_alone() -> None:
     years = {"type": "object", "properties": {"time": {
         "type": "integer", "description": "The number of time periods the money is invested."}}}
     assert compounding({"time": 5}, years, "for 5 years, compounded quarterly") == {"time": 5}
+
+
+FALL = {"type": "object", "required": ["initial_velocity", "height"], "properties": {
+    "initial_velocity": {"type": "integer", "description": "The initial velocity."},
+    "height": {"type": "integer"}, "gravity": {"type": "number"}}}
+HOURS = {"type": "object", "properties": {"location": {"type": "string"}, "operating_hours": {
+    "type": "integer", "description": "Latest closing time. This is in 24 hour format."}}}
+
+
+@pytest.mark.parametrize(("arguments", "schema", "question", "written"), [
+    ({"initial_velocity": 100, "height": 100}, FALL,
+     "Calculate the final speed of an object dropped from 100 m without air resistance.",
+     {"initial_velocity": 0, "height": 100}),
+    ({"initial_velocity": 5, "height": 20}, FALL, "It started from rest and fell 20 m.",
+     {"initial_velocity": 0, "height": 20}),
+    ({"location": "New York, NY", "operating_hours": 11}, HOURS,
+     "Find an all vegan restaurant in New York that opens until at least 11 PM.",
+     {"location": "New York, NY", "operating_hours": 23}),
+])
+def test_a_number_the_question_implies_is_written(arguments: dict[str, Any],
+                                                  schema: dict[str, Any], question: str,
+                                                  written: dict[str, Any]) -> None:
+    assert implied(arguments, schema, question) == written
+
+
+@pytest.mark.parametrize(("arguments", "schema", "question"), [
+    # The question gives the initial speed itself.
+    ({"initial_velocity": 5, "height": 20}, FALL,
+     "An object is dropped from 20 m with an initial speed of 5 m/s."),
+    # No word of rest, or no initial velocity parameter to write.
+    ({"initial_velocity": 5, "height": 20}, FALL, "A ball thrown at 5 m/s from 20 m."),
+    ({"height": 20, "gravity": 9.8}, FALL, "An object dropped from 20 m."),
+    # A morning hour, two times, or a parameter that says nothing of 24 hours.
+    ({"operating_hours": 11}, HOURS, "open until at least 11 AM"),
+    ({"operating_hours": 11}, HOURS, "open from 9 AM until at least 11 PM"),
+    ({"operating_hours": 11}, {"type": "object", "properties": {"operating_hours": {
+        "type": "integer", "description": "Latest closing hour."}}}, "open until 11 PM"),
+])
+def test_nothing_is_implied_where_the_question_does_not_say_it(
+        arguments: dict[str, Any], schema: dict[str, Any], question: str) -> None:
+    assert implied(arguments, schema, question) == arguments

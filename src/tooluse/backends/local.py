@@ -93,7 +93,8 @@ DEFAULT_COPY_BONUS = 2.0
 #: name is that parameter's: "directed by Edgar Wright"): see docs/benchmarks/bfcl.md.
 #: ``named_numbers`` (a number the question labels with a numeric parameter's name is that
 #: parameter's: "a current of 20 Amperes") and ``compounding`` ("compounded quarterly" is
-#: ``n: 4``): see docs/benchmarks/bfcl.md.
+#: ``n: 4``): see docs/benchmarks/bfcl.md. ``implied_numbers`` (an object "dropped" has an
+#: initial velocity of 0; "11 PM" is 23 "in 24 hour format"): see docs/benchmarks/bfcl.md.
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
     "copy_values": True, "fan_out": True, "rank_tools": True, "plan_tools": True,
@@ -102,7 +103,7 @@ DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "asked_flags": True, "whole_phrases": True, "names_not_values": True,
     "scaled_numbers": True, "described_codes": True, "enum_values": True,
     "stated_units": True, "distinct_values": True, "from_to": True, "named_options": True,
-    "after_names": True, "named_numbers": True, "compounding": True,
+    "after_names": True, "named_numbers": True, "compounding": True, "implied_numbers": True,
 }
 #: The techniques that are on or off (``-o KEY=0``/``1`` on the command line): the
 #: defaults', and those off by default.
@@ -159,7 +160,7 @@ class LocalBackend(PromptToolsBackend):
       ``percent_fractions``, ``scaled_numbers``, ``date_formats``, ``city_state``,
       ``asked_flags``, ``described_codes``, ``enum_values``, ``stated_units``,
       ``from_to``, ``named_options``, ``after_names``, ``named_numbers``, ``compounding``,
-      ``whole_phrases``, ``names_not_values``, ``distinct_values``, ``fan_out``, ``restate``,
+      ``implied_numbers``, ``whole_phrases``, ``names_not_values``, ``distinct_values``, ``fan_out``, ``restate``,
       ``focus_values``: the decisions taken around the model
       (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call
       or answer by :data:`DEFAULT_DECISION`, fitted for the default model, or
@@ -170,8 +171,8 @@ class LocalBackend(PromptToolsBackend):
       ``percent_fractions``, ``prerequisite_tools``, ``restate``, ``scaled_numbers``,
       ``date_formats``, ``city_state``, ``asked_flags``, ``described_codes``,
       ``enum_values``, ``stated_units``, ``from_to``, ``named_options``, ``after_names``,
-      ``named_numbers``, ``compounding``, ``whole_phrases``, ``names_not_values``,
-      ``distinct_values``, ``focus_values`` on),
+      ``named_numbers``, ``compounding``, ``implied_numbers``, ``whole_phrases``,
+      ``names_not_values``, ``distinct_values``, ``focus_values`` on),
       off for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none`` (default True), as the Messages API does, so a tool loop's last turn reuses
@@ -228,6 +229,7 @@ class LocalBackend(PromptToolsBackend):
         after_names: bool | None = None,
         named_numbers: bool | None = None,
         compounding: bool | None = None,
+        implied_numbers: bool | None = None,
         whole_phrases: bool | None = None,
         names_not_values: bool | None = None,
         distinct_values: bool | None = None,
@@ -303,6 +305,7 @@ class LocalBackend(PromptToolsBackend):
             after_names=on("after_names", after_names),
             named_numbers=on("named_numbers", named_numbers),
             compounding=on("compounding", compounding),
+            implied_numbers=on("implied_numbers", implied_numbers),
             whole_phrases=on("whole_phrases", whole_phrases),
             names_not_values=on("names_not_values", names_not_values),
             distinct_values=on("distinct_values", distinct_values),

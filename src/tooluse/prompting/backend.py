@@ -201,6 +201,10 @@ class PromptToolsBackend(Backend):
       written, or added, where a parameter's description counts them ("the number of times
       that interest is compounded per year") (:func:`.spoken.compounding`; kept only if the
       call still validates);
+    - ``implied_numbers``: an initial velocity or speed is 0 for an object "dropped" or
+      starting "from rest", and an integer parameter "in 24 hour format" holding the hour
+      of the question's one twelve-hour time ("11 PM": 11) is given the hour in 24 (23)
+      (:func:`.spoken.implied`; kept only if the call still validates);
     - ``named_options``: an optional parameter the call leaves out whose option the
       question names is added: a boolean whose name's word it says (``direct_flight:
       true`` for "a direct flight"), or the one option of an enum or of the strings the
@@ -279,6 +283,7 @@ class PromptToolsBackend(Backend):
         after_names: bool = False,
         named_numbers: bool = False,
         compounding: bool = False,
+        implied_numbers: bool = False,
         whole_phrases: bool = False,
         names_not_values: bool = False,
         distinct_values: bool = False,
@@ -320,6 +325,7 @@ class PromptToolsBackend(Backend):
         self.after_names = after_names
         self.named_numbers = named_numbers
         self.compounding = compounding
+        self.implied_numbers = implied_numbers
         self.whole_phrases = whole_phrases
         self.names_not_values = names_not_values
         self.distinct_values = distinct_values
@@ -387,7 +393,8 @@ class PromptToolsBackend(Backend):
                 or self.scaled_numbers or self.described_codes
                 or self.enum_values or self.stated_units or self.from_to
                 or self.named_options or self.after_names
-                or self.named_numbers or self.compounding) and request.tools:
+                or self.named_numbers or self.compounding
+                or self.implied_numbers) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
                                            self.date_formats, self.city_state,
@@ -400,7 +407,8 @@ class PromptToolsBackend(Backend):
                                            options=self.named_options,
                                            after_names=self.after_names,
                                            named_numbers=self.named_numbers,
-                                           compounding=self.compounding)
+                                           compounding=self.compounding,
+                                           implied=self.implied_numbers)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

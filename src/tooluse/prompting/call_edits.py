@@ -48,6 +48,7 @@ from .phrases import values_after_names, whole_phrases
 from .regions import with_region
 from .restate import restatements
 from .spoken import compounding as per_year
+from .spoken import implied as implied_numbers
 from .spoken import scaled
 from .units import stated_units
 
@@ -68,7 +69,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
                   options: bool = False,
                   after_names: bool = False,
                   named_numbers: bool = False,
-                  compounding: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  compounding: bool = False,
+                  implied: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
     gives a parameter that an earlier call looked up that call's result (``looked_up``:
@@ -98,7 +100,9 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     :func:`.named_numbers.named_numbers`: ``current: 20`` for "a current of 20 Amperes",
     not ``distance``). The times a year interest is compounded, said in a word, are written
     where a parameter counts them (``compounding``, :func:`.spoken.compounding`: ``n: 4``
-    for "compounded quarterly").
+    for "compounded quarterly"). An initial velocity is 0 for an object "dropped" or
+    starting "from rest", and "11 PM" is 23 to a parameter "in 24 hour format"
+    (``implied``, :func:`.spoken.implied`).
     Last, an optional parameter the call leaves out whose option the question names is
     added (``options``, :func:`.named_options.named_options`: ``root_type: "all"`` for
     "Find all the roots"). An edit is kept only if the call still validates.
@@ -121,6 +125,7 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
         (codes, described_codes, question),
         (named_numbers, numbers_by_name, question),
         (compounding, per_year, question),
+        (implied, implied_numbers, question),
     ]
     edits = [(edit, text) for on, edit, text in table if on]
 

@@ -18,7 +18,9 @@ it counts in that scale ("revenue in millions").
 
 "Compounded quarterly" is 4 times a year; a call of a compound interest tool needs the 4
 (``n``, ``compounding_periods_per_year``), and the model writes another number of the
-question or leaves it out. :func:`compounding` writes it.
+question or leaves it out. :func:`compounding` writes it. An object "dropped" or "starting
+from rest" has an initial velocity of 0, and "11 PM" is hour 23 to a parameter "in 24 hour
+format"; the model writes another number of the question. :func:`implied` writes them.
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["PER_YEAR", "compounding", "counts", "numeric_parameter", "scaled", "scaled_numbers",
-           "spoken_numbers"]
+from .dates import times_in
+
+__all__ = ["PER_YEAR", "compounding", "counts", "implied", "numeric_parameter", "scaled",
+           "scaled_numbers", "spoken_numbers"]
 
 #: Cardinal numbers written in words.
 NUMBER_WORDS = {
@@ -180,3 +184,39 @@ def compounding(arguments: Mapping[str, Any], schema: Any, question: str) -> dic
                 and arguments.get(key) != times):
             changed[str(key)] = times
     return {**arguments, **changed} if len(changed) == 1 else dict(arguments)
+
+
+#: An object at rest to begin with: "started from rest", "at rest", "dropped from 100 m".
+_AT_REST = re.compile(r"\b(?:from|at)\s+rest\b|\bdropped\b", re.IGNORECASE)
+_INITIAL_VELOCITY = re.compile(r"initial[\W_]*(?:velocity|speed)", re.IGNORECASE)
+_TWENTY_FOUR = re.compile(r"\b24[- ]?hours?\s+(?:format|clock|time)", re.IGNORECASE)
+
+
+def implied(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[str, Any]:
+    """``arguments`` with the numbers the question says without writing them:
+    - an initial velocity or speed parameter (its name) given 0 where the question says
+      the object starts "from rest", is "at rest" or is "dropped", unless it speaks of an
+      initial velocity or speed itself ("dropped with an initial speed of 5 m/s");
+    - an integer parameter "in 24 hour format" holding the hour of the one time the
+      question writes in twelve hours ("opens until 11 PM": 11) given the hour in 24
+      (23).
+    Only values the call has are changed."""
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(props, Mapping):
+        return dict(arguments)
+    at_rest = bool(_AT_REST.search(question)) and not _INITIAL_VELOCITY.search(question)
+    times = times_in(question)
+    changed: dict[str, Any] = {}
+    for key, value in arguments.items():
+        sub = props.get(key)
+        if not isinstance(sub, Mapping) or not numeric_parameter(sub) \
+                or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        if at_rest and _INITIAL_VELOCITY.search(str(key)) and value != 0:
+            changed[key] = 0
+        elif sub.get("type") == "integer" and len(times) == 1 \
+                and _TWENTY_FOUR.search(str(sub.get("description", ""))):
+            hour = times[0][2].hour
+            if hour != value and hour % 12 == value % 12 and value <= 12:
+                changed[key] = hour
+    return {**arguments, **changed}
