@@ -197,9 +197,9 @@ def implied(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[st
     - an initial velocity or speed parameter (its name) given 0 where the question says
       the object starts "from rest", is "at rest" or is "dropped", unless it speaks of an
       initial velocity or speed itself ("dropped with an initial speed of 5 m/s");
-    - an integer parameter "in 24 hour format" holding the hour of the one time the
-      question writes in twelve hours ("opens until 11 PM": 11) given the hour in 24
-      (23).
+    - an integer parameter "in 24 hour format" holding the one time the question writes
+      as its hour on a twelve-hour clock ("opens until 11 PM", or "until 23:00": 11) given
+      the hour in 24 (23).
     Only values the call has are changed."""
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     if not isinstance(props, Mapping):
