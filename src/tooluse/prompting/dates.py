@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,19 +137,22 @@ class _Today:
     weekday: int | None
 
 
+def _apart(start: int, end: int, spans: Iterable[tuple[Any, ...]]) -> bool:
+    """Does ``start:end`` overlap none of ``spans`` (tuples that start with a start and an
+    end)?"""
+    return all(end <= span[0] or start >= span[1] for span in spans)
+
+
 def dates_in(text: str) -> list[tuple[int, int, dt.date]]:
     """The dates ``text`` writes, as ``(start, end, date)`` in order (see the module
     docstring); spans never overlap."""
     found: list[tuple[int, int, dt.date | tuple[int, int]]] = []
 
-    def free(start: int, end: int) -> bool:
-        return all(end <= s or start >= e for s, e, _ in found)
-
     for pattern in _NAMED:
         for m in pattern.finditer(text):
             month = _MONTHS.index(m.group("month")[:3].lower()) + 1
             day = int(m.group("day"))
-            if not free(m.start(), m.end()):
+            if not _apart(m.start(), m.end(), found):
                 continue
             if m.groupdict().get("year"):
                 date = _date(int(m.group("year")), month, day)
@@ -159,11 +162,11 @@ def dates_in(text: str) -> list[tuple[int, int, dt.date]]:
                 found.append((m.start(), m.end(), (month, day)))
     for m in _ISO.finditer(text):
         date = _date(int(m.group("year")), int(m.group("month")), int(m.group("day")))
-        if date is not None and free(m.start(), m.end()):
+        if date is not None and _apart(m.start(), m.end(), found):
             found.append((m.start(), m.end(), date))
     for m in _NUMERIC.finditer(text):
         a, b, year = int(m.group("a")), int(m.group("b")), int(m.group("year"))
-        if (a > 12) == (b > 12) or not free(m.start(), m.end()):
+        if (a > 12) == (b > 12) or not _apart(m.start(), m.end(), found):
             continue  # 03/04/2024: April or March, no telling
         date = _date(year, b, a) if a > 12 else _date(year, a, b)
         if date is not None:
@@ -229,12 +232,8 @@ def _relative(text: str, today: _Today, skip: tuple[int, int] | None = None,
     weekday = today.date.weekday() if today.weekday is None else today.weekday
     found: list[tuple[int, int, dt.date]] = []
 
-    def free(start: int, end: int) -> bool:
-        spans = [(s, e) for s, e, _ in found] + ([skip] if skip else [])
-        return all(end <= s or start >= e for s, e in spans)
-
     def add(start: int, end: int, shift: int) -> None:
-        if free(start, end):
+        if _apart(start, end, found) and (skip is None or _apart(start, end, [skip])):
             found.append((start, end, today.date + dt.timedelta(days=shift)))
 
     for pattern, shift in _SHIFTS:
@@ -264,7 +263,7 @@ def times_in(text: str) -> list[tuple[int, int, dt.time]]:
     found: list[tuple[int, int, dt.time]] = []
     for pattern in _TIMES:
         for m in pattern.finditer(text):
-            if not all(m.end() <= s or m.start() >= e for s, e, _ in found):
+            if not _apart(m.start(), m.end(), found):
                 continue
             parts = m.groupdict()
             if parts.get("word"):
@@ -299,8 +298,7 @@ def moments(text: str, today: _Today | None = None) -> list[Moment]:
     if relative and own is not None:
         dates = [d for d in dates if not own.start <= d[0] < own.end]
     dates = sorted(dates + relative, key=lambda item: item[0])
-    times = [t for t in times_in(text)
-             if all(t[1] <= s or t[0] >= e for s, e, _ in dates)]
+    times = [t for t in times_in(text) if _apart(t[0], t[1], dates)]
     found: list[Moment] = []
     for start, end, date in dates:
         for t_start, t_end, time in times:
@@ -378,12 +376,10 @@ def _read(value: str, fmt: str, question: str, asked: Sequence[Moment],
     piece, lower = text.lower(), question.lower()
     if len(piece) < 2:
         return None
-    starts = [i for i in range(len(lower)) if lower.startswith(piece, i)]
-    owners = {m for i in starts for m in asked
-              if any(s <= i and i + len(piece) <= e for s, e in m.spans)}
-    if starts and len(owners) == 1 and all(
-            any(s <= i and i + len(piece) <= e for m in owners for s, e in m.spans)
-            for i in starts):
+    holders = [{m for m in asked if any(s <= i and i + len(piece) <= e for s, e in m.spans)}
+               for i in range(len(lower)) if lower.startswith(piece, i)]
+    owners = set().union(*holders)
+    if holders and all(holders) and len(owners) == 1:
         owner = owners.pop()
         return owner.date, owner.time
     return None
