@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from .dates import times_in
 
@@ -113,14 +113,13 @@ def scaled(arguments: Mapping[str, Any], schema: Any, conversation: str) -> dict
     if not isinstance(props, Mapping):
         return dict(arguments)
     scaled_as: dict[float, set[int | float]] = {}
-    for written, value in scaled_numbers(conversation):
-        scaled_as.setdefault(written, set()).add(value)
-    plain = {float(m.group(1).replace(",", "")) for m in _PLAIN.finditer(conversation)}
     # An integer parameter's model writes "8.5 million" as 8: its integer part.
     cut_as: dict[float, set[int | float]] = {}
     for written, value in scaled_numbers(conversation):
+        scaled_as.setdefault(written, set()).add(value)
         if not written.is_integer():
             cut_as.setdefault(float(int(written)), set()).add(value)
+    plain = {float(m.group(1).replace(",", "")) for m in _PLAIN.finditer(conversation)}
     changed: dict[str, Any] = {}
     for key, value in arguments.items():
         sub = props.get(key)
@@ -152,7 +151,7 @@ _TIMES_PER = re.compile(r"\b(?:times|periods)\b.*\bper\s+(?:year|unit\s+(?:of\s+
                         r"|time\s+period|period)\b", re.IGNORECASE)
 
 
-def numeric_parameter(spec: Any) -> bool:
+def numeric_parameter(spec: Any) -> TypeGuard[Mapping[str, Any]]:
     """Is ``spec`` the schema of a number or integer parameter free of an enum?"""
     return isinstance(spec, Mapping) and spec.get("type") in ("integer", "number") \
         and "enum" not in spec
@@ -209,8 +208,8 @@ def implied(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[st
     changed: dict[str, Any] = {}
     for key, value in arguments.items():
         sub = props.get(key)
-        if not isinstance(sub, Mapping) or not numeric_parameter(sub) \
-                or isinstance(value, bool) or not isinstance(value, (int, float)):
+        if not numeric_parameter(sub) or isinstance(value, bool) \
+                or not isinstance(value, (int, float)):
             continue
         if at_rest and _INITIAL_VELOCITY.search(str(key)) and value != 0:
             changed[key] = 0
