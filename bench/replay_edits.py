@@ -18,7 +18,8 @@ tools are offered, ``timings.planned_calls``, then ``fan_out`` and ``restate`` a
 (:mod:`tooluse.prompting.named_options`), ``named_numbers``
 (:mod:`tooluse.prompting.named_numbers`), ``compounding``
 (:func:`tooluse.prompting.spoken.compounding`), ``implied_numbers``
-(:func:`tooluse.prompting.spoken.implied`) and ``optional`` (the optional
+(:func:`tooluse.prompting.spoken.implied`), ``stray_numbers``
+(:mod:`tooluse.prompting.stray_numbers`) and ``optional`` (the optional
 parameters left out, then the edits after it in the pipeline's order) — are pure functions of the calls, the question and
 the tools, so applying one to a run made without it gives exactly what the run would have
 answered with it (given the same calls from the model). For each category: the answers
@@ -55,6 +56,7 @@ from tooluse.prompting.named_options import named_options
 from tooluse.prompting.phrases import values_after_names, whole_phrases
 from tooluse.prompting.regions import with_region
 from tooluse.prompting.spoken import compounding, implied, scaled
+from tooluse.prompting.stray_numbers import stray_numbers
 
 Call = tuple[str, dict[str, Any]]
 
@@ -80,7 +82,7 @@ _EDITS: dict[str, Callable[[dict[str, Any], Any, str], dict[str, Any]]] = {
     "described_codes": described_codes, "enum_values": enum_values,
     "asked_flags": asked_flags, "date_formats": dated, "from_to": from_to,
     "city_state": with_region, "named_numbers": named_numbers,
-    "compounding": compounding, "implied_numbers": implied,
+    "compounding": compounding, "implied_numbers": implied, "stray_numbers": stray_numbers,
 }
 #: Those that read the whole conversation, not the question alone.
 _ON_CONVERSATION = frozenset({"scaled_numbers"})

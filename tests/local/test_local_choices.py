@@ -58,7 +58,7 @@ def make() -> Any:
                                 "stated_units": False, "calls_as_planned": False,
                                 "named_options": False, "after_names": False,
                                 "named_numbers": False, "compounding": False,
-                                "implied_numbers": False}
+                                "implied_numbers": False, "stray_numbers": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
@@ -768,3 +768,22 @@ def test_an_object_dropped_starts_at_an_initial_velocity_of_0() -> None:
     assert first.input == {"initial_velocity": 100, "height": 100}
     (call,) = ask(implied, question, [FINAL_SPEED]).tool_uses
     assert call.input == {"initial_velocity": 0, "height": 100}
+
+
+DERIVATIVE = spec(
+    "calculus_derivative", "Compute the derivative of a function at a specific value.",
+    {"function": {"type": "string", "description": "The function to calculate the derivative "
+                  "of."},
+     "value": {"type": "integer", "description": "The value where the derivative needs to be "
+               "calculated at."}},
+    {"function_variable": {"type": "string", "description": "The variable present in the "
+                           "function, for instance x or y, etc. Default is 'x'."}})
+
+
+def test_a_number_inside_the_function_is_not_the_point() -> None:
+    plain, stray = without_and_with("stray_numbers")
+    question = "Calculate the derivative of the function 2x^2 at x = 1."
+    (first,) = ask(plain, question, [DERIVATIVE]).tool_uses
+    assert first.input["value"] == 2
+    (call,) = ask(stray, question, [DERIVATIVE]).tool_uses
+    assert call.input["function"] == "2x^2" and call.input["value"] == 1

@@ -95,6 +95,8 @@ DEFAULT_COPY_BONUS = 2.0
 #: parameter's: "a current of 20 Amperes") and ``compounding`` ("compounded quarterly" is
 #: ``n: 4``): see docs/benchmarks/bfcl.md. ``implied_numbers`` (an object "dropped" has an
 #: initial velocity of 0; "11 PM" is 23 "in 24 hour format"): see docs/benchmarks/bfcl.md.
+#: ``stray_numbers`` (a number taken from inside another value, "2x^2", gives way to the
+#: question's unused one, "at x = 1"): see docs/benchmarks/bfcl.md.
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
     "copy_values": True, "fan_out": True, "rank_tools": True, "plan_tools": True,
@@ -104,6 +106,7 @@ DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "scaled_numbers": True, "described_codes": True, "enum_values": True,
     "stated_units": True, "distinct_values": True, "from_to": True, "named_options": True,
     "after_names": True, "named_numbers": True, "compounding": True, "implied_numbers": True,
+    "stray_numbers": True,
 }
 #: The techniques that are on or off (``-o KEY=0``/``1`` on the command line): the
 #: defaults', and those off by default.
@@ -160,7 +163,8 @@ class LocalBackend(PromptToolsBackend):
       ``percent_fractions``, ``scaled_numbers``, ``date_formats``, ``city_state``,
       ``asked_flags``, ``described_codes``, ``enum_values``, ``stated_units``,
       ``from_to``, ``named_options``, ``after_names``, ``named_numbers``, ``compounding``,
-      ``implied_numbers``, ``whole_phrases``, ``names_not_values``, ``distinct_values``, ``fan_out``, ``restate``,
+      ``implied_numbers``, ``stray_numbers``, ``whole_phrases``, ``names_not_values``,
+      ``distinct_values``, ``fan_out``, ``restate``,
       ``focus_values``: the decisions taken around the model
       (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call
       or answer by :data:`DEFAULT_DECISION`, fitted for the default model, or
@@ -171,7 +175,8 @@ class LocalBackend(PromptToolsBackend):
       ``percent_fractions``, ``prerequisite_tools``, ``restate``, ``scaled_numbers``,
       ``date_formats``, ``city_state``, ``asked_flags``, ``described_codes``,
       ``enum_values``, ``stated_units``, ``from_to``, ``named_options``, ``after_names``,
-      ``named_numbers``, ``compounding``, ``implied_numbers``, ``whole_phrases``,
+      ``named_numbers``, ``compounding``, ``implied_numbers``, ``stray_numbers``,
+      ``whole_phrases``,
       ``names_not_values``, ``distinct_values``, ``focus_values`` on),
       off for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
@@ -230,6 +235,7 @@ class LocalBackend(PromptToolsBackend):
         named_numbers: bool | None = None,
         compounding: bool | None = None,
         implied_numbers: bool | None = None,
+        stray_numbers: bool | None = None,
         whole_phrases: bool | None = None,
         names_not_values: bool | None = None,
         distinct_values: bool | None = None,
@@ -306,6 +312,7 @@ class LocalBackend(PromptToolsBackend):
             named_numbers=on("named_numbers", named_numbers),
             compounding=on("compounding", compounding),
             implied_numbers=on("implied_numbers", implied_numbers),
+            stray_numbers=on("stray_numbers", stray_numbers),
             whole_phrases=on("whole_phrases", whole_phrases),
             names_not_values=on("names_not_values", names_not_values),
             distinct_values=on("distinct_values", distinct_values),

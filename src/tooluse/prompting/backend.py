@@ -205,6 +205,10 @@ class PromptToolsBackend(Backend):
       starting "from rest", and an integer parameter "in 24 hour format" holding the hour
       of the question's one twelve-hour time ("11 PM": 11) is given the hour in 24 (23)
       (:func:`.spoken.implied`; kept only if the call still validates);
+    - ``stray_numbers``: a numeric parameter holding a number the question writes only
+      inside a string the call holds ("2x^2"), as an exponent ("m/s^2") or not at all but
+      for a zero lost ("$10,000,000": 1000000), is given the question's one number the
+      call leaves unused (:mod:`.stray_numbers`; kept only if the call still validates);
     - ``named_options``: an optional parameter the call leaves out whose option the
       question names is added: a boolean whose name's word it says (``direct_flight:
       true`` for "a direct flight"), or the one option of an enum or of the strings the
@@ -284,6 +288,7 @@ class PromptToolsBackend(Backend):
         named_numbers: bool = False,
         compounding: bool = False,
         implied_numbers: bool = False,
+        stray_numbers: bool = False,
         whole_phrases: bool = False,
         names_not_values: bool = False,
         distinct_values: bool = False,
@@ -326,6 +331,7 @@ class PromptToolsBackend(Backend):
         self.named_numbers = named_numbers
         self.compounding = compounding
         self.implied_numbers = implied_numbers
+        self.stray_numbers = stray_numbers
         self.whole_phrases = whole_phrases
         self.names_not_values = names_not_values
         self.distinct_values = distinct_values
@@ -394,7 +400,7 @@ class PromptToolsBackend(Backend):
                 or self.enum_values or self.stated_units or self.from_to
                 or self.named_options or self.after_names
                 or self.named_numbers or self.compounding
-                or self.implied_numbers) and request.tools:
+                or self.implied_numbers or self.stray_numbers) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
                                            self.date_formats, self.city_state,
@@ -408,7 +414,8 @@ class PromptToolsBackend(Backend):
                                            after_names=self.after_names,
                                            named_numbers=self.named_numbers,
                                            compounding=self.compounding,
-                                           implied=self.implied_numbers)
+                                           implied=self.implied_numbers,
+                                           stray=self.stray_numbers)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

@@ -7,7 +7,9 @@ where that is asked (:mod:`.regions`), booleans set as the question asks
 (:mod:`.named_options`), values the question writes as part of a word, name or quote
 written whole and a name written right after a parameter's name given to it
 (:mod:`.phrases`), a number the question labels with a parameter's name given to it
-(:mod:`.named_numbers`), the times a year "compounded quarterly" says (:mod:`.spoken`),
+(:mod:`.named_numbers`), a number taken from inside another value replaced by the
+question's unused one (:mod:`.stray_numbers`), the times a year "compounded quarterly"
+says (:mod:`.spoken`),
 the code a parameter's description lists for what the question names (:mod:`.codes`), a
 value naming another parameter's enum member given to it (:mod:`.enum_values`), the unit
 the question states for a unit parameter (:mod:`.units`), a "from" and a "to" value in the
@@ -50,6 +52,7 @@ from .restate import restatements
 from .spoken import compounding as per_year
 from .spoken import implied as implied_numbers
 from .spoken import scaled
+from .stray_numbers import stray_numbers as strays
 from .units import stated_units
 
 __all__ = ["call_adjuster", "fanned_out"]
@@ -70,7 +73,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
                   after_names: bool = False,
                   named_numbers: bool = False,
                   compounding: bool = False,
-                  implied: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  implied: bool = False,
+                  stray: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
     gives a parameter that an earlier call looked up that call's result (``looked_up``:
@@ -102,7 +106,11 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     where a parameter counts them (``compounding``, :func:`.spoken.compounding`: ``n: 4``
     for "compounded quarterly"). An initial velocity is 0 for an object "dropped" or
     starting "from rest", and "11 PM" is 23 to a parameter "in 24 hour format"
-    (``implied``, :func:`.spoken.implied`).
+    (``implied``, :func:`.spoken.implied`). A numeric parameter holding a number the
+    question writes only inside another of the call's values or as an exponent, or not at
+    all but for a lost zero, gets the question's one number the call leaves unused
+    (``stray``, :func:`.stray_numbers.stray_numbers`: ``value: 1`` for "the derivative of
+    2x^2 at x = 1", not the 2 of ``function: "2x^2"``).
     Last, an optional parameter the call leaves out whose option the question names is
     added (``options``, :func:`.named_options.named_options`: ``root_type: "all"`` for
     "Find all the roots"). An edit is kept only if the call still validates.
@@ -126,6 +134,7 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
         (named_numbers, numbers_by_name, question),
         (compounding, per_year, question),
         (implied, implied_numbers, question),
+        (stray, strays, question),
     ]
     edits = [(edit, text) for on, edit, text in table if on]
 
