@@ -19,7 +19,8 @@ tools are offered, ``timings.planned_calls``, then ``fan_out`` and ``restate`` a
 (:mod:`tooluse.prompting.named_numbers`), ``compounding``
 (:func:`tooluse.prompting.spoken.compounding`), ``implied_numbers``
 (:func:`tooluse.prompting.spoken.implied`), ``stray_numbers``
-(:mod:`tooluse.prompting.stray_numbers`) and ``optional`` (the optional
+(:mod:`tooluse.prompting.stray_numbers`), ``literal_lists``
+(:mod:`tooluse.prompting.literal_lists`) and ``optional`` (the optional
 parameters left out, then the edits after it in the pipeline's order) — are pure functions of the calls, the question and
 the tools, so applying one to a run made without it gives exactly what the run would have
 answered with it (given the same calls from the model). For each category: the answers
@@ -51,6 +52,7 @@ from tooluse.prompting.dates import dated
 from tooluse.prompting.directions import from_to
 from tooluse.prompting.enum_values import enum_values
 from tooluse.prompting.flags import asked_flags
+from tooluse.prompting.literal_lists import literal_lists
 from tooluse.prompting.named_numbers import named_numbers
 from tooluse.prompting.named_options import named_options
 from tooluse.prompting.phrases import values_after_names, whole_phrases
@@ -83,6 +85,7 @@ _EDITS: dict[str, Callable[[dict[str, Any], Any, str], dict[str, Any]]] = {
     "asked_flags": asked_flags, "date_formats": dated, "from_to": from_to,
     "city_state": with_region, "named_numbers": named_numbers,
     "compounding": compounding, "implied_numbers": implied, "stray_numbers": stray_numbers,
+    "literal_lists": literal_lists,
 }
 #: Those that read the whole conversation, not the question alone.
 _ON_CONVERSATION = frozenset({"scaled_numbers"})

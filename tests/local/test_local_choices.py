@@ -58,7 +58,8 @@ def make() -> Any:
                                 "stated_units": False, "calls_as_planned": False,
                                 "named_options": False, "after_names": False,
                                 "named_numbers": False, "compounding": False,
-                                "implied_numbers": False, "stray_numbers": False}
+                                "implied_numbers": False, "stray_numbers": False,
+                                "literal_lists": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
@@ -787,3 +788,20 @@ def test_a_number_inside_the_function_is_not_the_point() -> None:
     assert first.input["value"] == 2
     (call,) = ask(stray, question, [DERIVATIVE]).tool_uses
     assert call.input["function"] == "2x^2" and call.input["value"] == 1
+
+
+SORT_LIST = spec(
+    "sort_list", "Sort the elements of a list in ascending or descending order",
+    {"elements": {"type": "array", "items": {"type": "string"},
+                  "description": "The list of elements to sort."}},
+    {"order": {"type": "string", "description": "The order in which to sort the elements. "
+               "This can be 'asc' for ascending order, or 'desc' for descending order."}})
+
+
+def test_a_list_the_question_writes_out_is_given_whole() -> None:
+    plain, lists = without_and_with("literal_lists")
+    question = "Sort this list of names in ascending order: ['Sam', 'Alice', 'Jack']"
+    (first,) = ask(plain, question, [SORT_LIST]).tool_uses
+    assert first.input["elements"] == []
+    (call,) = ask(lists, question, [SORT_LIST]).tool_uses
+    assert call.input["elements"] == ["Sam", "Alice", "Jack"]

@@ -96,7 +96,8 @@ DEFAULT_COPY_BONUS = 2.0
 #: ``n: 4``): see docs/benchmarks/bfcl.md. ``implied_numbers`` (an object "dropped" has an
 #: initial velocity of 0; "11 PM" is 23 "in 24 hour format"): see docs/benchmarks/bfcl.md.
 #: ``stray_numbers`` (a number taken from inside another value, "2x^2", gives way to the
-#: question's unused one, "at x = 1"): see docs/benchmarks/bfcl.md.
+#: question's unused one, "at x = 1") and ``literal_lists`` (a list the question writes out
+#: is given whole where the call holds a part of it or nothing): see docs/benchmarks/bfcl.md.
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
     "copy_values": True, "fan_out": True, "rank_tools": True, "plan_tools": True,
@@ -106,7 +107,7 @@ DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "scaled_numbers": True, "described_codes": True, "enum_values": True,
     "stated_units": True, "distinct_values": True, "from_to": True, "named_options": True,
     "after_names": True, "named_numbers": True, "compounding": True, "implied_numbers": True,
-    "stray_numbers": True,
+    "stray_numbers": True, "literal_lists": True,
 }
 #: The techniques that are on or off (``-o KEY=0``/``1`` on the command line): the
 #: defaults', and those off by default.
@@ -163,8 +164,8 @@ class LocalBackend(PromptToolsBackend):
       ``percent_fractions``, ``scaled_numbers``, ``date_formats``, ``city_state``,
       ``asked_flags``, ``described_codes``, ``enum_values``, ``stated_units``,
       ``from_to``, ``named_options``, ``after_names``, ``named_numbers``, ``compounding``,
-      ``implied_numbers``, ``stray_numbers``, ``whole_phrases``, ``names_not_values``,
-      ``distinct_values``, ``fan_out``, ``restate``,
+      ``implied_numbers``, ``stray_numbers``, ``literal_lists``, ``whole_phrases``,
+      ``names_not_values``, ``distinct_values``, ``fan_out``, ``restate``,
       ``focus_values``: the decisions taken around the model
       (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call
       or answer by :data:`DEFAULT_DECISION`, fitted for the default model, or
@@ -176,8 +177,8 @@ class LocalBackend(PromptToolsBackend):
       ``date_formats``, ``city_state``, ``asked_flags``, ``described_codes``,
       ``enum_values``, ``stated_units``, ``from_to``, ``named_options``, ``after_names``,
       ``named_numbers``, ``compounding``, ``implied_numbers``, ``stray_numbers``,
-      ``whole_phrases``,
-      ``names_not_values``, ``distinct_values``, ``focus_values`` on),
+      ``literal_lists``, ``whole_phrases``, ``names_not_values``, ``distinct_values``,
+      ``focus_values`` on),
       off for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none`` (default True), as the Messages API does, so a tool loop's last turn reuses
@@ -236,6 +237,7 @@ class LocalBackend(PromptToolsBackend):
         compounding: bool | None = None,
         implied_numbers: bool | None = None,
         stray_numbers: bool | None = None,
+        literal_lists: bool | None = None,
         whole_phrases: bool | None = None,
         names_not_values: bool | None = None,
         distinct_values: bool | None = None,
@@ -313,6 +315,7 @@ class LocalBackend(PromptToolsBackend):
             compounding=on("compounding", compounding),
             implied_numbers=on("implied_numbers", implied_numbers),
             stray_numbers=on("stray_numbers", stray_numbers),
+            literal_lists=on("literal_lists", literal_lists),
             whole_phrases=on("whole_phrases", whole_phrases),
             names_not_values=on("names_not_values", names_not_values),
             distinct_values=on("distinct_values", distinct_values),

@@ -209,6 +209,11 @@ class PromptToolsBackend(Backend):
       inside a string the call holds ("2x^2"), as an exponent ("m/s^2") or not at all but
       for a zero lost ("$10,000,000": 1000000), is given the question's one number the
       call leaves unused (:mod:`.stray_numbers`; kept only if the call still validates);
+    - ``literal_lists``: an array parameter holding a part of a list the question writes
+      out ("[-50000, 10000, ...]", "85, 90, 88 and 92"), or that list with its last item
+      repeated, or held empty beside the question's one list the call holds nowhere else,
+      is given the list whole (:mod:`.literal_lists`; kept only if the call still
+      validates);
     - ``named_options``: an optional parameter the call leaves out whose option the
       question names is added: a boolean whose name's word it says (``direct_flight:
       true`` for "a direct flight"), or the one option of an enum or of the strings the
@@ -289,6 +294,7 @@ class PromptToolsBackend(Backend):
         compounding: bool = False,
         implied_numbers: bool = False,
         stray_numbers: bool = False,
+        literal_lists: bool = False,
         whole_phrases: bool = False,
         names_not_values: bool = False,
         distinct_values: bool = False,
@@ -332,6 +338,7 @@ class PromptToolsBackend(Backend):
         self.compounding = compounding
         self.implied_numbers = implied_numbers
         self.stray_numbers = stray_numbers
+        self.literal_lists = literal_lists
         self.whole_phrases = whole_phrases
         self.names_not_values = names_not_values
         self.distinct_values = distinct_values
@@ -400,7 +407,8 @@ class PromptToolsBackend(Backend):
                 or self.enum_values or self.stated_units or self.from_to
                 or self.named_options or self.after_names
                 or self.named_numbers or self.compounding
-                or self.implied_numbers or self.stray_numbers) and request.tools:
+                or self.implied_numbers or self.stray_numbers
+                or self.literal_lists) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
                                            self.date_formats, self.city_state,
@@ -415,7 +423,8 @@ class PromptToolsBackend(Backend):
                                            named_numbers=self.named_numbers,
                                            compounding=self.compounding,
                                            implied=self.implied_numbers,
-                                           stray=self.stray_numbers)
+                                           stray=self.stray_numbers,
+                                           lists=self.literal_lists)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

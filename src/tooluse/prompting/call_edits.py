@@ -8,7 +8,8 @@ where that is asked (:mod:`.regions`), booleans set as the question asks
 written whole and a name written right after a parameter's name given to it
 (:mod:`.phrases`), a number the question labels with a parameter's name given to it
 (:mod:`.named_numbers`), a number taken from inside another value replaced by the
-question's unused one (:mod:`.stray_numbers`), the times a year "compounded quarterly"
+question's unused one (:mod:`.stray_numbers`), a list the question writes out given
+whole (:mod:`.literal_lists`), the times a year "compounded quarterly"
 says (:mod:`.spoken`),
 the code a parameter's description lists for what the question names (:mod:`.codes`), a
 value naming another parameter's enum member given to it (:mod:`.enum_values`), the unit
@@ -44,6 +45,7 @@ from .enum_values import enum_values
 from .fan_out import fan_out
 from .flags import asked_flags
 from .focus import owned_spans
+from .literal_lists import literal_lists
 from .named_numbers import named_numbers as numbers_by_name
 from .named_options import named_options
 from .phrases import values_after_names, whole_phrases
@@ -74,7 +76,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
                   named_numbers: bool = False,
                   compounding: bool = False,
                   implied: bool = False,
-                  stray: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  stray: bool = False,
+                  lists: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
     gives a parameter that an earlier call looked up that call's result (``looked_up``:
@@ -110,7 +113,11 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     question writes only inside another of the call's values or as an exponent, or not at
     all but for a lost zero, gets the question's one number the call leaves unused
     (``stray``, :func:`.stray_numbers.stray_numbers`: ``value: 1`` for "the derivative of
-    2x^2 at x = 1", not the 2 of ``function: "2x^2"``).
+    2x^2 at x = 1", not the 2 of ``function: "2x^2"``). An array parameter holding a part
+    of a list the question writes out, or held empty beside the question's one list the
+    call holds nowhere else, gets the list whole (``lists``,
+    :func:`.literal_lists.literal_lists`: ``elements: ['Sam', 'Alice', 'Jack']`` for
+    ``elements: []``).
     Last, an optional parameter the call leaves out whose option the question names is
     added (``options``, :func:`.named_options.named_options`: ``root_type: "all"`` for
     "Find all the roots"). An edit is kept only if the call still validates.
@@ -122,6 +129,7 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     # (on, edit, the text it reads): in this order, each kept only if the call still validates.
     table: list[tuple[bool, Callable[[dict[str, Any], Any, str], dict[str, Any]], str]] = [
         (enums, enum_values, question),
+        (lists, literal_lists, question),
         (percent, lambda a, s, t: percents_as_fractions(a, s, t)[0], conversation),
         (scales, scaled, conversation),
         (phrases, whole_phrases, question),
