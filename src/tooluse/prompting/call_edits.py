@@ -8,10 +8,9 @@ where that is asked (:mod:`.regions`), booleans set as the question asks
 written whole and a name written right after a parameter's name given to it
 (:mod:`.phrases`), a number the question labels with a parameter's name given to it
 (:mod:`.named_numbers`), a number taken from inside another value replaced by the
-question's unused one (:mod:`.stray_numbers`), a list the question writes out given
-whole (:mod:`.literal_lists`), the times a year "compounded quarterly"
-says (:mod:`.spoken`),
-the code a parameter's description lists for what the question names (:mod:`.codes`), a
+question's unused one (:mod:`.stray_numbers`), a list the question writes out given whole
+(:mod:`.literal_lists`), the times a year "compounded quarterly" says (:mod:`.spoken`), the
+code a parameter's description lists for what the question names (:mod:`.codes`), a
 value naming another parameter's enum member given to it (:mod:`.enum_values`), the unit
 the question states for a unit parameter (:mod:`.units`), a "from" and a "to" value in the
 question's order (:mod:`.directions`), a value an earlier call looked up written as that

@@ -33,7 +33,10 @@ from .spoken import numeric_parameter, scaled_numbers, spoken_numbers
 
 __all__ = ["stray_numbers"]
 
-_NUMBER = re.compile(r"(?P<sign>(?<![\w)])-)?(?<![\d.,])(?P<number>\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+#: A number in digits ("10,000,000" is one), with a sign written on it ("x = -2", not the
+#: "- 1" of "2x - 1") and a percent sign after it.
+_NUMBER = re.compile(r"(?P<sign>(?<![\w)])-)?(?<![\d.,])"
+                     r"(?P<number>\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
                      r"(?![\d])(?P<percent>\s?%)?")
 #: Where a number is an exponent or part of a name: "m/s^2", "x**3", "B1004", "CO2".
 _BOUND_BEFORE = re.compile(r"(?:\^|\*\*|[^\W\d_])$")
