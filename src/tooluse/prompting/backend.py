@@ -205,15 +205,11 @@ class PromptToolsBackend(Backend):
       starting "from rest", and an integer parameter "in 24 hour format" holding the hour
       of the question's one twelve-hour time ("11 PM": 11) is given the hour in 24 (23)
       (:func:`.spoken.implied`; kept only if the call still validates);
-    - ``stray_numbers``: a numeric parameter holding a number the question writes only
-      inside a string the call holds ("2x^2"), as an exponent ("m/s^2") or not at all but
-      for a zero lost ("$10,000,000": 1000000), is given the question's one number the
-      call leaves unused (:mod:`.stray_numbers`; kept only if the call still validates);
-    - ``literal_lists``: an array parameter holding a part of a list the question writes
-      out ("[-50000, 10000, ...]", "85, 90, 88 and 92"), or that list with its last item
-      repeated, or held empty beside the question's one list the call holds nowhere else,
-      is given the list whole (:mod:`.literal_lists`; kept only if the call still
-      validates);
+    - ``stray_numbers``: a number taken from inside another value ("2x^2"), an exponent or
+      a number with a zero lost gives way to the question's one unused number
+      (:mod:`.stray_numbers`); ``literal_lists``: an array holding part of a list the
+      question writes out, or nothing, gets the list whole (:mod:`.literal_lists`); each
+      kept only if the call still validates;
     - ``named_options``: an optional parameter the call leaves out whose option the
       question names is added: a boolean whose name's word it says (``direct_flight:
       true`` for "a direct flight"), or the one option of an enum or of the strings the
