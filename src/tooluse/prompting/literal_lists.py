@@ -123,14 +123,16 @@ def literal_lists(arguments: Mapping[str, Any], schema: Any,
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     if not isinstance(props, Mapping):
         return dict(arguments)
-    lists = lists_in(question)
+    arrays = {str(key): value for key, value in arguments.items()
+              if isinstance(value, list) and isinstance(sub := props.get(key), Mapping)
+              and sub.get("type") == "array"}
+    # Only a call holding an array reads the question's lists (each bracketed part parsed).
+    lists = lists_in(question) if arrays else []
     if not lists:
         return dict(arguments)
     changed: dict[str, Any] = {}
-    for key, value in arguments.items():
-        sub = props.get(key)
-        if not (isinstance(sub, Mapping) and sub.get("type") == "array"
-                and isinstance(value, list)) or any(_same(value, whole) for whole in lists):
+    for key, value in arrays.items():
+        if any(_same(value, whole) for whole in lists):
             continue
         if value:
             found = [whole for whole in lists if _part_of(value, whole)]
@@ -138,5 +140,5 @@ def literal_lists(arguments: Mapping[str, Any], schema: Any,
             held = [v for k, v in arguments.items() if k != key]
             found = [whole for whole in lists if not any(_same(whole, v) for v in held)]
         if len(found) == 1:
-            changed[str(key)] = found[0]
+            changed[key] = found[0]
     return {**arguments, **changed}
