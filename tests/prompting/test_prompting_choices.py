@@ -126,6 +126,39 @@ def test_an_optional_parameter_does_not_take_a_value_another_one_took() -> None:
     assert kept == {"stops": 3} and dropped == ["detours"]
 
 
+def test_an_optional_string_written_only_inside_another_value_is_that_values() -> None:
+    recipe = {"type": "object", "required": ["website", "recipe"], "properties": {
+        "website": {"type": "string"}, "recipe": {"type": "string"},
+        "optional_meal_time": {"type": "string"}}}
+    asked = "How many calories in the Beef Lasagna Recipe from Foodnetwork.com?"
+    kept, dropped = keep_given_optionals(
+        {"website": "Foodnetwork.com", "recipe": "Beef Lasagna Recipe",
+         "optional_meal_time": "Beef"}, recipe, asked)
+    assert kept == {"website": "Foodnetwork.com", "recipe": "Beef Lasagna Recipe"}
+    assert dropped == ["optional_meal_time"]
+    # Written again on its own, it is given; so is a value the longer one does not hold.
+    kept, dropped = keep_given_optionals(
+        {"website": "Foodnetwork.com", "recipe": "Beef Lasagna Recipe",
+         "optional_meal_time": "Beef"}, recipe, asked + " Beef is for dinner.")
+    assert dropped == []
+    kept, dropped = keep_given_optionals(
+        {"website": "Foodnetwork.com", "recipe": "Lasagna",
+         "optional_meal_time": "Beef"}, recipe, asked)
+    assert dropped == []
+    # An item of a list uses the value as much as a parameter does.
+    game = {"type": "object", "required": ["teams"], "properties": {
+        "teams": {"type": "array", "items": {"type": "string"}},
+        "venue": {"type": "string"}}}
+    question = "Who won the basketball game between Lakers and Clippers on Jan 28, 2021?"
+    kept, dropped = keep_given_optionals(
+        {"teams": ["Lakers", "Clippers"], "venue": "Lakers"}, game, question)
+    assert kept == {"teams": ["Lakers", "Clippers"]} and dropped == ["venue"]
+    kept, dropped = keep_given_optionals(
+        {"teams": ["Lakers", "Clippers"], "venue": "Lakers"}, game,
+        question + " They played at the Lakers' home court.")
+    assert dropped == []
+
+
 def test_enum_members_mentioned_loosely_and_lists_of_them_given() -> None:
     park = "Find me the closest nature park that allows camping and has scenic views."
     assert [m for m in ("Camping", "Scenic View", "Trails", "Picnic Areas")

@@ -438,14 +438,22 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
     units", the 10 is ``base``'s, not also ``unit``'s (the required parameters, then the
     earlier ones, keep a value used too often), nor by a string whose words all name the
     tool (``tool``) or a parameter ("triangle" for ``geometry.area_triangle``'s ``unit``,
-    "month" for ``month``): the question says what it asks for, not a value. A number
-    written in words gives a parameter whose name has one of the two words after it ("the
-    next three days" for ``days: 3``; :func:`_counted`)."""
+    "month" for ``month``): the question says what it asks for, not a value. The strings
+    of a list count as used too ("Lakers" for ``venue`` beside ``teams: ["Lakers",
+    "Clippers"]``), and a string the conversation writes only inside a longer value of the
+    call is that value's ("Newton" of "Isaac Newton", "Beef" of "Beef Lasagna Recipe";
+    :func:`_inside_others`). A number written in words gives a parameter whose name has
+    one of the two words after it ("the next three days" for ``days: 3``;
+    :func:`_counted`)."""
     required = set(schema.get("required") or []) if isinstance(schema, Mapping) else set()
     naming = naming_words(tool, schema)
     kept: dict[str, Any] = {}
     dropped: list[str] = []
     used: dict[float | str, int] = {}
+    for value in arguments.values():
+        for item in value if isinstance(value, list) else ():
+            if isinstance(item, str) and item.strip():
+                used[_written(item)] = used.get(_written(item), 0) + 1
     for key in sorted(arguments, key=lambda k: k not in required):  # stable: required first
         value = arguments[key]
         scalar = isinstance(value, (int, float, str)) and not isinstance(value, bool)
@@ -455,13 +463,31 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
                 value not in ([], {}, "") and given_by(value, conversation, key)
                 and (not scalar or used[_written(value)] <= times_given(value, conversation))
                 and not (isinstance(value, str)
-                         and names_only(value, naming, conversation))):
+                         and (names_only(value, naming, conversation)
+                              or _inside_others(key, value, arguments, conversation)))):
             kept[key] = value
         else:
             dropped.append(key)
             if scalar:
                 used[_written(value)] -= 1
     return {k: kept[k] for k in arguments if k in kept}, dropped
+
+
+def _inside_others(key: str, value: str, arguments: Mapping[str, Any],
+                   conversation: str) -> bool:
+    """Does the conversation write ``value`` (``key``'s) only inside the places it writes
+    another, longer string of the call (a value, or an item of a list)?"""
+    def spans(text: str) -> list[tuple[int, int]]:
+        return [m.span() for m in re.finditer(rf"(?<!\w){re.escape(text.strip())}(?!\w)",
+                                              conversation, re.IGNORECASE)]
+
+    own = spans(value) if value.strip() else []
+    longer = [span for k, v in arguments.items() if k != key
+              for item in (v if isinstance(v, list) else [v])
+              if isinstance(item, str) and len(item.strip()) > len(value.strip())
+              for span in spans(item)]
+    return bool(own) and all(any(s <= start and end <= e for s, e in longer)
+                             for start, end in own)
 
 
 def _counted(value: Any, key: str, conversation: str) -> bool:
