@@ -1,0 +1,89 @@
+"""written_names: a value the question does not write, replaced by the name it does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tooluse.prompting.written_names import written_names
+
+
+def schema(**props: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": props}
+
+
+S = {"type": "string"}
+N = {"type": "integer"}
+RANKING = schema(team=S, league=S, county=S)
+
+
+def test_a_name_ending_in_the_parameters_name() -> None:
+    question = "What is the ranking of Manchester United in Premier League?"
+    assert written_names({"team": "Manchester United", "league": "Manchester City"}, RANKING,
+                         question) == {"team": "Manchester United", "league": "Premier League"}
+    # Words that start a sentence or ask are no part of the name; plurals count.
+    assert written_names({"county": "CA"}, RANKING,
+                         "Look up case CA123456 in San Diego County.") == {
+        "county": "San Diego County"}
+    assert written_names({"league": "NBA"}, RANKING, "The Premier Leagues start soon.") == {
+        "league": "Premier Leagues"}
+
+
+def test_names_are_left_where_there_is_doubt_or_the_question_writes_the_value() -> None:
+    # Written in the question (case aside): the model's.
+    assert written_names({"league": "premier league"}, RANKING,
+                         "Is Arsenal top of the Premier League?") == {"league": "premier league"}
+    # Two names end in the parameter's name.
+    two = "Compare the Premier League and the Scottish League."
+    assert written_names({"league": "La Liga"}, RANKING, two) == {"league": "La Liga"}
+    # A lowercase "league" names nothing; nor does a parameter named by a general word.
+    assert written_names({"league": "NBA"}, RANKING, "the best league in Spain") == {
+        "league": "NBA"}
+    assert written_names({"customer_name": "Bob"}, schema(customer_name=S),
+                         "Call John Name now") == {"customer_name": "Bob"}
+    # Another parameter holds the name already.
+    assert written_names({"team": "Premier League", "league": "EPL"}, RANKING,
+                         "the top of Premier League") == {"team": "Premier League",
+                                                          "league": "EPL"}
+    # Enum and formatted parameters are not free.
+    enum = schema(league={"type": "string", "enum": ["EPL", "MLS"]})
+    assert written_names({"league": "EPL"}, enum, "in Premier League") == {"league": "EPL"}
+
+
+def test_a_misspelt_name() -> None:
+    team = schema(team_name=S, include_stats={"type": "boolean"})
+    question = "Get me the details of the last game played by Liverpool F.C."
+    assert written_names({"team_name": "Liverly", "include_stats": True}, team, question) == {
+        "team_name": "Liverpool", "include_stats": True}
+    # An ending added or cut is the same word: "Germany" for "German history" stays.
+    country = schema(country=S)
+    assert written_names({"country": "Germany"}, country,
+                         "War events in German history") == {"country": "Germany"}
+    assert written_names({"country": "Tiger"}, country, "How many Tigers live here?") == {
+        "country": "Tiger"}
+    # Lowercase words are no names; fewer than four letters shared are no misspelling;
+    # two candidates leave it.
+    assert written_names({"country": "Cardiology"}, country, "a cardiologist nearby") == {
+        "country": "Cardiology"}
+    assert written_names({"country": "Livia"}, country, "Lisbon") == {"country": "Livia"}
+    assert written_names({"country": "Liverly"}, country, "Liverpool or Livermore") == {
+        "country": "Liverly"}
+
+
+def test_a_kind_given_a_count_takes_the_word_before_the_thing() -> None:
+    room = schema(hotel_name=S, room_type=S, num_nights=N)
+    question = "I would like to book a single room for two nights at The Plaza hotel."
+    call = {"hotel_name": "The Plaza", "room_type": "two", "num_nights": 2}
+    assert written_names(call, room, question) == {**call, "room_type": "single"}
+    # Not where no other parameter holds the count, nor for a parameter of no kind.
+    assert written_names({"room_type": "two"}, room, question) == {"room_type": "two"}
+    other = schema(room_label=S, num_nights=N)
+    assert written_names({"room_label": "two", "num_nights": 2}, other, question) == {
+        "room_label": "two", "num_nights": 2}
+    # Two words before "room" leave it.
+    both = "a single room or a double room for two nights"
+    assert written_names(call, room, both) == call
+
+
+def test_no_properties_no_change() -> None:
+    assert written_names({"a": "b"}, {"type": "object"}, "Premier League") == {"a": "b"}
+    assert written_names({"a": "b"}, None, "Premier League") == {"a": "b"}
