@@ -20,7 +20,9 @@ tools are offered, ``timings.planned_calls``, then ``fan_out`` and ``restate`` a
 (:func:`tooluse.prompting.spoken.compounding`), ``implied_numbers``
 (:func:`tooluse.prompting.spoken.implied`), ``stray_numbers``
 (:mod:`tooluse.prompting.stray_numbers`), ``literal_lists``
-(:mod:`tooluse.prompting.literal_lists`) and ``optional`` (the optional
+(:mod:`tooluse.prompting.literal_lists`), ``written_names``
+(:mod:`tooluse.prompting.written_names`), ``currency_codes``
+(:mod:`tooluse.prompting.currencies`) and ``optional`` (the optional
 parameters left out, then the edits after it in the pipeline's order) — are pure functions of the calls, the question and
 the tools, so applying one to a run made without it gives exactly what the run would have
 answered with it (given the same calls from the model). For each category: the answers
@@ -48,6 +50,7 @@ from tooluse.prompting.choices import (
     question_text,
 )
 from tooluse.prompting.codes import described_codes
+from tooluse.prompting.currencies import currency_codes
 from tooluse.prompting.dates import dated
 from tooluse.prompting.directions import from_to
 from tooluse.prompting.enum_values import enum_values
@@ -59,6 +62,7 @@ from tooluse.prompting.phrases import values_after_names, whole_phrases
 from tooluse.prompting.regions import with_region
 from tooluse.prompting.spoken import compounding, implied, scaled
 from tooluse.prompting.stray_numbers import stray_numbers
+from tooluse.prompting.written_names import written_names
 
 Call = tuple[str, dict[str, Any]]
 
@@ -85,7 +89,8 @@ _EDITS: dict[str, Callable[[dict[str, Any], Any, str], dict[str, Any]]] = {
     "asked_flags": asked_flags, "date_formats": dated, "from_to": from_to,
     "city_state": with_region, "named_numbers": named_numbers,
     "compounding": compounding, "implied_numbers": implied, "stray_numbers": stray_numbers,
-    "literal_lists": literal_lists,
+    "literal_lists": literal_lists, "written_names": written_names,
+    "currency_codes": currency_codes,
 }
 #: Those that read the whole conversation, not the question alone.
 _ON_CONVERSATION = frozenset({"scaled_numbers"})

@@ -59,7 +59,8 @@ def make() -> Any:
                                 "named_options": False, "after_names": False,
                                 "named_numbers": False, "compounding": False,
                                 "implied_numbers": False, "stray_numbers": False,
-                                "literal_lists": False}
+                                "literal_lists": False, "written_names": False,
+                                "currency_codes": False}
         try:
             return LocalBackend(n_threads=2, **{**base, **options})
         except BackendError as exc:
@@ -805,3 +806,47 @@ def test_a_list_the_question_writes_out_is_given_whole() -> None:
     assert first.input["elements"] == []
     (call,) = ask(lists, question, [SORT_LIST]).tool_uses
     assert call.input["elements"] == ["Sam", "Alice", "Jack"]
+
+
+SPORTS_RANKING = spec(
+    "sports_ranking", "Fetch the ranking of a specific sports team in a specific league",
+    {"team": {"type": "string", "description": "The name of the team."},
+     "league": {"type": "string", "description": "The name of the league."}},
+    {"season": {"type": "integer", "description": "Optional parameter to specify the season, "
+                "default is the current season '2023' if not specified."}})
+BOOK_ROOM = spec(
+    "book_room", "Book a room in a specified hotel.",
+    {"hotel_name": {"type": "string", "description": "The name of the hotel."},
+     "room_type": {"type": "string", "description": "The type of room to be booked."},
+     "num_nights": {"type": "integer", "description": "The number of nights to book the room "
+                    "for."}})
+
+
+def test_a_value_the_question_does_not_write_gives_way_to_the_name_it_does() -> None:
+    plain, names = without_and_with("written_names")
+    question = "What is the ranking of Manchester United in Premier League?"
+    (first,) = ask(plain, question, [SPORTS_RANKING]).tool_uses
+    assert first.input == {"team": "Manchester United", "league": "Manchester City"}
+    (call,) = ask(names, question, [SPORTS_RANKING]).tool_uses
+    assert call.input == {"team": "Manchester United", "league": "Premier League"}
+    question = "I would like to book a single room for two nights at The Plaza hotel."
+    (first,) = ask(plain, question, [BOOK_ROOM]).tool_uses
+    assert first.input["room_type"] == "two" and first.input["num_nights"] == 2
+    (call,) = ask(names, question, [BOOK_ROOM]).tool_uses
+    assert call.input["room_type"] == "single" and call.input["num_nights"] == 2
+
+
+CONVERT = spec(
+    "currency_conversion_convert", "Convert a value from one currency to another.",
+    {"amount": {"type": "integer", "description": "The amount to be converted."},
+     "from_currency": {"type": "string", "description": "The currency to convert from."},
+     "to_currency": {"type": "string", "description": "The currency to convert to."}})
+
+
+def test_currencies_the_question_names_are_given_their_codes() -> None:
+    plain, codes = without_and_with("currency_codes")
+    question = "Convert 150 Euros to Canadian dollars."
+    (first,) = ask(plain, question, [CONVERT]).tool_uses
+    assert first.input == {"amount": 150, "from_currency": "EUR", "to_currency": "CAN"}
+    (call,) = ask(codes, question, [CONVERT]).tool_uses
+    assert call.input == {"amount": 150, "from_currency": "EUR", "to_currency": "CAD"}

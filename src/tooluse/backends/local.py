@@ -98,6 +98,9 @@ DEFAULT_COPY_BONUS = 2.0
 #: ``stray_numbers`` (a number taken from inside another value, "2x^2", gives way to the
 #: question's unused one, "at x = 1") and ``literal_lists`` (a list the question writes out
 #: is given whole where the call holds a part of it or nothing): see docs/benchmarks/bfcl.md.
+#: ``written_names`` (a value the question does not write gives way to the name it does:
+#: "Premier League" for ``league``) and ``currency_codes`` (ISO codes for the currencies the
+#: question names, where the call writes codes): see docs/benchmarks/bfcl.md.
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
     "copy_values": True, "fan_out": True, "rank_tools": True, "plan_tools": True,
@@ -107,7 +110,8 @@ DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "scaled_numbers": True, "described_codes": True, "enum_values": True,
     "stated_units": True, "distinct_values": True, "from_to": True, "named_options": True,
     "after_names": True, "named_numbers": True, "compounding": True, "implied_numbers": True,
-    "stray_numbers": True, "literal_lists": True,
+    "stray_numbers": True, "literal_lists": True, "written_names": True,
+    "currency_codes": True,
 }
 #: The techniques that are on or off (``-o KEY=0``/``1`` on the command line): the
 #: defaults', and those off by default.
@@ -164,8 +168,9 @@ class LocalBackend(PromptToolsBackend):
       ``percent_fractions``, ``scaled_numbers``, ``date_formats``, ``city_state``,
       ``asked_flags``, ``described_codes``, ``enum_values``, ``stated_units``,
       ``from_to``, ``named_options``, ``after_names``, ``named_numbers``, ``compounding``,
-      ``implied_numbers``, ``stray_numbers``, ``literal_lists``, ``whole_phrases``,
-      ``names_not_values``, ``distinct_values``, ``fan_out``, ``restate``,
+      ``implied_numbers``, ``stray_numbers``, ``literal_lists``, ``written_names``,
+      ``currency_codes``, ``whole_phrases``, ``names_not_values``, ``distinct_values``,
+      ``fan_out``, ``restate``,
       ``focus_values``: the decisions taken around the model
       (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call
       or answer by :data:`DEFAULT_DECISION`, fitted for the default model, or
@@ -177,8 +182,8 @@ class LocalBackend(PromptToolsBackend):
       ``date_formats``, ``city_state``, ``asked_flags``, ``described_codes``,
       ``enum_values``, ``stated_units``, ``from_to``, ``named_options``, ``after_names``,
       ``named_numbers``, ``compounding``, ``implied_numbers``, ``stray_numbers``,
-      ``literal_lists``, ``whole_phrases``, ``names_not_values``, ``distinct_values``,
-      ``focus_values`` on),
+      ``literal_lists``, ``written_names``, ``currency_codes``, ``whole_phrases``,
+      ``names_not_values``, ``distinct_values``, ``focus_values`` on),
       off for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none`` (default True), as the Messages API does, so a tool loop's last turn reuses
@@ -238,6 +243,8 @@ class LocalBackend(PromptToolsBackend):
         implied_numbers: bool | None = None,
         stray_numbers: bool | None = None,
         literal_lists: bool | None = None,
+        written_names: bool | None = None,
+        currency_codes: bool | None = None,
         whole_phrases: bool | None = None,
         names_not_values: bool | None = None,
         distinct_values: bool | None = None,
@@ -316,6 +323,8 @@ class LocalBackend(PromptToolsBackend):
             implied_numbers=on("implied_numbers", implied_numbers),
             stray_numbers=on("stray_numbers", stray_numbers),
             literal_lists=on("literal_lists", literal_lists),
+            written_names=on("written_names", written_names),
+            currency_codes=on("currency_codes", currency_codes),
             whole_phrases=on("whole_phrases", whole_phrases),
             names_not_values=on("names_not_values", names_not_values),
             distinct_values=on("distinct_values", distinct_values),

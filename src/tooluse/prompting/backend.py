@@ -155,74 +155,17 @@ class PromptToolsBackend(Backend):
       that was looked up takes the lookup's result (a short text, if the call validates);
     - ``optional_from_conversation``: optional parameters whose value the conversation
       does not give are left out of the calls;
-    - ``percent_fractions``: a number parameter (not an integer) whose value the
-      conversation writes only as a percentage ("a rate of 5%") is given as the fraction
-      (0.05), unless its description says it is a percentage
-      (:func:`~.choices.percents_as_fractions`; kept only if the call still validates);
-    - ``scaled_numbers``: a number parameter whose value the conversation writes only
-      with a scale ("a population of 213 million": 213) is given the whole number
-      (213000000), unless its name or description speaks of that scale ("in millions")
-      (:func:`.spoken.scaled`; kept only if the call still validates);
-    - ``date_formats``: a date is written in the format its parameter's description asks
-      for ("April 11th, 2023" as ``2023-04-11`` for "in the format of 'YYYY-MM-DD'"), and
-      an optional date parameter the model left out gets the question's one date
-      (:mod:`.dates`; kept only if the call still validates);
-    - ``city_state``: a large US city written alone where the parameter asks for a city
-      with its state ("e.g. San Francisco, CA") is completed: ``Boston, MA``
-      (:mod:`.regions`; kept only if the call still validates);
-    - ``enum_values``: a free string value that is a member of another parameter's enum
-      goes to that parameter (``directed_by: "Drama"`` as ``genre: "Drama"``), the free
-      one left out when optional (:mod:`.enum_values`; kept only if the call still
-      validates);
-    - ``stated_units``: a unit parameter whose value the question does not write gets the
-      unit the question asks the answer in ("in Fahrenheit") or writes after the call's
-      numbers ("a radius of 5 meters": ``unit: "meters"``, not the description's default
-      ``"cm"``), and keeps it (:mod:`.units`; kept only if the call still validates);
-    - ``from_to``: a "from" and a "to" parameter (``_from``/``to``, ``start_location``/
-      ``end_location``...) whose values the question writes the other way round ("from
-      Seattle to Boston" for ``_from: "Boston", to: "Seattle"``) are swapped
-      (:mod:`.directions`; kept only if the call still validates);
-    - ``described_codes``: a parameter whose description lists codes for things ("1 for
-      cleaning service, 2 for ironing service") is given the code of the one the question
-      names (``service_id: 2`` for "ironing services"), added if the call left it out
-      (:mod:`.codes`; kept only if the call still validates);
-    - ``after_names``: a name the question writes right after a free string parameter's
-      name (two words or more: "directed by Edgar Wright") is that parameter's value, and
-      another optional parameter holding it lets it go (:func:`.phrases.values_after_names`;
-      kept only if the call still validates);
-    - ``named_numbers``: a number the question labels with a word of a numeric parameter's
-      name ("a current of 20 Amperes", "the 19th century") is that parameter's, where the
-      call gives it another number the question writes, and a parameter holding the number
-      takes the one it replaces; only where the question writes no more numbers than the
-      tool has numeric parameters (:mod:`.named_numbers`; kept only if the call still
-      validates);
-    - ``compounding``: the number of times a year interest is compounded, said in a word
-      next to "compounded" ("compounded quarterly": 4, "monthly compounding": 12), is
-      written, or added, where a parameter's description counts them ("the number of times
-      that interest is compounded per year") (:func:`.spoken.compounding`; kept only if the
-      call still validates);
-    - ``implied_numbers``: an initial velocity or speed is 0 for an object "dropped" or
-      starting "from rest", and an integer parameter "in 24 hour format" holding the hour
-      of the question's one twelve-hour time ("11 PM": 11) is given the hour in 24 (23)
-      (:func:`.spoken.implied`; kept only if the call still validates);
-    - ``stray_numbers``: a number taken from inside another value ("2x^2"), an exponent or
-      a number with a zero lost gives way to the question's one unused number
-      (:mod:`.stray_numbers`); ``literal_lists``: an array holding part of a list the
-      question writes out, or nothing, gets the list whole (:mod:`.literal_lists`); each
-      kept only if the call still validates;
-    - ``named_options``: an optional parameter the call leaves out whose option the
-      question names is added: a boolean whose name's word it says (``direct_flight:
-      true`` for "a direct flight"), or the one option of an enum or of the strings the
-      description quotes that it writes (``root_type: "all"`` for "Find all the roots",
-      where "'real' for real roots, 'all' for both") (:mod:`.named_options`; kept only if
-      the call still validates);
-    - ``asked_flags``: a boolean parameter the question speaks of ("including human
-      impact" for ``include_human_impact``) is true, false with a negation right before it
-      ("Don't return full text") (:mod:`.flags`; kept only if the call still validates);
-    - ``whole_phrases``: a string value the question writes only as a piece of one word,
-      of a capitalised name or of a quote is written whole (``Treaty of Tordesillas`` for
-      ``Tordesillas``, ``U123`` for ``123``) (:mod:`.phrases`; kept only if the call still
-      validates);
+    - the edits made to each call after the model wrote it, each kept only if the call
+      still validates (:func:`.call_edits.call_adjuster` says what each does; docs/local.md
+      gives examples and measures): ``percent_fractions`` (a rate the conversation writes
+      as a percentage given as a fraction), ``scaled_numbers`` ("213 million" whole),
+      ``date_formats``, ``city_state``, ``enum_values``, ``stated_units``, ``from_to``,
+      ``described_codes``, ``after_names``, ``named_numbers``, ``compounding``,
+      ``implied_numbers``, ``stray_numbers``, ``literal_lists``, ``written_names`` (a
+      value the question does not write replaced by the name it does: "Premier League"
+      for ``league``), ``currency_codes`` (the ISO code of each currency the question
+      names, where the call writes codes), ``named_options``, ``asked_flags`` and
+      ``whole_phrases``;
     - ``names_not_values``: the text backend is told each tool's and its parameters' name
       words and its required parameters (``naming``); one that copies values from the
       conversation takes for a required parameter no value made of these words alone
@@ -291,6 +234,8 @@ class PromptToolsBackend(Backend):
         implied_numbers: bool = False,
         stray_numbers: bool = False,
         literal_lists: bool = False,
+        written_names: bool = False,
+        currency_codes: bool = False,
         whole_phrases: bool = False,
         names_not_values: bool = False,
         distinct_values: bool = False,
@@ -335,6 +280,8 @@ class PromptToolsBackend(Backend):
         self.implied_numbers = implied_numbers
         self.stray_numbers = stray_numbers
         self.literal_lists = literal_lists
+        self.written_names = written_names
+        self.currency_codes = currency_codes
         self.whole_phrases = whole_phrases
         self.names_not_values = names_not_values
         self.distinct_values = distinct_values
@@ -404,7 +351,8 @@ class PromptToolsBackend(Backend):
                 or self.named_options or self.after_names
                 or self.named_numbers or self.compounding
                 or self.implied_numbers or self.stray_numbers
-                or self.literal_lists) and request.tools:
+                or self.literal_lists or self.written_names
+                or self.currency_codes) and request.tools:
             emitter.adjust = call_adjuster(request, self.optional_from_conversation,
                                            self.percent_fractions, self.prerequisite_tools,
                                            self.date_formats, self.city_state,
@@ -420,7 +368,9 @@ class PromptToolsBackend(Backend):
                                            compounding=self.compounding,
                                            implied=self.implied_numbers,
                                            stray=self.stray_numbers,
-                                           lists=self.literal_lists)
+                                           lists=self.literal_lists,
+                                           names=self.written_names,
+                                           currencies=self.currency_codes)
         if emitter.parser is not None and prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):

@@ -9,7 +9,9 @@ written whole and a name written right after a parameter's name given to it
 (:mod:`.phrases`), a number the question labels with a parameter's name given to it
 (:mod:`.named_numbers`), a number taken from inside another value replaced by the
 question's unused one (:mod:`.stray_numbers`), a list the question writes out given whole
-(:mod:`.literal_lists`), the times a year "compounded quarterly" says (:mod:`.spoken`), the
+(:mod:`.literal_lists`), a value the question does not write replaced by the name it does
+(:mod:`.written_names`), currency codes for the currencies it names (:mod:`.currencies`),
+the times a year "compounded quarterly" says (:mod:`.spoken`), the
 code a parameter's description lists for what the question names (:mod:`.codes`), a
 value naming another parameter's enum member given to it (:mod:`.enum_values`), the unit
 the question states for a unit parameter (:mod:`.units`), a "from" and a "to" value in the
@@ -38,6 +40,7 @@ from .choices import (
     unasked_required,
 )
 from .codes import described_codes
+from .currencies import currency_codes
 from .dates import dated
 from .directions import from_to
 from .enum_values import enum_values
@@ -55,6 +58,7 @@ from .spoken import implied as implied_numbers
 from .spoken import scaled
 from .stray_numbers import stray_numbers as strays
 from .units import stated_units
+from .written_names import written_names
 
 __all__ = ["call_adjuster", "fanned_out"]
 
@@ -76,7 +80,9 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
                   compounding: bool = False,
                   implied: bool = False,
                   stray: bool = False,
-                  lists: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+                  lists: bool = False,
+                  names: bool = False,
+                  currencies: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
     """Leaves out of each call the optional parameters the conversation gives no value for
     (``optional``), writes as fractions the rates it gives as percentages (``percent``),
     gives a parameter that an earlier call looked up that call's result (``looked_up``:
@@ -116,7 +122,15 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     of a list the question writes out, or held empty beside the question's one list the
     call holds nowhere else, gets the list whole (``lists``,
     :func:`.literal_lists.literal_lists`: ``elements: ['Sam', 'Alice', 'Jack']`` for
-    ``elements: []``).
+    ``elements: []``). A free string value the question does not write gives way to the
+    name it does: the one ending in the parameter's name, the one the value misspells, or
+    for a ``<thing>_type`` holding a count, the word before the thing (``names``,
+    :func:`.written_names.written_names`: ``league: "Premier League"`` for ``"Manchester
+    City"``, ``"Liverpool"`` for ``"Liverly"``, ``room_type: "single"`` for ``"two"`` in
+    "a single room for two nights"). Where the call writes currencies as codes, each
+    currency parameter gets the ISO code of the currency the question names for it
+    (``currencies``, :func:`.currencies.currency_codes`: ``to_currency: "CAD"`` for
+    ``"CAN"`` in "150 Euros to Canadian dollars").
     Last, an optional parameter the call leaves out whose option the question names is
     added (``options``, :func:`.named_options.named_options`: ``root_type: "all"`` for
     "Find all the roots"). An edit is kept only if the call still validates.
@@ -133,7 +147,9 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
         (scales, scaled, conversation),
         (phrases, whole_phrases, question),
         (after_names, values_after_names, question),
+        (names, written_names, question),
         (directions, from_to, question),
+        (currencies, currency_codes, question),
         (dates, dated, question),
         (regions, with_region, question),
         (flags, asked_flags, question),
