@@ -69,6 +69,31 @@ def test_a_misspelt_name() -> None:
         "country": "Liverly"}
 
 
+def test_a_value_with_another_written_on_is_the_part_before_it() -> None:
+    ride = schema(source=S, destination=S)
+    question = "Find a ride from New York to Philadelphia"
+    assert written_names({"source": "New York to Philadelphia", "destination": "Philadelphia"},
+                         ride, question) == {"source": "New York",
+                                             "destination": "Philadelphia"}
+    air = schema(location=S, date=S, country=S)
+    assert written_names({"location": "London 2022/08/16", "date": "2022/08/16"}, air,
+                         "the air quality in London 2022/08/16") == {
+        "location": "London", "date": "2022/08/16"}
+    assert written_names({"location": "Sydney, Australia", "country": "Australia"}, air,
+                         "the time in Sydney, Australia") == {
+        "location": "Sydney", "country": "Australia"}
+    # Names joined by a space stay whole ("Manchester United" beside "Manchester" is a
+    # name), as does a city with its state where the description asks for one.
+    team = schema(team_name=S, location=S)
+    assert written_names({"team_name": "Manchester United", "location": "United"}, team,
+                         "the games of Manchester United") == {
+        "team_name": "Manchester United", "location": "United"}
+    city = schema(city={"type": "string", "description": "The city, e.g. Boston, MA"},
+                  state=S)
+    assert written_names({"city": "Austin, TX", "state": "TX"}, city, "in Austin, TX") == {
+        "city": "Austin, TX", "state": "TX"}
+
+
 def test_a_kind_given_a_count_takes_the_word_before_the_thing() -> None:
     room = schema(hotel_name=S, room_type=S, num_nights=N)
     question = "I would like to book a single room for two nights at The Plaza hotel."

@@ -123,8 +123,10 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     call holds nowhere else, gets the list whole (``lists``,
     :func:`.literal_lists.literal_lists`: ``elements: ['Sam', 'Alice', 'Jack']`` for
     ``elements: []``). A free string value the question does not write gives way to the
-    name it does: the one ending in the parameter's name, the one the value misspells, or
-    for a ``<thing>_type`` holding a count, the word before the thing (``names``,
+    name it does: the one ending in the parameter's name, the one the value misspells, the
+    part before another parameter's value it ends in ("New York" of "New York to
+    Philadelphia"), or for a ``<thing>_type`` holding a count, the word before the thing
+    (``names``,
     :func:`.written_names.written_names`: ``league: "Premier League"`` for ``"Manchester
     City"``, ``"Liverpool"`` for ``"Liverly"``, ``room_type: "single"`` for ``"two"`` in
     "a single room for two nights"). Where the call writes currencies as codes, each

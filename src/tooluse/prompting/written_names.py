@@ -12,13 +12,20 @@ replaces such a value where the question leaves no doubt which name is meant:
   copied the start of a name and ended it another way; the question's one capitalised
   word that starts with the same four letters or more (and is not the value with an
   ending added or cut, "German" for "Germany") is the value;
+- **another value written on**: ``source: "New York to Philadelphia"`` beside
+  ``destination: "Philadelphia"``, ``location: "London 2022/08/16"`` beside ``date:
+  "2022/08/16"``, ``location: "Sydney, Australia"`` beside ``country: "Australia"``: a
+  value that ends in another parameter's value, after a comma, "to", "from", "in", or a
+  space before one with digits, is the part before it; not where the parameter's
+  description writes a comma between words ("e.g. Boston, MA": the city with its state);
 - **a kind given a count**: "a single room for two nights" gives ``room_type: "two"``
   beside ``nights: 2``, the count written twice; for a ``<thing>_type`` (``_kind``,
   ``_category``, ``_class``) parameter, the one word the question writes right before the
   thing ("*single* room") is the value.
 
 Only a value the question does not write as a whole word (case aside) is replaced, but
-for the count, and by a value no other parameter of the call holds; enum and formatted parameters are left alone;
+for a value written on and the count, and by a value no other parameter of the call
+holds; enum and formatted parameters are left alone;
 the call must still validate (the caller checks).
 """
 
@@ -59,8 +66,9 @@ def written_names(arguments: Mapping[str, Any], schema: Any,
     for key, value in arguments.items():
         if not free_string(value, props.get(key)):
             continue
-        name = _kind(key, value, arguments, question) if _writes(question, value) \
-            else _headed(key, question) or _misspelt(value, question)
+        name = _written_on(value, props[key], arguments) \
+            or (_kind(key, value, arguments, question) if _writes(question, value)
+                else _headed(key, question) or _misspelt(value, question))
         held = {v for k, v in arguments.items() if k != key and isinstance(v, str)}
         if name and name not in held:
             changed[key] = name
@@ -103,6 +111,22 @@ def _misspelt(value: str, question: str) -> str | None:
              if word[0].isupper() and word.lower()[:_SHARED] == plain[:_SHARED]
              and not word.lower().startswith(plain) and not plain.startswith(word.lower())}
     return found.pop() if len(found) == 1 else None
+
+
+def _written_on(value: str, spec: Mapping[str, Any], arguments: Mapping[str, Any]) -> str | None:
+    """The part of ``value`` before another parameter's value it ends in ("New York" of
+    "New York to Philadelphia" beside ``"Philadelphia"``)."""
+    city_state = re.search(r"\w, \w", str(spec.get("description", ""))) is not None
+    for other in arguments.values():
+        if not isinstance(other, str) or not other.strip() or other.strip() == value.strip():
+            continue
+        joins = [r"\s+(?:to|from|in)\s+", *([] if city_state else [r"\s*,\s*"]),
+                 *([r"\s+"] if re.search(r"\d", other) else [])]
+        found = re.fullmatch(rf"(.+?)(?:{'|'.join(joins)}){re.escape(other.strip())}",
+                             value.strip(), re.IGNORECASE)
+        if found and len(found.group(1).strip()) >= 2:
+            return found.group(1).strip()
+    return None
 
 
 def _kind(key: str, value: str, arguments: Mapping[str, Any], question: str) -> str | None:
