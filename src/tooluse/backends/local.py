@@ -98,7 +98,7 @@ DEFAULT_COPY_BONUS = 2.0
 #: ``stray_numbers`` (a number taken from inside another value, "2x^2", gives way to the
 #: question's unused one, "at x = 1") and ``literal_lists`` (a list the question writes out
 #: is given whole where the call holds a part of it or nothing): see docs/benchmarks/bfcl.md.
-#: ``written_names`` (a value the question does not write gives way to the name it does:
+#: ``written_names`` (a value gives way to the name the question writes for it:
 #: "Premier League" for ``league``) and ``currency_codes`` (ISO codes for the currencies the
 #: question names, where the call writes codes): see docs/benchmarks/bfcl.md.
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {

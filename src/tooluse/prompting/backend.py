@@ -162,8 +162,8 @@ class PromptToolsBackend(Backend):
       ``date_formats``, ``city_state``, ``enum_values``, ``stated_units``, ``from_to``,
       ``described_codes``, ``after_names``, ``named_numbers``, ``compounding``,
       ``implied_numbers``, ``stray_numbers``, ``literal_lists``, ``written_names`` (a
-      value the question does not write replaced by the name it does: "Premier League"
-      for ``league``), ``currency_codes`` (the ISO code of each currency the question
+      value replaced by the name the question writes for it: "Premier League" for
+      ``league``), ``currency_codes`` (the ISO code of each currency the question
       names, where the call writes codes), ``named_options``, ``asked_flags`` and
       ``whole_phrases``;
     - ``names_not_values``: the text backend is told each tool's and its parameters' name

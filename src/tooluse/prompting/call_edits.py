@@ -9,7 +9,7 @@ written whole and a name written right after a parameter's name given to it
 (:mod:`.phrases`), a number the question labels with a parameter's name given to it
 (:mod:`.named_numbers`), a number taken from inside another value replaced by the
 question's unused one (:mod:`.stray_numbers`), a list the question writes out given whole
-(:mod:`.literal_lists`), a value the question does not write replaced by the name it does
+(:mod:`.literal_lists`), a value replaced by the name the question writes for it
 (:mod:`.written_names`), currency codes for the currencies it names (:mod:`.currencies`),
 the times a year "compounded quarterly" says (:mod:`.spoken`), the
 code a parameter's description lists for what the question names (:mod:`.codes`), a
@@ -122,14 +122,14 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     of a list the question writes out, or held empty beside the question's one list the
     call holds nowhere else, gets the list whole (``lists``,
     :func:`.literal_lists.literal_lists`: ``elements: ['Sam', 'Alice', 'Jack']`` for
-    ``elements: []``). A free string value the question does not write gives way to the
-    name it does: the one ending in the parameter's name, the one the value misspells, the
-    part before another parameter's value it ends in ("New York" of "New York to
-    Philadelphia"), or for a ``<thing>_type`` holding a count, the word before the thing
-    (``names``,
-    :func:`.written_names.written_names`: ``league: "Premier League"`` for ``"Manchester
-    City"``, ``"Liverpool"`` for ``"Liverly"``, ``room_type: "single"`` for ``"two"`` in
-    "a single room for two nights"). Where the call writes currencies as codes, each
+    ``elements: []``). A free string value gives way to the name the question writes for
+    it (``names``, :func:`.written_names.written_names`): where the question does not
+    write the value, its one name ending in the parameter's name (``league: "Premier
+    League"`` for ``"Manchester City"``) or the one word the value misspells
+    (``"Liverpool"`` for ``"Liverly"``); the part before another parameter's value the
+    value ends in (``"New York"`` for ``"New York to Philadelphia"``); for a
+    ``<thing>_type`` holding a count, the word before the thing (``room_type: "single"``
+    for ``"two"`` in "a single room for two nights"). Where the call writes currencies as codes, each
     currency parameter gets the ISO code of the currency the question names for it
     (``currencies``, :func:`.currencies.currency_codes`: ``to_currency: "CAD"`` for
     ``"CAN"`` in "150 Euros to Canadian dollars").

@@ -1,8 +1,9 @@
-"""A string value the question does not write, replaced by the name it does (``written_names``).
+"""A string value replaced by the name the question writes for it (``written_names``).
 
 A 135M model filling a free string parameter sometimes writes a value the question never
-writes, though the question names what the parameter asks for. :func:`written_names`
-replaces such a value where the question leaves no doubt which name is meant:
+writes, though the question names what the parameter asks for, or writes more or other
+than that name. :func:`written_names` replaces such a value where the question leaves no
+doubt which name is meant:
 
 - **a name ending in the parameter's name**: "the ranking of Manchester United in Premier
   League" gives ``league: "Manchester City"``, a team the model knows; the question's one
@@ -23,10 +24,9 @@ replaces such a value where the question leaves no doubt which name is meant:
   ``_category``, ``_class``) parameter, the one word the question writes right before the
   thing ("*single* room") is the value.
 
-Only a value the question does not write as a whole word (case aside) is replaced, but
-for a value written on and the count, and by a value no other parameter of the call
-holds; enum and formatted parameters are left alone;
-the call must still validate (the caller checks).
+The first two replace only a value the question does not write as whole words (case
+aside). A value is replaced only by one no other parameter of the call holds; enum and
+formatted parameters are left alone; the call must still validate (the caller checks).
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ _SHARED = 4
 
 def written_names(arguments: Mapping[str, Any], schema: Any,
                   question: str) -> dict[str, Any]:
-    """``arguments`` with each free string value the question does not write replaced by
-    the name the question writes for it (see the module docstring)."""
+    """``arguments`` with each free string value replaced by the name the question writes
+    for it, where there is one (see the module docstring)."""
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     if not isinstance(props, Mapping):
         return dict(arguments)
