@@ -416,6 +416,16 @@ def _written(value: float | str) -> float | str:
     return _normal(value)
 
 
+def whole_spans(text: str, value: str) -> list[tuple[int, int]]:
+    """Where ``text`` writes ``value`` (stripped) as whole words, case aside: not as a piece
+    of a longer word ("CA" is not in "CA123456")."""
+    value = value.strip()
+    if not value:
+        return []
+    return [m.span() for m in re.finditer(rf"(?<!\w){re.escape(value)}(?!\w)", text,
+                                          re.IGNORECASE)]
+
+
 def mentions(conversation: str, value: str) -> bool:
     """Does the conversation name ``value`` (an enum member, an item of a list), loosely:
     one of its words of three letters or more, stemmed ("scenic views" for "Scenic View",
@@ -477,15 +487,11 @@ def _inside_others(key: str, value: str, arguments: Mapping[str, Any],
                    conversation: str) -> bool:
     """Does the conversation write ``value`` (``key``'s) only inside the places it writes
     another, longer string of the call (a value, or an item of a list)?"""
-    def spans(text: str) -> list[tuple[int, int]]:
-        return [m.span() for m in re.finditer(rf"(?<!\w){re.escape(text.strip())}(?!\w)",
-                                              conversation, re.IGNORECASE)]
-
-    own = spans(value) if value.strip() else []
+    own = whole_spans(conversation, value)
     longer = [span for k, v in arguments.items() if k != key
               for item in (v if isinstance(v, list) else [v])
               if isinstance(item, str) and len(item.strip()) > len(value.strip())
-              for span in spans(item)]
+              for span in whole_spans(conversation, item)]
     return bool(own) and all(any(s <= start and end <= e for s, e in longer)
                              for start, end in own)
 

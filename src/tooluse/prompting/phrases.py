@@ -49,7 +49,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .choices import free_string, split_name
+from .choices import free_string, split_name, whole_spans
 from .copy_values import STOP_WORDS
 from .flags import negated
 
@@ -203,9 +203,7 @@ def _spaced(value: str, question: str) -> str | None:
     """The question's words that ``value``, joined by underscores, stands for ("Climate
     Change" for ``climate_change``), when the question writes them so, alike every time,
     and does not write ``value`` itself."""
-    if _SNAKE.fullmatch(value.strip()) is None \
-            or re.search(r"(?<!\w)" + re.escape(value.strip()) + r"(?!\w)", question,
-                         re.IGNORECASE):
+    if _SNAKE.fullmatch(value.strip()) is None or whole_spans(question, value):
         return None
     pattern = r"(?<![\w-])" + r"[ -]".join(re.escape(w) for w in value.strip().split("_")) \
         + r"(?![\w-])"

@@ -66,6 +66,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .choices import whole_spans
 from .copy_values import STOP_WORDS
 from .fan_out import NUMBER_AT, as_value, find_value, list_around, norm, number_value
 
@@ -383,8 +384,7 @@ def _written(question: str, calls: Sequence[Call],
             for item in value.values():
                 walk(item)
         elif isinstance(value, str) and value.strip():
-            spans.extend((m.start(), m.end()) for m in re.finditer(
-                r"(?<!\w)" + re.escape(value.strip()) + r"(?!\w)", question, re.IGNORECASE))
+            spans.extend(whole_spans(question, value))
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             found = find_value(question, value)
             if found is None and isinstance(value, float) and not value.is_integer():

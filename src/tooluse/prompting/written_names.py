@@ -35,7 +35,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .choices import free_string, split_name
+from .choices import free_string, split_name, whole_spans
 from .copy_values import STOP_WORDS
 from .spoken import NUMBER_WORDS
 
@@ -67,18 +67,12 @@ def written_names(arguments: Mapping[str, Any], schema: Any,
         if not free_string(value, props.get(key)):
             continue
         name = _written_on(value, props[key], arguments) \
-            or (_kind(key, value, arguments, question) if _writes(question, value)
+            or (_kind(key, value, arguments, question) if whole_spans(question, value)
                 else _headed(key, question) or _misspelt(value, question))
         held = {v for k, v in arguments.items() if k != key and isinstance(v, str)}
         if name and name not in held:
             changed[key] = name
     return {**arguments, **changed}
-
-
-def _writes(question: str, value: str) -> bool:
-    """Does the question write ``value`` as whole words, case aside?"""
-    return re.search(rf"(?<!\w){re.escape(value.strip())}(?!\w)", question,
-                     re.IGNORECASE) is not None
 
 
 def _headed(key: str, question: str) -> str | None:
