@@ -31,8 +31,8 @@ from typing import Any, TypeGuard
 
 from .dates import times_in
 
-__all__ = ["PER_YEAR", "compounding", "counts", "implied", "numeric_parameter", "scaled",
-           "scaled_numbers", "spoken_numbers"]
+__all__ = ["PER_YEAR", "compounding", "counts", "implied", "numeric_parameter",
+           "numeric_value", "scaled", "scaled_numbers", "spoken_numbers"]
 
 #: Cardinal numbers written in words.
 NUMBER_WORDS = {
@@ -157,6 +157,13 @@ def numeric_parameter(spec: Any) -> TypeGuard[Mapping[str, Any]]:
         and "enum" not in spec
 
 
+def numeric_value(spec: Any, value: Any) -> TypeGuard[Mapping[str, Any]]:
+    """Is ``value`` a number (not a boolean) held by a :func:`numeric_parameter` (whose
+    schema is ``spec``)?"""
+    return numeric_parameter(spec) and isinstance(value, (int, float)) \
+        and not isinstance(value, bool)
+
+
 def compounding(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[str, Any]:
     """``arguments`` with the number of times a year interest is compounded that the
     question says in a word ("compounded quarterly": 4, "with monthly compounding": 12)
@@ -208,8 +215,7 @@ def implied(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[st
     changed: dict[str, Any] = {}
     for key, value in arguments.items():
         sub = props.get(key)
-        if not numeric_parameter(sub) or isinstance(value, bool) \
-                or not isinstance(value, (int, float)):
+        if not numeric_value(sub, value):
             continue
         if at_rest and _INITIAL_VELOCITY.search(str(key)) and value != 0:
             changed[key] = 0

@@ -29,7 +29,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .spoken import numeric_parameter, scaled_numbers, spoken_numbers
+from .spoken import numeric_value, scaled_numbers, spoken_numbers
 
 __all__ = ["stray_numbers"]
 
@@ -112,8 +112,7 @@ def stray_numbers(arguments: Mapping[str, Any], schema: Any,
     said = {abs(n) for n, _ in free} | set(wholes.values()) \
         | {abs(n) / 100 for n, p in free if p}
     numeric = {str(key): abs(float(value)) for key, value in arguments.items()
-               if numeric_parameter(props.get(key)) and not isinstance(value, bool)
-               and isinstance(value, (int, float)) and abs(float(value)) not in said}
+               if numeric_value(props.get(key), value) and abs(float(value)) not in said}
     # A number written bound is stray; failing that, one not written at all (a zero lost).
     stray = {k: v for k, v in numeric.items() if v in bound} or {
         k: v for k, v in numeric.items() if v.is_integer() and v >= 100}
