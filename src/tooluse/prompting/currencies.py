@@ -49,11 +49,11 @@ _NOUNS = {
 }
 #: Words that name a currency only after an adjective ("Korean won", "Brazilian real").
 _AMBIGUOUS = frozenset({"won", "real"})
-SIGNS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR"}
+_SIGNS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR"}
 _ADJECTIVE = "|".join(sorted((re.escape(a) for a in _ADJECTIVES), key=len, reverse=True))
 _NAMED = re.compile(rf"(?<![\w.])(?:({_ADJECTIVE})\s+)?({'|'.join(_NOUNS)})(?:e?s)?(?!\w)",
                     re.IGNORECASE)
-_SIGN = re.compile("[" + "".join(SIGNS) + "]")
+_SIGN = re.compile("[" + "".join(_SIGNS) + "]")
 #: A code the question writes: three capitals, one of the codes above.
 _CODE = re.compile(r"(?<![\w])(" + "|".join(sorted(set(_NOUNS.values())
                                                    | set(_ADJECTIVES.values()))) + r")(?!\w)")
@@ -75,7 +75,7 @@ def named_currencies(question: str) -> list[tuple[str, int, bool]]:
         found.append((match.start(), match.end(), code,
                       bool(_AMOUNT.search(question[:match.start()]))))
     for match in _SIGN.finditer(question):
-        found.append((match.start(), match.end(), SIGNS[match.group()],
+        found.append((match.start(), match.end(), _SIGNS[match.group()],
                       bool(re.match(r"\s*\d", question[match.end():]))))
     for match in _CODE.finditer(question):
         found.append((match.start(), match.end(), match.group(),
@@ -97,8 +97,10 @@ def currency_codes(arguments: Mapping[str, Any], schema: Any,
     keys = [k for k, v in arguments.items()
             if "currency" in split_name(k).lower() and free_string(v, props.get(k))]
     values = [str(arguments[k]).strip() for k in keys]
-    if not keys or not any(re.fullmatch(r"[A-Z]{3}", v) or v in SIGNS for v in values) \
-            and len(set(values)) == len(values):
+    # The call writes codes: a code or a sign, or one value for two parameters.
+    as_codes = any(re.fullmatch(r"[A-Z]{3}", v) or v in _SIGNS for v in values) \
+        or len(set(values)) < len(values)
+    if not keys or not as_codes:
         return dict(arguments)
     named = named_currencies(question)
     if len(named) != len(keys) or len(keys) > 2:
