@@ -772,6 +772,23 @@ def test_an_object_dropped_starts_at_an_initial_velocity_of_0() -> None:
     assert call.input == {"initial_velocity": 0, "height": 100}
 
 
+HOUSE_PRICES = spec(
+    "house_price_forecast", "Predict the house prices for a specific location and time frame.",
+    {"location": {"type": "string", "description": "The city that you want to get the house "
+                  "price prediction for."},
+     "months": {"type": "integer", "description": "Number of future months for the "
+                "prediction."}})
+
+
+def test_the_next_month_is_one_month() -> None:
+    plain, implied = without_and_with("implied_numbers")
+    question = "Predict the house prices for the next month in New York."
+    (first,) = ask(plain, question, [HOUSE_PRICES]).tool_uses
+    assert first.input == {"location": "New York", "months": 12}
+    (call,) = ask(implied, question, [HOUSE_PRICES]).tool_uses
+    assert call.input == {"location": "New York", "months": 1}
+
+
 DERIVATIVE = spec(
     "calculus_derivative", "Compute the derivative of a function at a specific value.",
     {"function": {"type": "string", "description": "The function to calculate the derivative "

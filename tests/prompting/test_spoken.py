@@ -151,6 +151,13 @@ FALL = {"type": "object", "required": ["initial_velocity", "height"], "propertie
     "height": {"type": "integer"}, "gravity": {"type": "number"}}}
 HOURS = {"type": "object", "properties": {"location": {"type": "string"}, "operating_hours": {
     "type": "integer", "description": "Latest closing time. This is in 24 hour format."}}}
+FORECAST = {"type": "object", "required": ["location", "months"], "properties": {
+    "location": {"type": "string"},
+    "months": {"type": "integer", "description": "Number of future months for the prediction."}}}
+RELEASES = {"type": "object", "properties": {"location": {"type": "string"}, "timeframe": {
+    "type": "integer", "description": "The number of days for which releases are required."}}}
+GROWTH = {"type": "object", "properties": {"species": {"type": "string"}, "duration": {
+    "type": "integer", "description": "The time period to assess, in years."}}}
 
 
 @pytest.mark.parametrize(("arguments", "schema", "question", "written"), [
@@ -162,6 +169,16 @@ HOURS = {"type": "object", "properties": {"location": {"type": "string"}, "opera
     ({"location": "New York, NY", "operating_hours": 11}, HOURS,
      "Find an all vegan restaurant in New York that opens until at least 11 PM.",
      {"location": "New York, NY", "operating_hours": 23}),
+    # A period named by its unit alone, counted in the parameter's unit.
+    ({"location": "New York", "months": 12}, FORECAST,
+     "Predict the house prices for the next month in New York.",
+     {"location": "New York", "months": 1}),
+    ({"location": "LA", "timeframe": 120}, RELEASES,
+     "Fetch me the list of IMAX movie releases in theaters near LA for the next week.",
+     {"location": "LA", "timeframe": 7}),
+    ({"species": "Deer", "duration": 1000}, GROWTH,
+     "Assess the growth of deer in Washington over the past decade.",
+     {"species": "Deer", "duration": 10}),
 ])
 def test_a_number_the_question_implies_is_written(arguments: dict[str, Any],
                                                   schema: dict[str, Any], question: str,
@@ -181,6 +198,15 @@ def test_a_number_the_question_implies_is_written(arguments: dict[str, Any],
     ({"operating_hours": 11}, HOURS, "open from 9 AM until at least 11 PM"),
     ({"operating_hours": 11}, {"type": "object", "properties": {"operating_hours": {
         "type": "integer", "description": "Latest closing hour."}}}, "open until 11 PM"),
+    # A number the question writes, a period with a number or two periods, a year of the
+    # calendar (no count), or a unit the parameter does not count in.
+    ({"location": "LA", "timeframe": 10}, RELEASES, "releases in LA over the next week, 10 of them"),
+    ({"location": "LA", "timeframe": 10}, RELEASES, "releases in LA for the next 3 days"),
+    ({"location": "LA", "timeframe": 10}, RELEASES, "releases next week and the past month"),
+    ({"year": 2020}, {"type": "object", "properties": {"year": {"type": "integer"}}},
+     "the crime rate of last year"),
+    ({"location": "LA", "timeframe": 10}, {"type": "object", "properties": {"timeframe": {
+        "type": "integer", "description": "How far ahead to look."}}}, "releases next week"),
 ])
 def test_nothing_is_implied_where_the_question_does_not_say_it(
         arguments: dict[str, Any], schema: dict[str, Any], question: str) -> None:

@@ -196,6 +196,20 @@ def compounding(arguments: Mapping[str, Any], schema: Any, question: str) -> dic
 _AT_REST = re.compile(r"\b(?:from|at)\s+rest\b|\bdropped\b", re.IGNORECASE)
 _INITIAL_VELOCITY = re.compile(r"initial[\W_]*(?:velocity|speed)", re.IGNORECASE)
 _TWENTY_FOUR = re.compile(r"\b24[- ]?hours?\s+(?:format|clock|time)", re.IGNORECASE)
+#: A period named by its unit alone: "for the next week", "over the past decade".
+_PERIOD = re.compile(r"\b(?:next|past|last|coming|upcoming|previous|following)\s+"
+                     r"(minute|hour|day|week|month|year|decade)\b(?!\s*-)", re.IGNORECASE)
+#: How many of each unit a period of one unit holds.
+_IN_PERIOD = {
+    "minute": {"minutes": 1, "seconds": 60}, "hour": {"hours": 1, "minutes": 60},
+    "day": {"days": 1, "hours": 24}, "week": {"weeks": 1, "days": 7},
+    "month": {"months": 1, "days": 30}, "year": {"years": 1, "months": 12, "days": 365},
+    "decade": {"decades": 1, "years": 10},
+}
+_UNITS = "seconds|minutes|hours|days|weeks|months|years|decades"
+#: A parameter's description saying what it counts: "the number of days", "in years".
+_COUNTS_UNIT = re.compile(rf"\b(?:number of|in)\s+(?:\w+\s+)?({_UNITS})\b", re.IGNORECASE)
+_NAME_UNIT = re.compile(rf"(?:^|_)({_UNITS})(?:_|$)")
 
 
 def implied(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[str, Any]:
@@ -205,13 +219,22 @@ def implied(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[st
       initial velocity or speed itself ("dropped with an initial speed of 5 m/s");
     - an integer parameter "in 24 hour format" holding the one time the question writes
       as its hour on a twelve-hour clock ("opens until 11 PM", or "until 23:00": 11) given
-      the hour in 24 (23).
+      the hour in 24 (23);
+    - a parameter counting a unit of time (a plural unit in its name, ``days_ahead``, or
+      its description's "number of days", "in years") holding a number the question does
+      not write, where the question's one period is named by its unit alone ("for the
+      next week", "over the past decade"), given the period's length in that unit
+      (``days: 7``, ``duration: 10``; a month is 30 days).
     Only values the call has are changed."""
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     if not isinstance(props, Mapping):
         return dict(arguments)
     at_rest = bool(_AT_REST.search(question)) and not _INITIAL_VELOCITY.search(question)
     times = times_in(question)
+    periods = {match.group(1).lower() for match in _PERIOD.finditer(question)}
+    period = _IN_PERIOD[next(iter(periods))] if len(periods) == 1 else {}
+    written = {float(match.group(1).replace(",", "")) for match in _PLAIN.finditer(question)}
+    written.update(spoken_numbers(question))
     changed: dict[str, Any] = {}
     for key, value in arguments.items():
         sub = props.get(key)
@@ -224,4 +247,18 @@ def implied(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[st
             hour = times[0][2].hour
             if hour != value and hour % 12 == value % 12 and value <= 12:
                 changed[key] = hour
+        elif period and value not in written:
+            unit = _counted_unit(str(key), sub)
+            if unit in period and period[unit] != value:
+                changed[key] = period[unit]
     return {**arguments, **changed}
+
+
+def _counted_unit(key: str, spec: Mapping[str, Any]) -> str | None:
+    """The unit of time a numeric parameter counts, plural: by its name (``days``,
+    ``days_ahead``), else by its description ("the number of days", "in years")."""
+    named = _NAME_UNIT.search(re.sub(r"(?<=[a-z])(?=[A-Z])", "_", key).lower())
+    if named:
+        return named.group(1)
+    said = {m.group(1).lower() for m in _COUNTS_UNIT.finditer(str(spec.get("description", "")))}
+    return next(iter(said)) if len(said) == 1 else None
