@@ -22,7 +22,9 @@ tools are offered, ``timings.planned_calls``, then ``fan_out`` and ``restate`` a
 (:mod:`tooluse.prompting.stray_numbers`), ``literal_lists``
 (:mod:`tooluse.prompting.literal_lists`), ``written_names``
 (:mod:`tooluse.prompting.written_names`), ``currency_codes``
-(:mod:`tooluse.prompting.currencies`) and ``optional`` (the optional
+(:mod:`tooluse.prompting.currencies`), ``inside_others``
+(:func:`tooluse.prompting.choices.without_inside_others`, the pipeline's second look at
+optional strings once the edits have written values whole) and ``optional`` (the optional
 parameters left out, then the edits after it in the pipeline's order) — are pure functions of the calls, the question and
 the tools, so applying one to a run made without it gives exactly what the run would have
 answered with it (given the same calls from the model). For each category: the answers
@@ -48,6 +50,7 @@ from tooluse.prompting.choices import (
     conversation_text,
     keep_given_optionals,
     question_text,
+    without_inside_others,
 )
 from tooluse.prompting.codes import described_codes
 from tooluse.prompting.currencies import currency_codes
@@ -90,10 +93,10 @@ _EDITS: dict[str, Callable[[dict[str, Any], Any, str], dict[str, Any]]] = {
     "city_state": with_region, "named_numbers": named_numbers,
     "compounding": compounding, "implied_numbers": implied, "stray_numbers": stray_numbers,
     "literal_lists": literal_lists, "written_names": written_names,
-    "currency_codes": currency_codes,
+    "currency_codes": currency_codes, "inside_others": without_inside_others,
 }
 #: Those that read the whole conversation, not the question alone.
-_ON_CONVERSATION = frozenset({"scaled_numbers"})
+_ON_CONVERSATION = frozenset({"scaled_numbers", "inside_others"})
 
 
 def _edited(edit: str, calls: list[Call], request: Request, schemas: dict[str, Any]) -> list[Call]:

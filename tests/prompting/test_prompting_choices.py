@@ -32,6 +32,7 @@ from tooluse.prompting.choices import (
     relevance,
     select_tools,
     stem,
+    without_inside_others,
 )
 
 
@@ -157,6 +158,20 @@ def test_an_optional_string_written_only_inside_another_value_is_that_values() -
         {"teams": ["Lakers", "Clippers"], "venue": "Lakers"}, game,
         question + " They played at the Lakers' home court.")
     assert dropped == []
+
+
+def test_an_optional_string_inside_a_value_grown_since_is_left_out() -> None:
+    recipe = {"type": "object", "required": ["website", "recipe"], "properties": {
+        "website": {"type": "string"}, "recipe": {"type": "string"},
+        "optional_meal_time": {"type": "string"}}}
+    asked = "How many calories in the Beef Lasagna Recipe from Foodnetwork.com?"
+    grown = {"website": "Foodnetwork.com", "recipe": "Beef Lasagna Recipe",
+             "optional_meal_time": "Beef"}
+    assert without_inside_others(grown, recipe, asked) == {
+        "website": "Foodnetwork.com", "recipe": "Beef Lasagna Recipe"}
+    # A required string stays; so does one the conversation also writes on its own.
+    assert without_inside_others(grown, {**recipe, "required": list(grown)}, asked) == grown
+    assert without_inside_others(grown, recipe, asked + " Beef for dinner.") == grown
 
 
 def test_enum_members_mentioned_loosely_and_lists_of_them_given() -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tooluse.messages import Message, Request, ToolSpec, ToolUseBlock
+from tooluse.prompting.call_edits import call_adjuster
 from tooluse.prompting.written_names import written_names
 
 
@@ -112,3 +114,37 @@ def test_a_kind_given_a_count_takes_the_word_before_the_thing() -> None:
 def test_no_properties_no_change() -> None:
     assert written_names({"a": "b"}, {"type": "object"}, "Premier League") == {"a": "b"}
     assert written_names({"a": "b"}, None, "Premier League") == {"a": "b"}
+
+
+def test_in_the_pipeline_the_kind_is_read_after_the_count_is_mended() -> None:
+    # BFCL multiple_190: the model writes the date's year as the nights; stray_numbers
+    # mends it to 2 before written_names reads "single" off the count.
+    hotel = {"type": "object", "required": ["hotel_name", "room_type", "start_date", "nights"],
+             "properties": {"hotel_name": S, "room_type": S, "start_date": S, "nights": N}}
+    tool = ToolSpec(name="book_hotel", description="Book a hotel room.", input_schema=hotel)
+    question = ("Book a single room for two nights at the Hilton Hotel in Chicago, starting "
+                "from 10th December 2022.")
+    request = Request(messages=[Message(role="user", content=question)], tools=[tool])
+    block = ToolUseBlock(id="toolu_1", name="book_hotel", input={
+        "hotel_name": "Hilton Hotel", "room_type": "two", "start_date": "10th December 2022",
+        "nights": 2022})
+    adjust = call_adjuster(request, optional=False, percent=False, stray=True, names=True)
+    assert adjust(block)[0].input == {**block.input, "room_type": "single", "nights": 2}
+
+
+def test_an_optional_part_of_a_value_written_whole_is_left_out() -> None:
+    # BFCL multiple_183: whole_phrases writes the recipe whole after the optional parameters
+    # were checked; the meal time "Beef" is then only a piece of it.
+    recipe = {"type": "object", "required": ["website", "recipe"], "properties": {
+        "website": S, "recipe": S, "optional_meal_time": S}}
+    tool = ToolSpec(name="recipe_info", description="Calories of a recipe.", input_schema=recipe)
+    question = "How many calories in the Beef Lasagna Recipe from Foodnetwork.com?"
+    request = Request(messages=[Message(role="user", content=question)], tools=[tool])
+    block = ToolUseBlock(id="toolu_1", name="recipe_info", input={
+        "website": "Foodnetwork.com", "recipe": "Lasagna", "optional_meal_time": "Beef"})
+    adjust = call_adjuster(request, optional=True, percent=False, phrases=True)
+    call, dropped = adjust(block)
+    assert call.input == {"website": "Foodnetwork.com", "recipe": "Beef Lasagna Recipe"}
+    assert dropped == 1
+    # Without the edit that grows it, "Beef" is a value of its own.
+    assert call_adjuster(request, optional=True, percent=False)(block)[0] is block

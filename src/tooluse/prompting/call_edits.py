@@ -38,6 +38,7 @@ from .choices import (
     percents_as_fractions,
     question_text,
     unasked_required,
+    without_inside_others,
 )
 from .codes import described_codes
 from .currencies import currency_codes
@@ -123,7 +124,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     call holds nowhere else, gets the list whole (``lists``,
     :func:`.literal_lists.literal_lists`: ``elements: ['Sam', 'Alice', 'Jack']`` for
     ``elements: []``). A free string value gives way to the name the question writes for
-    it (``names``, :func:`.written_names.written_names`): where the question does not
+    it (``names``, :func:`.written_names.written_names`, after the numbers are mended):
+    where the question does not
     write the value, its one name ending in the parameter's name (``league: "Premier
     League"`` for ``"Manchester City"``) or the one word the value misspells
     (``"Liverpool"`` for ``"Liverly"``); the part before another parameter's value the
@@ -133,6 +135,8 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     currency parameter gets the ISO code of the currency the question names for it
     (``currencies``, :func:`.currencies.currency_codes`: ``to_currency: "CAD"`` for
     ``"CAN"`` in "150 Euros to Canadian dollars").
+    An optional string the conversation writes only inside a value these edits wrote
+    whole is then left out too (``optional``, :func:`.choices.without_inside_others`).
     Last, an optional parameter the call leaves out whose option the question names is
     added (``options``, :func:`.named_options.named_options`: ``root_type: "all"`` for
     "Find all the roots"). An edit is kept only if the call still validates.
@@ -149,7 +153,6 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
         (scales, scaled, conversation),
         (phrases, whole_phrases, question),
         (after_names, values_after_names, question),
-        (names, written_names, question),
         (directions, from_to, question),
         (currencies, currency_codes, question),
         (dates, dated, question),
@@ -160,6 +163,9 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
         (compounding, per_year, question),
         (implied, implied_numbers, question),
         (stray, strays, question),
+        # After the numbers are mended: a kind read off a count ("single" for the two
+        # nights) needs the count the question writes, not the model's 2022.
+        (names, written_names, question),
     ]
     edits = [(edit, text) for on, edit, text in table if on]
 
@@ -182,6 +188,11 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
         for edit, text in edits:
             edited = edit(arguments, schema, text)
             if edited != arguments and _valid(schema, edited):
+                arguments = edited
+        if optional:  # the edits may have written whole a value an optional one is part of
+            edited = without_inside_others(arguments, schema, conversation)
+            if edited != arguments and _valid(schema, edited):
+                dropped += [k for k in arguments if k not in edited]
                 arguments = edited
         if options:
             edited = named_options(arguments, schema, question, block.name)

@@ -57,6 +57,7 @@ __all__ = [
     "tool_naming",
     "tool_text",
     "unasked_required",
+    "without_inside_others",
 ]
 
 log = logging.getLogger("tooluse.prompting")
@@ -481,6 +482,18 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
             if scalar:
                 used[_written(value)] -= 1
     return {k: kept[k] for k in arguments if k in kept}, dropped
+
+
+def without_inside_others(arguments: Mapping[str, Any], schema: Any,
+                          conversation: str) -> dict[str, Any]:
+    """``arguments`` without the optional strings the conversation writes only inside a
+    longer value of the call: :func:`keep_given_optionals`' check again, for a call whose
+    values have grown since ("Beef" beside ``recipe: "Beef Lasagna Recipe"``, once a later
+    edit wrote the recipe's name whole, :func:`.phrases.whole_phrases`)."""
+    required = set(schema.get("required") or []) if isinstance(schema, Mapping) else set()
+    return {key: value for key, value in arguments.items()
+            if key in required or not isinstance(value, str)
+            or not _inside_others(key, value, arguments, conversation)}
 
 
 def _inside_others(key: str, value: str, arguments: Mapping[str, Any],
