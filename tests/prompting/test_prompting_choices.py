@@ -158,6 +158,19 @@ def test_an_optional_string_written_only_inside_another_value_is_that_values() -
         {"teams": ["Lakers", "Clippers"], "venue": "Lakers"}, game,
         question + " They played at the Lakers' home court.")
     assert dropped == []
+    # So does a number of a list: the 1 of both vectors is not also the rounding's.
+    vectors = {"type": "object", "required": ["vector1", "vector2"], "properties": {
+        "vector1": {"type": "array", "items": {"type": "integer"}},
+        "vector2": {"type": "array", "items": {"type": "integer"}},
+        "rounding": {"type": "integer"}}}
+    question = "Calculate the cosine similarity between vector A [3, 2, 1] and vector B [1, 2, 3]."
+    kept, dropped = keep_given_optionals(
+        {"vector1": [3, 2, 1], "vector2": [1, 2, 3], "rounding": 1}, vectors, question)
+    assert kept == {"vector1": [3, 2, 1], "vector2": [1, 2, 3]} and dropped == ["rounding"]
+    kept, dropped = keep_given_optionals(
+        {"vector1": [3, 2, 1], "vector2": [1, 2, 3], "rounding": 1}, vectors,
+        question + " Round it to 1 decimal place.")
+    assert dropped == []
 
 
 def test_an_optional_string_inside_a_value_grown_since_is_left_out() -> None:

@@ -450,8 +450,9 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
     earlier ones, keep a value used too often), nor by a string whose words all name the
     tool (``tool``) or a parameter ("triangle" for ``geometry.area_triangle``'s ``unit``,
     "month" for ``month``): the question says what it asks for, not a value. The strings
-    of a list count as used too ("Lakers" for ``venue`` beside ``teams: ["Lakers",
-    "Clippers"]``), and a string the conversation writes only inside a longer value of the
+    and numbers of a list count as used too ("Lakers" for ``venue`` beside ``teams:
+    ["Lakers", "Clippers"]``, the 1 of ``rounding`` beside ``vector1: [3, 2, 1], vector2:
+    [1, 2, 3]``), and a string the conversation writes only inside a longer value of the
     call is that value's ("Newton" of "Isaac Newton", "Beef" of "Beef Lasagna Recipe";
     :func:`_inside_others`). A number written in words gives a parameter whose name has
     one of the two words after it ("the next three days" for ``days: 3``;
@@ -463,7 +464,8 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
     used: dict[float | str, int] = {}
     for value in arguments.values():
         for item in value if isinstance(value, list) else ():
-            if isinstance(item, str) and item.strip():
+            if isinstance(item, str) and item.strip() or isinstance(item, (int, float)) \
+                    and not isinstance(item, bool):
                 used[_written(item)] = used.get(_written(item), 0) + 1
     for key in sorted(arguments, key=lambda k: k not in required):  # stable: required first
         value = arguments[key]
