@@ -30,6 +30,11 @@ def numeric(*names: str, kind: str = "integer", **others: Any) -> dict[str, Any]
     (numeric("width", "length"), "What is the area and perimeter of a rectangle with width "
      "of 7 units and length of 10 units?", {"width": 10, "length": 7},
      {"width": 7, "length": 10}),
+    # multiple_159: "covers" names coverage_rate, the word a beginning of the name's.
+    (numeric("coverage_rate", "length", "height"), "Calculate the total quantity of paint "
+     "needed to cover a wall of 30 feet by 12 feet using a specific brand that covers 400 "
+     "square feet per gallon.", {"coverage_rate": 12, "length": 30, "height": 400},
+     {"coverage_rate": 400, "length": 30, "height": 12}),
     # simple_python_234: an ordinal before the parameter's word, for a number the model made up.
     (numeric("century", region={"type": "string"}), "Find important Wars in European "
      "history during the 19th century.", {"century": 1871, "region": "Western"},

@@ -10,8 +10,9 @@ after it ("for 5 *days*", "the 19th *century*"). :func:`named_numbers` reads tha
 
 - a number is named for a numeric parameter (``integer`` or ``number``, no enum) when, in
   the three words before it, the nearest word that is a word of one numeric parameter's
-  name (stemmed; a word two of them share says nothing) is one of that parameter's, or when
-  the word right after it is; both naming two different parameters says nothing. Looking
+  name (stemmed; a word two of them share says nothing; a stem of five letters or more
+  may begin the name's word: "*covers* 400" for ``coverage_rate``) is one of that
+  parameter's, or when the word right after it is; both naming two different parameters says nothing. Looking
   back stops at punctuation, at another number and at a word that makes the number another
   quantity ("this *acceleration* for 10 seconds"); a parameter's word right after a number
   ("440Hz *frequency* for 5 seconds"), after "per" ("per *time* period is 4") or in a list
@@ -80,12 +81,12 @@ def _named(tokens: list[tuple[str, re.Match[str]]],
         for at in range(i - 1, max(-1, i - 1 - _BEFORE), -1):
             if tokens[at][0] != "word" or tokens[at][1].group().lower() in _APART:
                 break
-            owner = owners.get(stem(tokens[at][1].group("word").lower()))
+            owner = _owner(owners, tokens[at][1].group("word"))
             if owner is not None:
                 if not _names_other(tokens, at, owners):
                     before = owner
                 break
-        after = owners.get(stem(after_word.lower())) if after_word else None
+        after = _owner(owners, after_word) if after_word else None
         if before and after and before != after:
             continue
         key = before or after
@@ -97,6 +98,18 @@ def _named(tokens: list[tuple[str, re.Match[str]]],
     return {key: found for key, found in named.items()
             if len({value for value, _ in found}) == 1
             and all(len(by_number[value]) == 1 for value, _ in found)}
+
+
+def _owner(owners: Mapping[str, str], word: str) -> str | None:
+    """The parameter a word of the question names: its stem is one of the parameter's name
+    words, or, five letters or more, begins one ("covers" for ``coverage_rate``)."""
+    said = stem(word.lower())
+    if said in owners:
+        return owners[said]
+    if len(said) < 5:
+        return None
+    found = {key for name, key in owners.items() if name.startswith(said)}
+    return found.pop() if len(found) == 1 else None
 
 
 def _value(match: re.Match[str]) -> float:
