@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..messages import Request, ToolSpec
+from .schemas import properties
 from .spoken import counts, scaled_numbers
 
 __all__ = [
@@ -106,8 +107,7 @@ def naming_words(tool: str, schema: Any) -> frozenset[str]:
     these alone names the tool or a parameter and is no value: ``unit: "triangle"`` for
     ``geometry.area_triangle``, ``content: "todo"`` for ``todo_manager``, ``answer:
     "answer"`` (:func:`names_only`)."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    return frozenset(stem(w) for name in [tool, *(props if isinstance(props, Mapping) else [])]
+    return frozenset(stem(w) for name in [tool, *(properties(schema) or [])]
                      for w in _words(split_name(str(name))))
 
 
@@ -533,8 +533,8 @@ def percents_as_fractions(arguments: Mapping[str, Any], schema: Any,
     whose value the conversation writes only as a percentage ("an annual rate of 5%": 5)
     given as the fraction (0.05), the convention of rates, returns and probabilities,
     unless the parameter's description says it is a percentage; and the keys changed."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
+    props = properties(schema)
+    if props is None:
         return dict(arguments), []
     written: dict[float, set[bool]] = {}
     for match in _WRITTEN_NUMBER.finditer(conversation):

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .choices import content_words
+from .schemas import properties
 
 __all__ = ["code_table", "described_codes"]
 
@@ -87,8 +88,8 @@ def described_codes(arguments: Mapping[str, Any], schema: Any,
                     question: str) -> dict[str, Any]:
     """``arguments`` with the code of each parameter whose description lists codes written
     as the question names one (see the module docstring)."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
+    props = properties(schema)
+    if props is None:
         return dict(arguments)
     changed: dict[str, Any] = {}
     for key, sub in props.items():

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .choices import free_string, split_name
+from .schemas import properties
 
 __all__ = ["currency_codes", "named_currencies"]
 
@@ -91,8 +92,8 @@ def currency_codes(arguments: Mapping[str, Any], schema: Any,
                    question: str) -> dict[str, Any]:
     """``arguments`` with each currency parameter given the code of the currency the
     question names for it, where the call writes codes (see the module docstring)."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
+    props = properties(schema)
+    if props is None:
         return dict(arguments)
     keys = [k for k, v in arguments.items()
             if "currency" in split_name(k).lower() and free_string(v, props.get(k))]

@@ -41,6 +41,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .schemas import properties
+
 __all__ = ["Moment", "date_format", "dated", "dates_in", "moments", "times_in"]
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -407,7 +409,7 @@ def dated(arguments: Mapping[str, Any], schema: Mapping[str, Any] | None,
     that no other parameter holds; else an optional date parameter left out given the
     question's one date (when exactly one such parameter is missing, every other one holds
     a date, and the question asks for exactly one date none of them holds)."""
-    props: Mapping[str, Any] = (schema or {}).get("properties") or {}
+    props: Mapping[str, Any] = properties(schema) or {}
     formats = {key: f for key, sub in props.items()
                if isinstance(sub, Mapping) and (f := date_format(sub))}
     if not formats:

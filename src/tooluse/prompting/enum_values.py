@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .choices import free_string
+from .schemas import properties
 
 __all__ = ["enum_values"]
 
@@ -34,8 +35,8 @@ def enum_values(arguments: Mapping[str, Any], schema: Any, question: str = "") -
     given to that parameter (see the module docstring). ``question`` is not read: the
     schema alone tells."""
     del question
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
+    props = properties(schema)
+    if props is None:
         return dict(arguments)
     required = set(schema.get("required") or [])
     enums = {key: [m for m in spec["enum"] if isinstance(m, str)]

@@ -20,6 +20,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from .choices import content_words, split_name, stem
+from .schemas import properties
 
 __all__ = ["NEGATIONS", "asked_flags", "negated", "question_words", "spoken_of"]
 
@@ -54,8 +55,8 @@ def spoken_of(named: Collection[str], words: Sequence[str],
 def asked_flags(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[str, Any]:
     """``arguments`` with each boolean parameter the question speaks of set as it asks
     (see the module docstring)."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
+    props = properties(schema)
+    if props is None:
         return dict(arguments)
     words, stems = question_words(question)
     changed: dict[str, Any] = {}

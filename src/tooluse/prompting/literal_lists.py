@@ -28,6 +28,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .schemas import properties
+
 __all__ = ["lists_in", "literal_lists"]
 
 _NUMBER = r"-?\d+(?:\.\d+)?"
@@ -120,8 +122,8 @@ def literal_lists(arguments: Mapping[str, Any], schema: Any,
     """``arguments`` with each array parameter given the list the question writes that it
     holds a part of, or, held empty, the one list of the question the call holds nowhere
     else."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
+    props = properties(schema)
+    if props is None:
         return dict(arguments)
     arrays = {str(key): value for key, value in arguments.items()
               if isinstance(value, list) and isinstance(sub := props.get(key), Mapping)

@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .choices import content_words, split_name, stem
+from .schemas import properties
 from .spoken import SCALES, numeric_parameter
 
 __all__ = ["named_numbers"]
@@ -137,8 +138,8 @@ def _names_other(tokens: list[tuple[str, re.Match[str]]], at: int,
 def named_numbers(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[str, Any]:
     """``arguments`` with each number the question names a numeric parameter for given to
     it (see the module docstring)."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
+    props = properties(schema)
+    if props is None:
         return dict(arguments)
     numeric = [key for key, spec in props.items() if numeric_parameter(spec)]
     words: dict[str, set[str]] = {key: content_words(split_name(str(key))) for key in numeric}

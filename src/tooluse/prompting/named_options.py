@@ -35,6 +35,7 @@ from typing import Any
 
 from .choices import content_words, split_name
 from .flags import question_words, spoken_of
+from .schemas import properties
 
 __all__ = ["named_options"]
 
@@ -81,8 +82,8 @@ def named_options(arguments: Mapping[str, Any], schema: Any, question: str,
                   tool: str = "") -> dict[str, Any]:
     """``arguments`` with each optional parameter they leave out whose option ``question``
     names added (see the module docstring); ``tool`` is the tool's name."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
+    props = properties(schema)
+    if props is None:
         return dict(arguments)
     required = schema.get("required")
     required = set(required) if isinstance(required, list) else set()

@@ -52,6 +52,7 @@ from typing import Any
 from .choices import free_string, split_name, whole_spans
 from .copy_values import STOP_WORDS
 from .flags import negated
+from .schemas import properties
 
 __all__ = ["values_after_names", "whole_phrases"]
 
@@ -73,8 +74,8 @@ def whole_phrases(arguments: Mapping[str, Any], schema: Any,
                   question: str) -> dict[str, Any]:
     """``arguments`` with each free string value that the question writes only as a piece
     of a word, a name or a quote written whole (see the module docstring)."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping) or not question:
+    props = properties(schema)
+    if props is None or not question:
         return dict(arguments)
     names = list(_names(question))
     changed: dict[str, Any] = {}
@@ -300,8 +301,8 @@ def values_after_names(arguments: Mapping[str, Any], schema: Any,
     another optional parameter holding it lets it go. Not after a negation ("not directed
     by"), nor where the call gives the parameter another value the question writes, save a
     piece of the name ("Nitesh" for "Nitesh Tiwari")."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
+    props = properties(schema)
+    if props is None:
         return dict(arguments)
     required = schema.get("required")
     required = set(required) if isinstance(required, list) else set()

@@ -24,6 +24,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .schemas import properties
+
 __all__ = ["US_CITIES", "WORLD_CITIES", "asks_for_state", "known_place", "with_region"]
 
 #: State names by postal code (the 50 states and DC).
@@ -193,7 +195,7 @@ def with_region(arguments: Mapping[str, Any],
     asks for the state (:func:`asks_for_state`), completed with its state; and each city of
     :data:`WORLD_CITIES` written alone, in a parameter that asks in so many words for
     "City, Country", completed with its country."""
-    props: Mapping[str, Any] = (schema or {}).get("properties") or {}
+    props: Mapping[str, Any] = properties(schema) or {}
     new = dict(arguments)
     for key, value in arguments.items():
         sub = props.get(key)

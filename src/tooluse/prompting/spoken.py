@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 from .dates import times_in
+from .schemas import properties
 
 __all__ = ["PER_YEAR", "compounding", "counts", "implied", "numeric_parameter",
            "numeric_value", "scaled", "scaled_numbers", "spoken_numbers"]
@@ -109,8 +110,8 @@ def scaled(arguments: Mapping[str, Any], schema: Any, conversation: str) -> dict
     with a scale ("213 million": 213; for an integer parameter, "8.5 million": 8 as well)
     given the whole number (213000000), unless the parameter's name or description speaks
     of that scale ("revenue in millions")."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
+    props = properties(schema)
+    if props is None:
         return dict(arguments)
     scaled_as: dict[float, set[int | float]] = {}
     # An integer parameter's model writes "8.5 million" as 8: its integer part.
@@ -171,8 +172,8 @@ def compounding(arguments: Mapping[str, Any], schema: Any, question: str) -> dic
     of times that interest is compounded per year", or "interest applied per time period").
     The word must stand within three words of "compound", "compounded", "compounds" or
     "compounding", and be the only such word the question says (two are for two calls)."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
+    props = properties(schema)
+    if props is None:
         return dict(arguments)
     words = re.findall(r"[\w-]+", question.lower())
     near = {at for at, word in enumerate(words) if _COMPOUND.fullmatch(word)}
@@ -226,8 +227,8 @@ def implied(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[st
       next week", "over the past decade"), given the period's length in that unit
       (``days: 7``, ``duration: 10``; a month is 30 days).
     Only values the call has are changed."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
+    props = properties(schema)
+    if props is None:
         return dict(arguments)
     at_rest = bool(_AT_REST.search(question)) and not _INITIAL_VELOCITY.search(question)
     times = times_in(question)

@@ -29,6 +29,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .schemas import properties
 from .spoken import numeric_value, scaled_numbers, spoken_numbers
 
 __all__ = ["stray_numbers"]
@@ -104,8 +105,8 @@ def stray_numbers(arguments: Mapping[str, Any], schema: Any,
     only bound (in a string the call holds, as an exponent) or not at all but for a zero
     more or less, given the one number the question writes free that the call leaves
     unused."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
+    props = properties(schema)
+    if props is None:
         return dict(arguments)
     free, bound = _written(question, arguments)
     wholes = {float(written): float(value) for written, value in scaled_numbers(question)}

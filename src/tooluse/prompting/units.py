@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .choices import given_by, split_name
+from .schemas import properties
 
 __all__ = ["JOINED_UNITS", "UNITS", "question_unit", "stated_units"]
 
@@ -161,8 +162,8 @@ def stated_units(arguments: Mapping[str, Any], schema: Any, question: str) -> di
     where it is that unit up to a plural or the question writes it joined to a number
     ("cm" for "5cm"), else the question's unit. Parameters it states nothing for are not
     in the result."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
+    props = properties(schema)
+    if props is None:
         return {}
     stated: dict[str, Any] = {}
     for key, value in arguments.items():

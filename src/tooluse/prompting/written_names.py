@@ -37,6 +37,7 @@ from typing import Any
 
 from .choices import free_string, split_name, whole_spans
 from .copy_values import STOP_WORDS
+from .schemas import properties
 from .spoken import NUMBER_WORDS
 
 __all__ = ["written_names"]
@@ -59,8 +60,8 @@ def written_names(arguments: Mapping[str, Any], schema: Any,
                   question: str) -> dict[str, Any]:
     """``arguments`` with each free string value replaced by the name the question writes
     for it, where there is one (see the module docstring)."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
+    props = properties(schema)
+    if props is None:
         return dict(arguments)
     changed: dict[str, Any] = {}
     for key, value in arguments.items():

@@ -1,0 +1,16 @@
+"""The parts of a tool's input schema that the call edits read."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["properties"]
+
+
+def properties(schema: Any) -> Mapping[str, Any] | None:
+    """The ``properties`` of an object schema, or ``None`` where ``schema`` is no mapping or
+    holds no mapping there (a tool declared without them, or a malformed one: the edits
+    then leave its calls as they are)."""
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    return props if isinstance(props, Mapping) else None
