@@ -125,8 +125,7 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     :func:`.literal_lists.literal_lists`: ``elements: ['Sam', 'Alice', 'Jack']`` for
     ``elements: []``). A free string value gives way to the name the question writes for
     it (``names``, :func:`.written_names.written_names`, after the numbers are mended):
-    where the question does not
-    write the value, its one name ending in the parameter's name (``league: "Premier
+    where the question does not write the value, its one name ending in the parameter's name (``league: "Premier
     League"`` for ``"Manchester City"``) or the one word the value misspells
     (``"Liverpool"`` for ``"Liverly"``); the part before another parameter's value the
     value ends in (``"New York"`` for ``"New York to Philadelphia"``); for a

@@ -12,8 +12,8 @@ after it ("for 5 *days*", "the 19th *century*"). :func:`named_numbers` reads tha
   the three words before it, the nearest word that is a word of one numeric parameter's
   name (stemmed; a word two of them share says nothing; a stem of five letters or more
   may begin the name's word: "*covers* 400" for ``coverage_rate``) is one of that
-  parameter's, or when the word right after it is; both naming two different parameters says nothing. Looking
-  back stops at punctuation, at another number and at a word that makes the number another
+  parameter's, or when the word right after it is; both naming two different parameters
+  says nothing. Looking back stops at punctuation, at another number and at a word that makes the number another
   quantity ("this *acceleration* for 10 seconds"); a parameter's word right after a number
   ("440Hz *frequency* for 5 seconds"), after "per" ("per *time* period is 4") or in a list
   of parameters' words ("its base and *height* as 6cm and 10cm") labels no number after it;
