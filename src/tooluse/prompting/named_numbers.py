@@ -10,13 +10,14 @@ after it ("for 5 *days*", "the 19th *century*"). :func:`named_numbers` reads tha
 
 - a number is named for a numeric parameter (``integer`` or ``number``, no enum) when, in
   the three words before it, the nearest word that is a word of one numeric parameter's
-  name (stemmed; a word two of them share says nothing; a stem of five letters or more
-  may begin the name's word: "*covers* 400" for ``coverage_rate``) is one of that
-  parameter's, or when the word right after it is; both naming two different parameters
-  says nothing. Looking back stops at punctuation, at another number and at a word that makes the number another
-  quantity ("this *acceleration* for 10 seconds"); a parameter's word right after a number
-  ("440Hz *frequency* for 5 seconds"), after "per" ("per *time* period is 4") or in a list
-  of parameters' words ("its base and *height* as 6cm and 10cm") labels no number after it;
+  name (stemmed; a word two of them share says nothing; a stem of five letters or more may
+  begin the name's word: "*covers* 400" for ``coverage_rate``) is one of that parameter's,
+  or when the word right after it is; both naming two different parameters says nothing.
+  Looking back stops at punctuation, at another number and at a word that makes the number
+  another quantity ("this *acceleration* for 10 seconds"); a parameter's word right after
+  a number ("440Hz *frequency* for 5 seconds"), after "per" ("per *time* period is 4") or
+  in a list of parameters' words ("its base and *height* as 6cm and 10cm") labels no
+  number after it;
 - a parameter named by one number only, a number naming one parameter only, is given it
   where the call gives it another number the question writes (or, for a number written as
   an ordinal, "19th", any other number); a parameter of the call holding the named number,
