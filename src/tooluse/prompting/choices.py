@@ -464,8 +464,9 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
     used: dict[float | str, int] = {}
     for value in arguments.values():
         for item in value if isinstance(value, list) else ():
-            if isinstance(item, str) and item.strip() or isinstance(item, (int, float)) \
-                    and not isinstance(item, bool):
+            text = isinstance(item, str) and bool(item.strip())
+            number = isinstance(item, (int, float)) and not isinstance(item, bool)
+            if text or number:
                 used[_written(item)] = used.get(_written(item), 0) + 1
     for key in sorted(arguments, key=lambda k: k not in required):  # stable: required first
         value = arguments[key]
