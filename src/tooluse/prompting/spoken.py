@@ -89,6 +89,11 @@ _PLAIN = re.compile(r"(?<![\w.])(?>(\d+(?:,\d{3})*(?:\.\d+)?))(?!\w|\s?(?:"
                     + "|".join(SCALES) + r")s?\b)")
 
 
+def _plain_numbers(text: str) -> set[float]:
+    """The numbers ``text`` writes in digits without a scale after them."""
+    return {float(match.group(1).replace(",", "")) for match in _PLAIN.finditer(text)}
+
+
 def scaled_numbers(text: str) -> list[tuple[float, int | float]]:
     """Each number ``text`` writes with a scale, as ``(written, value)``: ``(213.0,
     213000000)`` for "213 million", ``(1.2, 1200000)`` for "$1.2M". An abbreviation counts
@@ -120,7 +125,7 @@ def scaled(arguments: Mapping[str, Any], schema: Any, conversation: str) -> dict
         scaled_as.setdefault(written, set()).add(value)
         if not written.is_integer():
             cut_as.setdefault(float(int(written)), set()).add(value)
-    plain = {float(m.group(1).replace(",", "")) for m in _PLAIN.finditer(conversation)}
+    plain = _plain_numbers(conversation)
     changed: dict[str, Any] = {}
     for key, value in arguments.items():
         sub = props.get(key)
@@ -234,8 +239,8 @@ def implied(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[st
     times = times_in(question)
     periods = {match.group(1).lower() for match in _PERIOD.finditer(question)}
     period = _IN_PERIOD[next(iter(periods))] if len(periods) == 1 else {}
-    written = {float(match.group(1).replace(",", "")) for match in _PLAIN.finditer(question)}
-    written.update(spoken_numbers(question))
+    # The numbers the question writes, read only where it names a period.
+    written = _plain_numbers(question) | set(spoken_numbers(question)) if period else set()
     changed: dict[str, Any] = {}
     for key, value in arguments.items():
         sub = props.get(key)
