@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..messages import Request, ToolSpec
-from .schemas import properties
+from .schemas import properties, required
 from .spoken import counts, scaled_numbers
 
 __all__ = [
@@ -136,13 +136,13 @@ def tool_naming(spec: ToolSpec, *, names: bool = True, distinct: bool = False) -
     """The :class:`ToolNaming` of ``spec``: its name words with ``names``, its place
     parameters with ``distinct``."""
     schema = spec.input_schema if isinstance(spec.input_schema, Mapping) else {}
-    required = schema.get("required")
+    listed = schema.get("required")
     props = schema.get("properties")
     places = frozenset(str(name) for name in (props if isinstance(props, Mapping) else [])
                        if PLACE_WORDS & set(_words(split_name(str(name))))) if distinct \
         else frozenset()
     return ToolNaming(naming_words(spec.name, schema) if names else frozenset(),
-                      frozenset(str(r) for r in required) if isinstance(required, list)
+                      frozenset(str(r) for r in listed) if isinstance(listed, list)
                       else frozenset(), places, distinct)
 
 
@@ -457,7 +457,7 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
     :func:`_inside_others`). A number written in words gives a parameter whose name has
     one of the two words after it ("the next three days" for ``days: 3``;
     :func:`_counted`)."""
-    required = set(schema.get("required") or []) if isinstance(schema, Mapping) else set()
+    needed = required(schema)
     naming = naming_words(tool, schema)
     kept: dict[str, Any] = {}
     dropped: list[str] = []
@@ -468,12 +468,12 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
             number = isinstance(item, (int, float)) and not isinstance(item, bool)
             if text or number:
                 used[_written(item)] = used.get(_written(item), 0) + 1
-    for key in sorted(arguments, key=lambda k: k not in required):  # stable: required first
+    for key in sorted(arguments, key=lambda k: k not in needed):  # stable: required first
         value = arguments[key]
         scalar = isinstance(value, (int, float, str)) and not isinstance(value, bool)
         if scalar:
             used[_written(value)] = used.get(_written(value), 0) + 1
-        if key in required or _counted(value, key, conversation) or (
+        if key in needed or _counted(value, key, conversation) or (
                 value not in ([], {}, "") and given_by(value, conversation, key)
                 and (not scalar or used[_written(value)] <= times_given(value, conversation))
                 and not (isinstance(value, str)
@@ -493,9 +493,9 @@ def without_inside_others(arguments: Mapping[str, Any], schema: Any,
     longer value of the call: :func:`keep_given_optionals`' check again, for a call whose
     values have grown since ("Beef" beside ``recipe: "Beef Lasagna Recipe"``, once a later
     edit wrote the recipe's name whole, :func:`.phrases.whole_phrases`)."""
-    required = set(schema.get("required") or []) if isinstance(schema, Mapping) else set()
+    needed = required(schema)
     return {key: value for key, value in arguments.items()
-            if key in required or not isinstance(value, str)
+            if key in needed or not isinstance(value, str)
             or not _inside_others(key, value, arguments, conversation)}
 
 

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .choices import free_string
-from .schemas import properties
+from .schemas import properties, required
 
 __all__ = ["enum_values"]
 
@@ -38,7 +38,7 @@ def enum_values(arguments: Mapping[str, Any], schema: Any, question: str = "") -
     props = properties(schema)
     if props is None:
         return dict(arguments)
-    required = set(schema.get("required") or [])
+    needed = required(schema)
     enums = {key: [m for m in spec["enum"] if isinstance(m, str)]
              for key, spec in props.items()
              if isinstance(spec, Mapping) and isinstance(spec.get("enum"), list)}
@@ -61,6 +61,6 @@ def enum_values(arguments: Mapping[str, Any], schema: Any, question: str = "") -
         if current is not None and current != default and str(current).lower() != wanted:
             continue  # the enum holds another of its members: which is wrong is not told
         result[other] = member
-        if key not in required:
+        if key not in needed:
             del result[key]
     return result

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["properties"]
+__all__ = ["properties", "required"]
 
 
 def properties(schema: Any) -> Mapping[str, Any] | None:
@@ -14,3 +14,9 @@ def properties(schema: Any) -> Mapping[str, Any] | None:
     then leave its calls as they are)."""
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     return props if isinstance(props, Mapping) else None
+
+
+def required(schema: Any) -> set[Any]:
+    """The names an object schema lists as ``required`` (none where ``schema`` is no
+    mapping or lists none)."""
+    return set(schema.get("required") or []) if isinstance(schema, Mapping) else set()
