@@ -867,3 +867,22 @@ def test_currencies_the_question_names_are_given_their_codes() -> None:
     assert first.input == {"amount": 150, "from_currency": "EUR", "to_currency": "CAN"}
     (call,) = ask(codes, question, [CONVERT]).tool_uses
     assert call.input == {"amount": 150, "from_currency": "EUR", "to_currency": "CAD"}
+
+
+VEGAN = spec("vegan_restaurant_find_nearby", "Locate nearby vegan restaurants.",
+             {"location": {"type": "string",
+                           "description": "The city and state, e.g. Los Angeles, CA."}},
+             {"operating_hours": {"type": "integer", "description": "Open until this hour "
+                                  "(24 hour format), e.g. 22."}})
+
+
+def test_the_same_asked_again_gets_a_further_call_and_its_list_the_rest() -> None:
+    question = ("Can you help me find vegan restaurants in Los Angeles, CA that are open "
+                "until at least 22:00, and then do the same for San Francisco, CA and "
+                "Seattle, WA?")
+    plain, asked = ([c.input.get("location") for c in ask(b, question, [VEGAN],
+                                                            max_tokens=128).tool_uses]
+                    for b in without_and_with("asked_more"))
+    assert plain == ["Los Angeles, CA"]
+    # The reopened block's call names the first place of the list; fan_out adds the other.
+    assert asked == ["Los Angeles, CA", "San Francisco, CA", "Seattle, WA"]

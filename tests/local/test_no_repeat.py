@@ -59,3 +59,23 @@ def test_a_tried_call_cut_by_the_token_limit_is_dropped() -> None:
     guard.push(b"invoke>\n<tool_name>" + CALL + b"Lon")
     assert guard.abandon() and guard.release(final=True) == b""
     assert first.endswith(b"</invoke>\n") and not NoRepeat(b"").abandon()
+
+
+def test_a_call_the_prefill_holds_counts_and_a_copied_value_rolls_back_whole() -> None:
+    # A call block reopened after the model's call: the prefill holds that call whole.
+    done = PREFILL + CALL + b"Paris</city>\n</parameters>\n</invoke>\n<invoke>\n<tool_name>"
+    guard = NoRepeat(done)
+    assert guard.reopened and not NoRepeat(PREFILL).reopened
+    guard.push(CALL)
+    at = len(guard.written)
+    copied = Checkpoint(at, n_tokens=at, produced=0, state=None, token=-1, gap=0.2,
+                        value=b"Paris</city>")
+    guard.push(b"Paris</city>", copied)
+    resume = guard.push(b"\n</parameters>\n</invoke>\n")
+    # The repeat of the prefill's call goes back to the copied value, banned whole there.
+    assert resume == copied and len(guard.written) == at
+    assert guard.banned_values_here() == {b"Paris</city>"} and guard.banned_here() == set()
+    guard.push(b"London</city>", Checkpoint(at, n_tokens=at, produced=0, state=None,
+                                            token=-1, gap=0.1, value=b"London</city>"))
+    kept = guard.push(b"\n</parameters>\n</invoke>\n")
+    assert kept.endswith(b"London</city>\n</parameters>\n</invoke>\n")

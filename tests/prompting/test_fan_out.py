@@ -162,3 +162,17 @@ def test_the_prompt_backend_adds_the_calls_and_skips_what_it_cannot_check() -> N
                 {"type": "object", "properties": {"number": {"type": "integer"}},
                  "allOf": [{"$ref": "#/nowhere"}]}):
         assert ask(odd) == [{"number": 5}]
+
+
+def test_places_written_with_their_region_are_items_of_a_list() -> None:
+    from tooluse.prompting.fan_out import list_around
+
+    question = ("Find vegan restaurants in Los Angeles, CA open until 22:00, and then do "
+                "the same for San Francisco, CA and Seattle, WA.")
+    items, index = list_around(question, "San Francisco, CA") or ([], -1)
+    assert [i.text for i in items] == ["San Francisco, CA", "Seattle, WA"] and index == 0
+    assert list_around(question, "Los Angeles, CA") is None  # stands alone
+    shops = "A music shop in San Francisco, California, and Chicago, Illinois."
+    assert [i.text for i in list_around(shops, "San Francisco, California")[0]] == [
+        "San Francisco, California", "Chicago, Illinois"]
+    assert list_around("What is the weather in Paris, France?", "Paris, France") is None

@@ -297,3 +297,39 @@ def test_response_schema_is_structured_output_under_the_grammar() -> None:
     assert both.advance(both.initial, b"<function_calls>\n<invoke>\n")
     assert not both.advance(both.initial, b"plain text")
     assert build_text_prompt(request, grammar=False)[3] is None  # no grammar: no guarantee
+
+
+def test_asked_more_reopens_the_call_block_where_the_question_asks_the_same_again() -> None:
+    def ask(question: str, *completions: str) -> tuple[FakeText, list[dict[str, Any]]]:
+        fake = FakeText(*completions)
+        backend = PromptToolsBackend(fake, asked_more=True, fan_out=True)  # type: ignore[arg-type]
+        response = backend.complete(Request(
+            messages=[Message(role="user", content=question)], tools=[TICKER],
+            tool_choice=ToolChoice(type="any"), max_tokens=64))
+        assert response.stop_reason == "tool_use"
+        return fake, [dict(b.input) for b in response.tool_uses]
+
+    first = ("get_ticker_symbol</tool_name>\n<parameters>\n<company_name>Ford</company_name>\n"
+             "</parameters>\n</invoke>\n</function_calls>")
+    again = "The ticker of Ford, and then do the same for the maker of the Model 3."
+    fake, calls = ask(again, first, "<company_name>Tesla</company_name>\n</parameters>\n"
+                                    "</invoke>\n</function_calls>")
+    assert calls == [{"company_name": "Ford"}, {"company_name": "Tesla"}]
+    # The second generation continues the block after the model's own call.
+    assert fake.calls[1]["prefill"] == (
+        fake.calls[0]["prefill"] + first.removesuffix("</function_calls>")
+        + "<invoke>\n<tool_name>get_ticker_symbol</tool_name>\n<parameters>\n")
+    # The further call is forced to the same tool, and no call after it.
+    assert fake.calls[1]["grammar"].prefill.endswith(
+        "<tool_name>get_ticker_symbol</tool_name>\n<parameters>\n")
+    # A repeat of the first call is dropped, as any repeat.
+    _, calls = ask(again, first, "<company_name>Ford</company_name>\n</parameters>\n"
+                                 "</invoke>\n</function_calls>")
+    assert calls == [{"company_name": "Ford"}]
+    # No cue in the question, or a list fan_out completes: one generation only.
+    for question in ("The ticker of Ford.",
+                     "The tickers of Ford, Honda and Kia, then the same for their owners."):
+        fake, calls = ask(question, first)
+        assert len(fake.calls) == 1
+    assert calls == [{"company_name": "Ford"}, {"company_name": "Honda"},
+                     {"company_name": "Kia"}]

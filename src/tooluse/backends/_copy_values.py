@@ -108,6 +108,13 @@ class ValueCopier:
         #: Free values refused as another parameter's (``ToolNaming.distinct``).
         self.refused = 0
         self._decided = -1
+        #: The last value chosen (its bytes, as forced) and its log-likelihood margin over
+        #: the next best one (inf: there was none): a point a repeat guard may go back to.
+        self.last_choice: tuple[bytes, float] | None = None
+
+    def reopen(self) -> None:
+        """Decoding went back to a value start (a repeat rolled back): choose again there."""
+        self._decided = -1
 
     @cached_property
     def lists(self) -> list[list[str]]:
@@ -116,9 +123,13 @@ class ValueCopier:
         return lists_in(self.conversation, self._all_spans)
 
     def choose(self, backend: Any, np: Any, state: MatchState, matcher: Matcher,
-               pieces: list[bytes], eog: frozenset[int]) -> bytes | None:
+               pieces: list[bytes], eog: frozenset[int],
+               banned: frozenset[bytes] = frozenset()) -> bytes | None:
         """At a value start: the bytes to force (the chosen value and the ``</`` closing
-        it), with the model's logits as they were; elsewhere None."""
+        it), with the model's logits as they were; elsewhere None. ``banned``: values
+        (as forced) ruled out here, e.g. by a rollback of a repeated call; the choice and
+        its margin are kept in :attr:`last_choice`."""
+        self.last_choice = None
         llm = backend.loaded.llm
         start = int(llm.n_tokens)
         if not (self.spans or self.enums) or start < 2 or start == self._decided:
@@ -132,7 +143,8 @@ class ValueCopier:
         bracket = opened.group(3)
         finite = _finite_values(matcher, state, head) if self.enums else None
         if finite:
-            return self._best_alternative(backend, np, start, finite)
+            return self._best_alternative(backend, np, start,
+                                          [v for v in finite if v + _CLOSE not in banned])
         # A bare number is offered only where a number is due: copied into a string
         # ("substance": "1" for "1 kg of ice") it is mostly wrong.
         words = bool(matcher.advance(state, head + b"x"))
@@ -165,12 +177,15 @@ class ValueCopier:
                                          for t in _PARAMETER.findall(call)})
         if placed:
             options = [o for o in options if not known_place(_text(o[len(head):]))]
-        options = [o for o in options if matcher.advance(state, o + _CLOSE)]
+        options = [o for o in options if matcher.advance(state, o + _CLOSE)
+                   and o + _CLOSE not in banned]
         if not options:
             return None
         self._decided = start
         first = log_softmax(np, backend._logits(np).astype(np.float64))
         free, free_lp = self._free_value(backend, np, state, matcher, pieces, eog, head)
+        if free is not None and free + _CLOSE in banned:
+            free = None
         if free is not None and (_placeholder(free[len(head):], opened.group(1))
                                  or _stand_in(free[len(head):], opened.group(1), words)
                                  or (words and names_only(_text(free[len(head):]), naming,
@@ -222,11 +237,19 @@ class ValueCopier:
             best_lp, best = max(lists)
             free = None
         if free is not None and best_lp + self.bonus <= free_lp:
-            return free + _CLOSE
+            return self._chosen(free, free_lp, [lp + self.bonus for lp, _ in scored])
         if not scored:
             return None
         self.copied += 1
-        return best + _CLOSE
+        return self._chosen(best, best_lp + self.bonus,
+                            [lp + self.bonus for lp, o in scored if o != best]
+                            + ([free_lp] if free is not None else []))
+
+    def _chosen(self, value: bytes, lp: float, others: Sequence[float]) -> bytes:
+        """``value`` closed, noted in :attr:`last_choice` with its margin over ``others``."""
+        margin = lp - max(others) if others else float("inf")
+        self.last_choice = (value + _CLOSE, margin)
+        return value + _CLOSE
 
     def _best_alternative(self, backend: Any, np: Any, start: int,
                           values: list[bytes]) -> bytes | None:
@@ -242,7 +265,8 @@ class ValueCopier:
         llm.n_tokens = start - 1
         llm.eval([int(llm.input_ids[start - 1])])
         self.enum_choices += 1
-        return max(scored)[1] + _CLOSE
+        lp, best = max(scored)
+        return self._chosen(best, lp, [other for other, v in scored if v != best])
 
     def _enum_arrays(self, matcher: Matcher, state: MatchState, head: bytes,
                      bracket: bytes) -> list[str]:

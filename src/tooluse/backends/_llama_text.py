@@ -195,6 +195,7 @@ class LlamaTextBackend:
         forced_tokens = 0
         healing = False
         pending = b""  # a value chosen by ``copier``, fed as forced text
+        chosen: Checkpoint | None = None  # where ``copier`` chose it
         guard = NoRepeat(prefill.encode("utf-8"), conversation=conversation) if (
             matcher is not None and self.no_repeat and temperature <= 0) else None
         feed: list[int] = []  # the tokens of this step, forced or chosen
@@ -228,12 +229,23 @@ class LlamaTextBackend:
                         produced += len(forced_ids)
                         forced_tokens += len(forced_ids)
                         feed = forced_ids
-                        released = guard.push(forced) if guard is not None else forced
+                        released = guard.push(forced, chosen) if guard is not None \
+                            else forced
+                        chosen = None
                 if not feed:  # the model chooses the next token
                     healing = False
                     if copier is not None and matcher is not None and state is not None:
-                        pending = copier.choose(self, np, state, matcher, pieces, eog) or b""
+                        pending = copier.choose(
+                            self, np, state, matcher, pieces, eog,
+                            guard.banned_values_here() if guard is not None else frozenset(),
+                        ) or b""
                         if pending:
+                            # A value chosen whole: a point a repeated call may go back to.
+                            chosen = Checkpoint(
+                                len(guard.written), llm.n_tokens, produced, state, -1,
+                                copier.last_choice[1], copier.last_choice[0],
+                            ) if guard is not None and guard.reopened \
+                                and copier.last_choice is not None else None
                             continue
                     token = None
                     if (produced == 0 and matcher is not None and state is not None
@@ -259,6 +271,8 @@ class LlamaTextBackend:
                 # as text, checked for a stop string and the grammar's end, then evaluated.
                 if isinstance(released, Checkpoint):
                     state, produced = self._resume(released)
+                    if copier is not None:
+                        copier.reopen()
                     feed = []
                     continue
                 text, hit = scanner.push(decoder.decode(released))

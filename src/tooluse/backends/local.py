@@ -101,6 +101,8 @@ DEFAULT_COPY_BONUS = 2.0
 #: ``written_names`` (a value gives way to the name the question writes for it:
 #: "Premier League" for ``league``) and ``currency_codes`` (ISO codes for the currencies the
 #: question names, where the call writes codes): see docs/benchmarks/bfcl.md.
+#: ``asked_more`` (one tool, one call, a question asking for "the same" again: the call
+#: block reopened for a further call): BFCL ``parallel`` +2 −0 (docs/benchmarks/bfcl.md).
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
     "copy_values": True, "fan_out": True, "rank_tools": True, "plan_tools": True,
@@ -111,7 +113,7 @@ DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "stated_units": True, "distinct_values": True, "from_to": True, "named_options": True,
     "after_names": True, "named_numbers": True, "compounding": True, "implied_numbers": True,
     "stray_numbers": True, "literal_lists": True, "written_names": True,
-    "currency_codes": True,
+    "currency_codes": True, "asked_more": True,
 }
 #: The techniques that are on or off (``-o KEY=0``/``1`` on the command line): the
 #: defaults', and those off by default.
@@ -170,7 +172,7 @@ class LocalBackend(PromptToolsBackend):
       ``from_to``, ``named_options``, ``after_names``, ``named_numbers``, ``compounding``,
       ``implied_numbers``, ``stray_numbers``, ``literal_lists``, ``written_names``,
       ``currency_codes``, ``whole_phrases``, ``names_not_values``, ``distinct_values``,
-      ``fan_out``, ``restate``,
+      ``fan_out``, ``restate``, ``asked_more``,
       ``focus_values``: the decisions taken around the model
       (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call
       or answer by :data:`DEFAULT_DECISION`, fitted for the default model, or
@@ -183,7 +185,7 @@ class LocalBackend(PromptToolsBackend):
       ``enum_values``, ``stated_units``, ``from_to``, ``named_options``, ``after_names``,
       ``named_numbers``, ``compounding``, ``implied_numbers``, ``stray_numbers``,
       ``literal_lists``, ``written_names``, ``currency_codes``, ``whole_phrases``,
-      ``names_not_values``, ``distinct_values``, ``focus_values`` on),
+      ``names_not_values``, ``distinct_values``, ``focus_values``, ``asked_more`` on),
       off for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none`` (default True), as the Messages API does, so a tool loop's last turn reuses
@@ -260,6 +262,7 @@ class LocalBackend(PromptToolsBackend):
         score_enums: bool | None = None,
         fan_out: bool | None = None,
         restate: bool | None = None,
+        asked_more: bool | None = None,
         focus_values: bool | None = None,
     ) -> None:
         if grammar_engine == "llguidance" and not llguidance_available():
@@ -330,6 +333,7 @@ class LocalBackend(PromptToolsBackend):
             distinct_values=on("distinct_values", distinct_values),
             fan_out=on("fan_out", fan_out),
             restate=on("restate", restate),
+            asked_more=on("asked_more", asked_more),
             focus_values=on("focus_values", focus_values),
             tools_under_none=tools_under_none, none_reminder=none_reminder,
         )

@@ -38,6 +38,7 @@ from ..codecs.legacy import (
 from ..errors import BackendError, ConversionError
 from ..messages import Request, ToolChoice, Usage
 from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
+from .asked_more import asks_for_more
 from .call_edits import call_adjuster, fanned_out
 from .choices import (
     PLAN_MAX_TOOLS,
@@ -52,7 +53,13 @@ from .choices import (
 )
 from .emitter import CALLS_OPEN, Emitter, earlier_calls
 from .focus import value_focus
-from .grammar import GrammarLimits, ToolGrammar, tool_call_grammar
+from .grammar import (
+    FUNCTION_CALLS_CLOSE,
+    FUNCTION_CALLS_OPEN,
+    GrammarLimits,
+    ToolGrammar,
+    tool_call_grammar,
+)
 from .text_backend import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
 
 __all__ = ["PromptToolsBackend", "build_text_prompt"]
@@ -186,6 +193,11 @@ class PromptToolsBackend(Backend):
       ("...6 feet tall and weighs 80 kg, also for a person who is 5.6 feet and weighs 60
       kg"), the model's call is added again with each clause's values (:mod:`.restate`;
       each added call validated against its tool's schema);
+    - ``asked_more`` (one tool offered): when the model wrote one call and closed the call
+      block, the question asks for the same again ("do the same for", "repeat"...
+      :func:`.asked_more.asks_for_more`) and neither ``fan_out`` nor ``restate`` finds
+      the further calls, the block is reopened after the model's call and a second call
+      to the tool forced; the model writes its values (never the first call's again);
     - ``focus_values``: when the question asks several tools for several things, each in a
       clause of its own, the text backend is told which part of the question each tool's
       values come from (:func:`.focus.value_focus`; a backend that copies values from the
@@ -241,6 +253,7 @@ class PromptToolsBackend(Backend):
         distinct_values: bool = False,
         fan_out: bool = False,
         restate: bool = False,
+        asked_more: bool = False,
         focus_values: bool = False,
         tools_under_none: bool = True,
         none_reminder: str | None = None,
@@ -287,6 +300,7 @@ class PromptToolsBackend(Backend):
         self.distinct_values = distinct_values
         self.fan_out = fan_out
         self.restate = restate
+        self.asked_more = asked_more
         self.focus_values = focus_values
         self.tools_under_none = tools_under_none
         self.none_reminder = none_reminder
@@ -375,7 +389,8 @@ class PromptToolsBackend(Backend):
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):
                 pass
-        end = yield from self._generate(emitter, messages, prefill, grammar, options)
+        written: list[str] = []
+        end = yield from self._generate(emitter, messages, prefill, grammar, options, written)
         choice = request.tool_choice or ToolChoice()
         if emitter.repeated == "history" and emitter.index < 0 and choice.type == "auto":
             # The model's first move was to ask again for a result it already has: a small
@@ -393,6 +408,14 @@ class PromptToolsBackend(Backend):
             retry.output_tokens += end.output_tokens
             retry.timings["retried_after_repeat"] = 1.0
             end = retry
+        elif self.asked_more and grammar is not None and len(request.tools) == 1 \
+                and choice.type in ("auto", "any") and not choice.disable_parallel_tool_use \
+                and len(emitter.blocks) == 1 and emitter.repeated is None \
+                and end.reason != "length" and asks_for_more(question_text(request)) \
+                and not fanned_out(request, emitter.blocks, self.limits.max_calls,
+                                   lists=self.fan_out, clauses=self.restate):
+            yield from self._one_more(request, emitter, messages, prefill + "".join(written),
+                                      options, end)
         yield from emitter.close()
         if (self.fan_out or self.restate) and emitter.blocks \
                 and not choice.disable_parallel_tool_use:
@@ -501,10 +524,36 @@ class PromptToolsBackend(Backend):
             self.limits, request.response_schema, first=first, only_first=only_first)
         return forced.prefill, forced
 
+    def _one_more(self, request: Request, emitter: Emitter, messages: list[TextMessage],
+                  answer: str, options: dict[str, Any],
+                  end: TextEnd) -> Generator[Any, None, None]:
+        """``asked_more``: the call block of ``answer`` (the prefill and what the model
+        wrote) reopened after its last call, and a further call to the same tool forced and
+        generated; its tokens and how it ended go into ``end``."""
+        cut = answer.rfind("</invoke>") + len("</invoke>")
+        if cut < len("</invoke>") or answer[cut:].strip() not in ("", FUNCTION_CALLS_CLOSE):
+            return
+        name = emitter.blocks[-1].name
+        header = f"<invoke>\n<tool_name>{escape(name)}</tool_name>\n<parameters>\n"
+        grammar = tool_call_grammar(
+            request.tools, ToolChoice(type="tool", name=name, disable_parallel_tool_use=True),
+            self.limits)
+        # The earlier call is done: a fresh parser reads the reopened block's new call.
+        emitter.parser = LegacyParser(request.tools)
+        emitter.held = ""
+        for _ in emitter.feed(FUNCTION_CALLS_OPEN + header, emit_text=False):
+            pass
+        more = yield from self._generate(emitter, messages, answer[:cut] + "\n" + header,
+                                         grammar, options)
+        end.output_tokens += more.output_tokens
+        end.reason, end.stop_sequence = more.reason, more.stop_sequence
+        end.timings["one_more_call"] = 1.0
+
     def _generate(self, emitter: Emitter, messages: list[TextMessage], prefill: str,
-                  grammar: ToolGrammar | None,
-                  options: dict[str, Any]) -> Generator[Any, None, TextEnd]:
-        """Stream one generation through ``emitter``; returns how it ended."""
+                  grammar: ToolGrammar | None, options: dict[str, Any],
+                  written: list[str] | None = None) -> Generator[Any, None, TextEnd]:
+        """Stream one generation through ``emitter`` (its text also into ``written``);
+        returns how it ended."""
         chunks = self.text_backend.generate_text(messages, prefill=prefill, grammar=grammar,
                                                  **options)
         end: TextEnd | None = None
@@ -514,6 +563,8 @@ class PromptToolsBackend(Backend):
                 if isinstance(chunk, TextEnd):
                     end = chunk
                     break
+                if written is not None:
+                    written.append(chunk)
                 yield from emitter.feed(chunk)
                 if emitter.repeated:
                     # A small model tends to repeat a call until the token limit; an

@@ -10,8 +10,8 @@ other item — every value still written by the model or copied from the questio
 call still validated against its tool's schema.
 
 What counts as a list (:func:`list_around`): items of the same shape as the value (numbers,
-with the same unit when the value has one; capitalised names; quoted strings; single
-lowercase words), separated by commas and a final ``and``/``or``/``&``. Lists that are not
+with the same unit when the value has one; capitalised names; places with their region,
+"Seattle, WA"; quoted strings; single lowercase words), separated by commas and a final ``and``/``or``/``&``. Lists that are not
 a request for several calls are left alone:
 
 - a range (``between 1 and 1000``, ``from 2 to 5``);
@@ -51,6 +51,8 @@ _FINAL = re.compile(r"(?:and|or|&|as well as|plus)\s+$", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _NAME_WORD = re.compile(r"(?:[A-Z0-9][\w'’.&-]*)")
 _POSSESSIVE = re.compile(r"['’]s$")
+#: A place written with its region ("San Francisco, CA"; "Paris, France").
+_PLACE = re.compile(r"([^,]+),\s*([^,]+)")
 _QUOTED = re.compile(r"""(['"‘“])([^'"‘’“”]{1,80})(['"’”])""")
 _RANGE_WORDS = ("between", "from")
 #: Words that are never an item of a list: copy_values' stop words, and verbs that
@@ -81,7 +83,8 @@ def number_value(text: str) -> float | None:
 
 def find_value(question: str, value: Any) -> tuple[int, int, str] | None:
     """Where ``value`` stands in the question, and its shape: "number" (a number, or a string
-    of digits), "name" (capitalised words), "quoted" or "word" (lowercase words)."""
+    of digits), "place" (capitalised words, a comma, capitalised words: "Seattle, WA"),
+    "name" (capitalised words), "quoted" or "word" (lowercase words)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
@@ -106,12 +109,20 @@ def find_value(question: str, value: Any) -> tuple[int, int, str] | None:
     at = re.search(r"(?<![\w])" + re.escape(text) + r"(?![\w])", question, re.IGNORECASE)
     if at is None:
         return None
+    place = _PLACE.fullmatch(text)
+    if place is not None and all(_is_name(part) for part in place.groups()):
+        return at.start(), at.end(), "place"
     words = text.split()
     if all(_NAME_WORD.fullmatch(w) for w in words) and any(w[0].isupper() for w in words):
         return at.start(), at.end(), "name"
     if all(_WORD.fullmatch(w) and w.lower() not in _STOP for w in words) and len(words) <= 2:
         return at.start(), at.end(), "word"
     return None
+
+
+def _is_name(text: str) -> bool:
+    words = text.split()
+    return all(_NAME_WORD.fullmatch(w) for w in words) and any(w[0].isupper() for w in words)
 
 
 def _unit_after(question: str, end: int) -> str | None:
@@ -136,6 +147,12 @@ def _item_at(question: str, at: int, shape: str, size: int, unit: str | None,
     if shape == "quoted":
         m = _QUOTED.match(rest)
         return Item(m.group(2).strip(), at, at + m.end()) if m else None
+    if shape == "place":  # "Seattle, WA": a name, a comma, the name of its region
+        city = _item_at(question, at, "name", size, None)
+        comma = re.match(r",\s*", question[city.end:]) if city is not None else None
+        region = _item_at(question, city.end + comma.end(), "name", 1, None) \
+            if city is not None and comma is not None else None
+        return Item(question[at:region.end], at, region.end) if region is not None else None
     words: list[re.Match[str]] = []
     last = 0
     pattern = _NAME_WORD if shape == "name" else _WORD
