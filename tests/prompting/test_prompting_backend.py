@@ -333,3 +333,18 @@ def test_asked_more_reopens_the_call_block_where_the_question_asks_the_same_agai
         assert len(fake.calls) == 1
     assert calls == [{"company_name": "Ford"}, {"company_name": "Honda"},
                      {"company_name": "Kia"}]
+
+
+def test_asked_more_stays_within_max_tokens_and_drops_a_call_the_limit_cuts() -> None:
+    first = ("get_ticker_symbol</tool_name>\n<parameters>\n<company_name>Ford</company_name>\n"
+             "</parameters>\n</invoke>\n</function_calls>")
+    fake = FakeText(first, ("<company_name>Tes", TextEnd(reason="length")))
+    backend = PromptToolsBackend(fake, asked_more=True)  # type: ignore[arg-type]
+    response = backend.complete(Request(
+        messages=[Message(role="user", content="Ford's ticker, then the same for Tesla.")],
+        tools=[TICKER], tool_choice=ToolChoice(type="any"), max_tokens=64))
+    # The further generation gets what the first left of the limit (FakeText counts
+    # len(text) // 4 tokens), and its cut call is not part of the answer.
+    assert fake.calls[1]["max_tokens"] == 64 - len(first.removesuffix("</function_calls>")) // 4
+    assert [b.input for b in response.tool_uses] == [{"company_name": "Ford"}]
+    assert response.stop_reason == "tool_use" and response.text() == ""

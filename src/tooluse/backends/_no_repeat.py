@@ -82,8 +82,8 @@ class NoRepeat:
         #: A call block reopened after calls the model wrote (a further call asked for): its
         #: whole values (copied or scored) may be rolled back as well as its tokens. In a
         #: block the model writes on its own, a repeat is where it would stop, and is
-        #: dropped there (values rolled back instead made calls of spans chosen at random:
-        #: BFCL ``parallel``, 45 answers rolled back instead of 4, 2 more right, 5 fewer).
+        #: dropped there (values rolled back there too made calls of other spans: BFCL
+        #: ``parallel``, 45 answers rolled back instead of 4, and 5 right ones lost).
         self.reopened = bool(self.calls)
         self.retries = 0
         self.rollbacks = 0

@@ -468,9 +468,13 @@ class PromptToolsBackend(Backend):
                   end: TextEnd) -> Generator[Any, None, None]:
         """``asked_more``: the call block of ``answer`` (the prefill and what the model
         wrote) reopened after its last call, and a further call to the same tool forced and
-        generated; its tokens and how it ended go into ``end``."""
+        generated within the tokens ``end`` leaves of the request's limit; its tokens and
+        how it ended go into ``end``. A call the limit cuts is dropped, and the answer ends
+        as it had."""
         cut = answer.rfind("</invoke>") + len("</invoke>")
-        if cut < len("</invoke>") or answer[cut:].strip() not in ("", FUNCTION_CALLS_CLOSE):
+        left = int(options["max_tokens"]) - end.output_tokens
+        if cut < len("</invoke>") or left <= 0 \
+                or answer[cut:].strip() not in ("", FUNCTION_CALLS_CLOSE):
             return
         name = emitter.blocks[-1].name
         header = f"<invoke>\n<tool_name>{escape(name)}</tool_name>\n<parameters>\n"
@@ -483,10 +487,13 @@ class PromptToolsBackend(Backend):
         for _ in emitter.feed(FUNCTION_CALLS_OPEN + header, emit_text=False):
             pass
         more = yield from self._generate(emitter, messages, answer[:cut] + "\n" + header,
-                                         grammar, options)
+                                         grammar, {**options, "max_tokens": left})
         end.output_tokens += more.output_tokens
-        end.reason, end.stop_sequence = more.reason, more.stop_sequence
         end.timings["one_more_call"] = 1.0
+        if more.reason == "length":  # the further call cut: not part of the answer
+            emitter.parser = LegacyParser(request.tools)
+            return
+        end.reason, end.stop_sequence = more.reason, more.stop_sequence
 
     def _generate(self, emitter: Emitter, messages: list[TextMessage], prefill: str,
                   grammar: ToolGrammar | None, options: dict[str, Any],
