@@ -319,9 +319,11 @@ def test_asked_more_reopens_the_call_block_where_the_question_asks_the_same_agai
     assert fake.calls[1]["prefill"] == (
         fake.calls[0]["prefill"] + first.removesuffix("</function_calls>")
         + "<invoke>\n<tool_name>get_ticker_symbol</tool_name>\n<parameters>\n")
-    # The further call is forced to the same tool, and no call after it.
-    assert fake.calls[1]["grammar"].prefill.endswith(
-        "<tool_name>get_ticker_symbol</tool_name>\n<parameters>\n")
+    # The further call is forced to the same tool, and no call after it (the grammar of
+    # tool_choice "tool" with parallel calls off).
+    grammar = fake.calls[1]["grammar"]
+    assert grammar.key[1:4] == ("tool", "get_ticker_symbol", True)
+    assert grammar.prefill.endswith("<tool_name>get_ticker_symbol</tool_name>\n<parameters>\n")
     # A repeat of the first call is dropped, as any repeat.
     _, calls = ask(again, first, "<company_name>Ford</company_name>\n</parameters>\n"
                                  "</invoke>\n</function_calls>")
