@@ -11,8 +11,8 @@ call still validated against its tool's schema.
 
 What counts as a list (:func:`list_around`): items of the same shape as the value (numbers,
 with the same unit when the value has one; capitalised names; places with their region,
-"Seattle, WA"; quoted strings; single lowercase words), separated by commas and a final ``and``/``or``/``&``. Lists that are not
-a request for several calls are left alone:
+"Seattle, WA"; quoted strings; single lowercase words), separated by commas and a final
+``and``/``or``/``&``. Lists that are not a request for several calls are left alone:
 
 - a range (``between 1 and 1000``, ``from 2 to 5``);
 - items the call already uses for other parameters (``the GCD of 96 and 128``: both
@@ -112,15 +112,16 @@ def find_value(question: str, value: Any) -> tuple[int, int, str] | None:
     place = _PLACE.fullmatch(text)
     if place is not None and all(_is_name(part) for part in place.groups()):
         return at.start(), at.end(), "place"
-    words = text.split()
-    if all(_NAME_WORD.fullmatch(w) for w in words) and any(w[0].isupper() for w in words):
+    if _is_name(text):
         return at.start(), at.end(), "name"
+    words = text.split()
     if all(_WORD.fullmatch(w) and w.lower() not in _STOP for w in words) and len(words) <= 2:
         return at.start(), at.end(), "word"
     return None
 
 
 def _is_name(text: str) -> bool:
+    """Capitalised words: each a name word, one at least starting with a capital."""
     words = text.split()
     return all(_NAME_WORD.fullmatch(w) for w in words) and any(w[0].isupper() for w in words)
 
@@ -150,8 +151,9 @@ def _item_at(question: str, at: int, shape: str, size: int, unit: str | None,
     if shape == "place":  # "Seattle, WA": a name, a comma, the name of its region
         city = _item_at(question, at, "name", size, None)
         comma = re.match(r",\s*", question[city.end:]) if city is not None else None
-        region = _item_at(question, city.end + comma.end(), "name", 1, None) \
-            if city is not None and comma is not None else None
+        if city is None or comma is None:
+            return None
+        region = _item_at(question, city.end + comma.end(), "name", 1, None)
         return Item(question[at:region.end], at, region.end) if region is not None else None
     words: list[re.Match[str]] = []
     last = 0
