@@ -125,15 +125,16 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     :func:`.literal_lists.literal_lists`: ``elements: ['Sam', 'Alice', 'Jack']`` for
     ``elements: []``). A free string value gives way to the name the question writes for
     it (``names``, :func:`.written_names.written_names`, after the numbers are mended):
-    where the question does not write the value, its one name ending in the parameter's name (``league: "Premier
-    League"`` for ``"Manchester City"``) or the one word the value misspells
-    (``"Liverpool"`` for ``"Liverly"``); the part before another parameter's value the
-    value ends in (``"New York"`` for ``"New York to Philadelphia"``); for a
-    ``<thing>_type`` holding a count, the word before the thing (``room_type: "single"``
-    for ``"two"`` in "a single room for two nights"). Where the call writes currencies as codes, each
-    currency parameter gets the ISO code of the currency the question names for it
-    (``currencies``, :func:`.currencies.currency_codes`: ``to_currency: "CAD"`` for
-    ``"CAN"`` in "150 Euros to Canadian dollars").
+    where the question does not write the value, its one name ending in the parameter's
+    name (``league: "Premier League"`` for ``"Manchester City"``) or the one word the
+    value misspells (``"Liverpool"`` for ``"Liverly"``); the part before another
+    parameter's value the value ends in (``"New York"`` for ``"New York to
+    Philadelphia"``); for a ``<thing>_type`` holding a count, the word before the thing
+    (``room_type: "single"`` for ``"two"`` in "a single room for two nights"). Where the
+    call writes currencies as codes, each currency parameter gets the ISO code of the
+    currency the question names for it (``currencies``,
+    :func:`.currencies.currency_codes`: ``to_currency: "CAD"`` for ``"CAN"`` in "150 Euros
+    to Canadian dollars").
     An optional string the conversation writes only inside a value these edits wrote
     whole is then left out too (``optional``, :func:`.choices.without_inside_others`).
     Last, an optional parameter the call leaves out whose option the question names is

@@ -137,8 +137,7 @@ def tool_naming(spec: ToolSpec, *, names: bool = True, distinct: bool = False) -
     parameters with ``distinct``."""
     schema = spec.input_schema if isinstance(spec.input_schema, Mapping) else {}
     listed = schema.get("required")
-    props = schema.get("properties")
-    places = frozenset(str(name) for name in (props if isinstance(props, Mapping) else [])
+    places = frozenset(str(name) for name in (properties(schema) or [])
                        if PLACE_WORDS & set(_words(split_name(str(name))))) if distinct \
         else frozenset()
     return ToolNaming(naming_words(spec.name, schema) if names else frozenset(),
