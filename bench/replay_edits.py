@@ -56,6 +56,7 @@ from tooluse.prompting.codes import described_codes
 from tooluse.prompting.currencies import currency_codes
 from tooluse.prompting.dates import dated
 from tooluse.prompting.directions import from_to
+from tooluse.prompting.each_option import option_calls
 from tooluse.prompting.enum_values import enum_values
 from tooluse.prompting.flags import asked_flags
 from tooluse.prompting.literal_lists import literal_lists
@@ -71,9 +72,10 @@ Call = tuple[str, dict[str, Any]]
 
 
 def fanned(request: Request, names: Sequence[str], calls: Sequence[Call], *,
-           clauses: bool = True) -> list[Call]:
+           clauses: bool = True, options: bool = True) -> list[Call]:
     """The calls :func:`tooluse.prompting.call_edits.fanned_out` adds after ``calls``, as
-    the backend does after the model's: ``fan_out``, then ``restate`` with ``clauses``.
+    the backend does after the model's: ``fan_out``, then ``restate`` with ``clauses``,
+    then ``each_option`` with ``options``.
     ``names`` are the BFCL functions' names in the order of ``request.tools``, whose names
     are the wire's ("spotify.play" is "spotify_play"); calls go in and come out under
     them."""
@@ -82,7 +84,8 @@ def fanned(request: Request, names: Sequence[str], calls: Sequence[Call], *,
     blocks = [ToolUseBlock(id=f"toolu_{i}", name=wire.get(name, name), input=arguments)
               for i, (name, arguments) in enumerate(calls)]
     return [(back.get(b.name, b.name), dict(b.input))
-            for b in fanned_out(request, blocks, 8, lists=True, clauses=clauses)]
+            for b in fanned_out(request, blocks, 8, lists=True, clauses=clauses,
+                                options=options)]
 
 
 #: The edits of one call (its arguments, its schema, the question's text), by name.
@@ -103,6 +106,9 @@ def _edited(edit: str, calls: list[Call], request: Request, schemas: dict[str, A
     question, conversation = question_text(request), conversation_text(request)
     if edit == "restate":  # fan_out then restate, as the backend does after the model's calls
         return calls + fanned(request, list(schemas), calls)
+    if edit == "each_option":  # on all the calls, as the backend does after restate's
+        return calls + option_calls(calls, question, schemas, limit=8,
+                                    valid=lambda name, args: _valid(schemas[name], args))
     new: list[Call] = []
     for name, arguments in calls:
         schema = schemas.get(name)
@@ -122,7 +128,7 @@ def _edited(edit: str, calls: list[Call], request: Request, schemas: dict[str, A
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("run_dir")
-    parser.add_argument("--edit", choices=("restate", "calls_as_planned", "optional",
+    parser.add_argument("--edit", choices=("restate", "calls_as_planned", "optional", "each_option",
                                            "named_options", *_EDITS),
                         action="append")
     parser.add_argument("--choice", default="auto",

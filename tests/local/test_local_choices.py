@@ -886,3 +886,35 @@ def test_the_same_asked_again_gets_a_further_call_and_its_list_the_rest() -> Non
     assert plain == ["Los Angeles, CA"]
     # The reopened block's call names the first place of the list; fan_out adds the other.
     assert asked == ["Los Angeles, CA", "San Francisco, CA", "Seattle, WA"]
+
+
+SORT = spec("array_sort", "Sorts a list of numbers.",
+            {"list": {"type": "array", "items": {"type": "integer"},
+                      "description": "The list of numbers to sort."},
+             "order": {"type": "string", "enum": ["ascending", "descending"],
+                       "description": "Order of sorting."}})
+RAIN = spec("precipitation_stats", "Get precipitation statistics for a location over a "
+            "time frame.",
+            {"location": {"type": "string",
+                          "description": "The name of the location, e.g., 'Amazon rainforest'."},
+             "time_frame": {"type": "string", "enum": ["six_months", "year", "five_years"],
+                            "description": "The time period."}})
+
+
+@pytest.mark.parametrize(("question", "tool", "key", "options"), [
+    ("Sort the list [5, 2, 9, 1] in both ascending and descending order.", SORT, "order",
+     ["ascending", "descending"]),
+    ("What are the precipitation statistics for the Amazon rainforest for the last six "
+     "months, the last year, and the last five years?", RAIN, "time_frame",
+     ["six_months", "year", "five_years"]),
+])
+def test_each_option_the_question_lists_gets_its_call(question: str, tool: ToolSpec,
+                                                      key: str, options: list[str]) -> None:
+    plain, each = ([c.input for c in ask(b, question, [tool], max_tokens=128).tool_uses]
+                   for b in without_and_with("each_option"))
+    assert len(plain) == 1 and plain[0][key] in options
+    # The model's call first, then the same call with each other listed option.
+    assert each[0] == plain[0]
+    assert sorted(c[key] for c in each) == sorted(options)
+    assert all({k: v for k, v in c.items() if k != key} ==
+               {k: v for k, v in plain[0].items() if k != key} for c in each)

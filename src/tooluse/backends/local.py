@@ -103,6 +103,9 @@ DEFAULT_COPY_BONUS = 2.0
 #: question names, where the call writes codes): see docs/benchmarks/bfcl.md.
 #: ``asked_more`` (one tool, one call, a question asking for "the same" again: the call
 #: block reopened for a further call): BFCL ``parallel`` +2 −0 (docs/benchmarks/bfcl.md).
+#: ``each_option`` (a call for each of a parameter's options the question lists: "both
+#: ascending and descending order"): replayed, BFCL ``parallel`` +2 −0, no other category
+#: changed (docs/benchmarks/bfcl.md).
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
     "copy_values": True, "fan_out": True, "rank_tools": True, "plan_tools": True,
@@ -113,7 +116,7 @@ DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "stated_units": True, "distinct_values": True, "from_to": True, "named_options": True,
     "after_names": True, "named_numbers": True, "compounding": True, "implied_numbers": True,
     "stray_numbers": True, "literal_lists": True, "written_names": True,
-    "currency_codes": True, "asked_more": True,
+    "currency_codes": True, "asked_more": True, "each_option": True,
 }
 #: The techniques that are on or off (``-o KEY=0``/``1`` on the command line): the
 #: defaults', and those off by default.
@@ -172,7 +175,7 @@ class LocalBackend(PromptToolsBackend):
       ``from_to``, ``named_options``, ``after_names``, ``named_numbers``, ``compounding``,
       ``implied_numbers``, ``stray_numbers``, ``literal_lists``, ``written_names``,
       ``currency_codes``, ``whole_phrases``, ``names_not_values``, ``distinct_values``,
-      ``fan_out``, ``restate``, ``asked_more``,
+      ``fan_out``, ``restate``, ``each_option``, ``asked_more``,
       ``focus_values``: the decisions taken around the model
       (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call
       or answer by :data:`DEFAULT_DECISION`, fitted for the default model, or
@@ -185,7 +188,8 @@ class LocalBackend(PromptToolsBackend):
       ``enum_values``, ``stated_units``, ``from_to``, ``named_options``, ``after_names``,
       ``named_numbers``, ``compounding``, ``implied_numbers``, ``stray_numbers``,
       ``literal_lists``, ``written_names``, ``currency_codes``, ``whole_phrases``,
-      ``names_not_values``, ``distinct_values``, ``focus_values``, ``asked_more`` on),
+      ``names_not_values``, ``distinct_values``, ``focus_values``, ``each_option``,
+      ``asked_more`` on),
       off for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none`` (default True), as the Messages API does, so a tool loop's last turn reuses
@@ -262,6 +266,7 @@ class LocalBackend(PromptToolsBackend):
         score_enums: bool | None = None,
         fan_out: bool | None = None,
         restate: bool | None = None,
+        each_option: bool | None = None,
         asked_more: bool | None = None,
         focus_values: bool | None = None,
     ) -> None:
@@ -333,6 +338,7 @@ class LocalBackend(PromptToolsBackend):
             distinct_values=on("distinct_values", distinct_values),
             fan_out=on("fan_out", fan_out),
             restate=on("restate", restate),
+            each_option=on("each_option", each_option),
             asked_more=on("asked_more", asked_more),
             focus_values=on("focus_values", focus_values),
             tools_under_none=tools_under_none, none_reminder=none_reminder,

@@ -132,6 +132,11 @@ class PromptToolsBackend(Backend):
       ("...6 feet tall and weighs 80 kg, also for a person who is 5.6 feet and weighs 60
       kg"), the model's call is added again with each clause's values (:mod:`.restate`;
       each added call validated against its tool's schema);
+    - ``each_option``: when the question lists two or more options of a call's parameter
+      side by side ("in both ascending and descending order", "the last six months, the
+      last year, and the last five years"), each call holding one is added again with
+      each other one (:mod:`.each_option`; each added call validated against its tool's
+      schema);
     - ``asked_more`` (one tool offered): when the model wrote one call and closed the call
       block, the question asks for the same again ("do the same for", "repeat"...
       :func:`.asked_more.asks_for_more`) and neither ``fan_out`` nor ``restate`` finds
@@ -192,6 +197,7 @@ class PromptToolsBackend(Backend):
         distinct_values: bool = False,
         fan_out: bool = False,
         restate: bool = False,
+        each_option: bool = False,
         asked_more: bool = False,
         focus_values: bool = False,
         tools_under_none: bool = True,
@@ -239,6 +245,7 @@ class PromptToolsBackend(Backend):
         self.distinct_values = distinct_values
         self.fan_out = fan_out
         self.restate = restate
+        self.each_option = each_option
         self.asked_more = asked_more
         self.focus_values = focus_values
         self.tools_under_none = tools_under_none
@@ -352,14 +359,16 @@ class PromptToolsBackend(Backend):
                 and len(emitter.blocks) == 1 and emitter.repeated is None \
                 and end.reason != "length" and asks_for_more(question_text(request)) \
                 and not fanned_out(request, emitter.blocks, self.limits.max_calls,
-                                   lists=self.fan_out, clauses=self.restate):
+                                   lists=self.fan_out, clauses=self.restate,
+                                   options=self.each_option):
             yield from self._one_more(request, emitter, messages, prefill + "".join(written),
                                       options, end)
         yield from emitter.close()
-        if (self.fan_out or self.restate) and emitter.blocks \
+        if (self.fan_out or self.restate or self.each_option) and emitter.blocks \
                 and not choice.disable_parallel_tool_use:
             added = fanned_out(request, emitter.blocks, self.limits.max_calls,
-                               lists=self.fan_out, clauses=self.restate)
+                               lists=self.fan_out, clauses=self.restate,
+                               options=self.each_option)
             for block in added:
                 yield from emitter.call(block)
             if added:

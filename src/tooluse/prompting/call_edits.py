@@ -16,8 +16,9 @@ code a parameter's description lists for what the question names (:mod:`.codes`)
 value naming another parameter's enum member given to it (:mod:`.enum_values`), the unit
 the question states for a unit parameter (:mod:`.units`), a "from" and a "to" value in the
 question's order (:mod:`.directions`), a value an earlier call looked up written as that
-call returned it, the calls its lists ask for added (:mod:`.fan_out`), and those its clauses
-restate with other values (:mod:`.restate`). Each edited or added call is validated against
+call returned it, the calls its lists ask for added (:mod:`.fan_out`), those its clauses
+restate with other values (:mod:`.restate`), and one for each option of a parameter it lists
+(:mod:`.each_option`). Each edited or added call is validated against
 its tool's schema."""
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from .codes import described_codes
 from .currencies import currency_codes
 from .dates import dated
 from .directions import from_to
+from .each_option import option_calls
 from .enum_values import enum_values
 from .fan_out import fan_out
 from .flags import asked_flags
@@ -243,12 +245,15 @@ def _valid(schema: Any, arguments: dict[str, Any]) -> bool:
 
 
 def fanned_out(request: Request, blocks: list[ToolUseBlock], limit: int, *,
-               lists: bool = True, clauses: bool = False) -> list[ToolUseBlock]:
+               lists: bool = True, clauses: bool = False,
+               options: bool = False) -> list[ToolUseBlock]:
     """The calls the question asks for that the model's ``blocks`` leave out, as new
     blocks: one per further item of a list (``lists``, :func:`.fan_out.fan_out`), then one
     per clause restating a call with other values (``clauses``,
     :func:`.restate.restatements`; where the calls name several tools, each tool from the
-    clauses it alone owns, :func:`.focus.owned_spans`)."""
+    clauses it alone owns, :func:`.focus.owned_spans`), then, for all of those, one per
+    further option of a parameter the question lists (``options``,
+    :func:`.each_option.option_calls`)."""
     specs = {t.name: t for t in request.tools}
 
     def valid(name: str, arguments: dict[str, Any]) -> bool:
@@ -264,5 +269,7 @@ def fanned_out(request: Request, blocks: list[ToolUseBlock], limit: int, *,
         parts = owned_spans(question, request.tools) if len({n for n, _ in every}) > 1 \
             else None
         added += restatements(every, question, schemas, limit=limit, valid=valid, parts=parts)
+    if options:
+        added += option_calls([*calls, *added], question, schemas, limit=limit, valid=valid)
     return [ToolUseBlock(id=new_tool_use_id(), name=name, input=arguments)
             for name, arguments in added]

@@ -37,7 +37,7 @@ from .choices import content_words, split_name
 from .flags import question_words, spoken_of
 from .schemas import properties
 
-__all__ = ["named_options"]
+__all__ = ["named_options", "parameter_options"]
 
 #: A string a description quotes as one of its options: short, one line.
 _QUOTED = re.compile(r"""(?<!\w)['"‘“]([^'"‘’“”\n]{1,24})['"’”](?!\w)""")
@@ -46,7 +46,7 @@ _DEFAULT = re.compile(r"\bdefaults?(?:\s+value)?(?:\s+is|\s+to|:)?\s+"
                       r"['\"‘“]?([\w -]{1,24}?)['\"’”]?(?=[\s.,;)]|$)", re.IGNORECASE)
 
 
-def _options(spec: Mapping[str, Any]) -> list[str]:
+def parameter_options(spec: Mapping[str, Any]) -> list[str]:
     """A string parameter's options: its enum's strings, or the strings its description
     quotes (none for a parameter of another type)."""
     enum = spec.get("enum")
@@ -99,7 +99,7 @@ def named_options(arguments: Mapping[str, Any], schema: Any, question: str,
             if wanted is not None:
                 added[key] = wanted
             continue
-        options = _options(spec)
+        options = parameter_options(spec)
         if len(options) < 2:
             continue
         others = tool_words.union(*(w for other, w in named.items() if other != key))
