@@ -62,6 +62,7 @@ from tooluse.prompting.flags import asked_flags
 from tooluse.prompting.literal_lists import literal_lists
 from tooluse.prompting.named_numbers import named_numbers
 from tooluse.prompting.named_options import named_options
+from tooluse.prompting.pairing import in_order
 from tooluse.prompting.phrases import values_after_names, whole_phrases
 from tooluse.prompting.regions import with_region
 from tooluse.prompting.spoken import compounding, implied, scaled
@@ -106,6 +107,8 @@ def _edited(edit: str, calls: list[Call], request: Request, schemas: dict[str, A
     question, conversation = question_text(request), conversation_text(request)
     if edit == "restate":  # fan_out then restate, as the backend does after the model's calls
         return calls + fanned(request, list(schemas), calls)
+    if edit == "pair_in_order":  # on all the calls, the model's and those added
+        return in_order(calls, question)
     if edit == "each_option":  # on all the calls, as the backend does after restate's
         return calls + option_calls(calls, question, schemas, limit=8,
                                     valid=lambda name, args: _valid(schemas[name], args))
@@ -129,6 +132,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("run_dir")
     parser.add_argument("--edit", choices=("restate", "calls_as_planned", "optional", "each_option",
+                                           "pair_in_order",
                                            "named_options", *_EDITS),
                         action="append")
     parser.add_argument("--choice", default="auto",

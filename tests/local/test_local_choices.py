@@ -918,3 +918,26 @@ def test_each_option_the_question_lists_gets_its_call(question: str, tool: ToolS
     assert sorted(c[key] for c in each) == sorted(options)
     assert all({k: v for k, v in c.items() if k != key} ==
                {k: v for k, v in plain[0].items() if k != key} for c in each)
+
+
+TEMPERATURE = spec("average_temperature", "Retrieves the average temperature for a specific "
+                   "location over the defined timeframe.",
+                   {"location": {"type": "string", "description": "The city to get the "
+                                 "average temperature for. It should format as city name "
+                                 "such as Boston."},
+                    "days": {"type": "integer", "description": "The number of days to get "
+                             "the average temperature for."},
+                    "temp_unit": {"type": "string", "description": "The temperature unit "
+                                  "('Celsius' or 'Fahrenheit'). Default is 'Fahrenheit'."}})
+
+
+def test_crossed_values_are_paired_as_the_question_pairs_them() -> None:
+    question = ("What is the average temperature in New York for the past 7 days in "
+                "Fahrenheit and how does it compare to the average temperature in Los Angeles "
+                "for the same period in Celsius?")
+    plain, paired = ([(c.input["location"], c.input.get("temp_unit"))
+                      for c in ask(b, question, [TEMPERATURE], max_tokens=200).tool_uses]
+                     for b in without_and_with("pair_in_order"))
+    # The model crosses the units; paired, each city has the unit written after it.
+    assert plain == [("New York", "Celsius"), ("Los Angeles", "Fahrenheit")]
+    assert paired == [("New York", "Fahrenheit"), ("Los Angeles", "Celsius")]

@@ -36,7 +36,7 @@ from ..errors import BackendError, ConversionError
 from ..messages import Request, ToolChoice, Usage
 from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
 from .asked_more import asks_for_more
-from .call_edits import call_adjuster, fanned_out
+from .call_edits import call_adjuster, fanned_out, paired_in_order
 from .choices import (
     PLAN_MAX_TOOLS,
     CallDecision,
@@ -137,6 +137,10 @@ class PromptToolsBackend(Backend):
       last year, and the last five years"), each call holding one is added again with
       each other one (:mod:`.each_option`; each added call validated against its tool's
       schema);
+    - ``pair_in_order``: a tool's calls whose values are crossed against the question's
+      order ("New York ... in Fahrenheit, Los Angeles ... in Celsius" written as New York
+      in Celsius) are paired again in that order (:mod:`.pairing`); the block's calls are
+      then streamed once the block is over;
     - ``asked_more`` (one tool offered): when the model wrote one call and closed the call
       block, the question asks for the same again ("do the same for", "repeat"...
       :func:`.asked_more.asks_for_more`) and neither ``fan_out`` nor ``restate`` finds
@@ -198,6 +202,7 @@ class PromptToolsBackend(Backend):
         fan_out: bool = False,
         restate: bool = False,
         each_option: bool = False,
+        pair_in_order: bool = False,
         asked_more: bool = False,
         focus_values: bool = False,
         tools_under_none: bool = True,
@@ -246,6 +251,7 @@ class PromptToolsBackend(Backend):
         self.fan_out = fan_out
         self.restate = restate
         self.each_option = each_option
+        self.pair_in_order = pair_in_order
         self.asked_more = asked_more
         self.focus_values = focus_values
         self.tools_under_none = tools_under_none
@@ -303,6 +309,10 @@ class PromptToolsBackend(Backend):
         yield MessageStart(id=new_message_id(), model=request.model or self.model)
         emitter = Emitter(LegacyParser(request.tools) if request.tools else None,
                            history=earlier_calls(request))
+        choice = request.tool_choice or ToolChoice()
+        # The block's calls streamed once it is over, paired as the question pairs values.
+        emitter.hold = self.pair_in_order and bool(request.tools) \
+            and not choice.disable_parallel_tool_use
         if (self.optional_from_conversation or self.percent_fractions
                 or self.prerequisite_tools or self.date_formats or self.city_state
                 or self.asked_flags or self.whole_phrases
@@ -337,8 +347,8 @@ class PromptToolsBackend(Backend):
                 pass
         written: list[str] = []
         end = yield from self._generate(emitter, messages, prefill, grammar, options, written)
-        choice = request.tool_choice or ToolChoice()
-        if emitter.repeated == "history" and emitter.index < 0 and choice.type == "auto":
+        if emitter.repeated == "history" and emitter.index < 0 and not emitter.blocks \
+                and choice.type == "auto":
             # The model's first move was to ask again for a result it already has: a small
             # model does this instead of answering. Ask for the answer as text (same prompt,
             # so the cached prefix is reused; the grammar, or a stop string, rules out calls).
@@ -373,6 +383,12 @@ class PromptToolsBackend(Backend):
                 yield from emitter.call(block)
             if added:
                 end.timings["fanned_out"] = float(len(added))
+        if emitter.pending:
+            edited = paired_in_order(request, emitter.pending)
+            moved = sum(a.input != b.input for a, b in zip(edited, emitter.pending, strict=True))
+            yield from emitter.release(lambda _: edited)
+            if moved:
+                end.timings["paired_in_order"] = float(moved)
         end.timings.setdefault("total_s", time.perf_counter() - started)
         end.timings.update(planned)
         if emitter.dropped:

@@ -17,8 +17,9 @@ value naming another parameter's enum member given to it (:mod:`.enum_values`), 
 the question states for a unit parameter (:mod:`.units`), a "from" and a "to" value in the
 question's order (:mod:`.directions`), a value an earlier call looked up written as that
 call returned it, the calls its lists ask for added (:mod:`.fan_out`), those its clauses
-restate with other values (:mod:`.restate`), and one for each option of a parameter it lists
-(:mod:`.each_option`). Each edited or added call is validated against
+restate with other values (:mod:`.restate`), one for each option of a parameter it lists
+(:mod:`.each_option`), and a tool's calls' values paired in the question's order where they
+cross it (:mod:`.pairing`). Each edited or added call is validated against
 its tool's schema."""
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from .focus import owned_spans
 from .literal_lists import literal_lists
 from .named_numbers import named_numbers as numbers_by_name
 from .named_options import named_options
+from .pairing import in_order
 from .phrases import values_after_names, whole_phrases
 from .regions import with_region
 from .restate import restatements
@@ -273,3 +275,11 @@ def fanned_out(request: Request, blocks: list[ToolUseBlock], limit: int, *,
         added += option_calls([*calls, *added], question, schemas, limit=limit, valid=valid)
     return [ToolUseBlock(id=new_tool_use_id(), name=name, input=arguments)
             for name, arguments in added]
+
+
+def paired_in_order(request: Request, blocks: list[ToolUseBlock]) -> list[ToolUseBlock]:
+    """``blocks`` with each tool's values paired in the question's order where the calls
+    cross them (:func:`.pairing.in_order`); the blocks keep their ids and places."""
+    calls = in_order([(b.name, dict(b.input)) for b in blocks], question_text(request))
+    return [b if arguments == b.input else b.model_copy(update={"input": arguments})
+            for (_, arguments), b in zip(calls, blocks, strict=True)]

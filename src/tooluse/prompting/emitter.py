@@ -60,6 +60,10 @@ class Emitter:
         self.dropped = 0
         #: "turn": a call repeated one of this turn; "history": one already made earlier.
         self.repeated: Literal["turn", "history"] | None = None
+        #: Hold the calls back until :meth:`release`, so that the block's calls can be
+        #: edited together (:mod:`.pairing`); text after them releases them as they are.
+        self.hold = False
+        self.pending: list[ToolUseBlock] = []
 
     def feed(self, chunk: str, *, emit_text: bool = True) -> Iterator[StreamEvent]:
         """Parse ``chunk``; ``emit_text=False`` for the prefill, which is the start of the
@@ -104,6 +108,7 @@ class Emitter:
         self.held = text[len(body):]
         if not body:
             return
+        yield from self.release()
         if not self.text_open:
             self.index += 1
             self.text_open = True
@@ -126,6 +131,26 @@ class Emitter:
         if self.text_open:
             yield BlockStop(index=self.index)
             self.text_open = False
+        if self.hold:
+            self.pending.append(block)
+            return
+        yield from self._emit(block)
+
+    def release(self, edit: Callable[[list[ToolUseBlock]], list[ToolUseBlock]] | None = None
+                ) -> Iterator[StreamEvent]:
+        """The events of the calls held back (``hold``), after ``edit`` (the calls in,
+        as many calls out, which stand for them in ``blocks``)."""
+        pending, self.pending = self.pending, []
+        if edit is not None and pending:
+            edited = edit(pending)
+            if len(edited) != len(pending):
+                raise ValueError("an edit of the held calls must return as many calls")
+            self.blocks[len(self.blocks) - len(pending):] = edited
+            pending = edited
+        for block in pending:
+            yield from self._emit(block)
+
+    def _emit(self, block: ToolUseBlock) -> Iterator[StreamEvent]:
         self.index += 1
         self.calls += 1
         yield BlockStart(index=self.index, block=ToolUseBlock(id=block.id, name=block.name))
