@@ -5,8 +5,11 @@
 ``RUN_DIR`` holds ``tooluse eval bfcl`` JSONs (``grammar_auto_<category>.json``, e.g. from
 ``bench/bfcl_eval.sh``). The edits that act after the model wrote its calls — ``restate``
 (further calls from the question's lists and clauses, :mod:`tooluse.prompting.fan_out` and
-:mod:`tooluse.prompting.restate`, replayed on the model's own calls: the recorded ones
-without the last ``timings.fanned_out`` the run added),
+:mod:`tooluse.prompting.restate`, then :mod:`tooluse.prompting.each_option`, replayed on the
+model's own calls: the recorded ones without the last ``timings.fanned_out`` the run added),
+``each_option`` (:mod:`tooluse.prompting.each_option` alone, on all the recorded calls, as
+it acts after ``restate``), ``pair_in_order`` (:mod:`tooluse.prompting.pairing`, on all
+the recorded calls),
 ``calls_as_planned`` (the model's own calls cut to the planned ones where two to five
 tools are offered, ``timings.planned_calls``, then ``fan_out`` and ``restate`` again),
 ``date_formats`` (:mod:`tooluse.prompting.dates`), ``city_state``
