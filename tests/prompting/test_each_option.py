@@ -48,11 +48,13 @@ def _calls(call: tuple[str, dict[str, Any]], question: str, schema: dict[str, An
      "Rain in the Amazon for the last six months, the last year, and the last five years?",
      ["six_months", "year", "five_years"]),
     # options differing only in case are read as written
-    (["AA", "Aa", "aa"], "the frequency of the homozygous dominant genotype (AA), "
-     "heterozygous genotype (Aa), and homozygous recessive genotype (aa)", ["AA", "Aa", "aa"]),
+    (["AA", "Aa", "aa"], ("the frequency of the homozygous dominant genotype (AA), "
+                          "heterozygous genotype (Aa), and homozygous recessive genotype (aa)"),
+     ["AA", "Aa", "aa"]),
     # the list, not the first mention far before it
-    (["Shortest", "Scenic"], "What is the shortest distance from New York to Miami, "
-     "considering both the shortest and scenic route preferences?", ["Shortest", "Scenic"]),
+    (["Shortest", "Scenic"], ("What is the shortest distance from New York to Miami, "
+                              "considering both the shortest and scenic route preferences?"),
+     ["Shortest", "Scenic"]),
     (["12h", "24h"], "The time in Paris in 24h or 12h format", ["24h", "12h"]),
 ])
 def test_options_listed_side_by_side_are_found(options: list[str], question: str,
@@ -67,8 +69,8 @@ def test_options_listed_side_by_side_are_found(options: list[str], question: str
     # one option, said twice
     (["ascending", "descending"], "Sort it ascending, then show it ascending again."),
     # far apart, no list
-    (["ascending", "descending"], "Sort the first list in ascending order please, and for "
-     "the big second one that I sent yesterday use descending."),
+    (["ascending", "descending"], ("Sort the first list in ascending order please, and for "
+                                   "the big second one that I sent yesterday use descending.")),
     # side by side but not joined as a list
     (["Shortest", "Scenic"], "The shortest scenic route"),
 ])

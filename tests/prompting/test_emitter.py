@@ -63,3 +63,14 @@ def test_an_edit_must_keep_the_number_of_calls() -> None:
     list(emitter.feed("<function_calls>\n" + _call("Paris") + _call("Rome")))
     with pytest.raises(ValueError, match="as many calls"):
         list(emitter.release(lambda blocks: blocks[:1]))
+
+
+def test_an_edit_that_would_repeat_a_call_is_not_made() -> None:
+    emitter = Emitter(LegacyParser(), history={json.dumps(["weather", {"city": "Oslo"}])})
+    emitter.hold = True
+    list(emitter.feed("<function_calls>\n" + _call("Paris") + _call("Rome")))
+
+    def to_oslo(blocks: list[ToolUseBlock]) -> list[ToolUseBlock]:
+        return [blocks[0].model_copy(update={"input": {"city": "Oslo"}}), blocks[1]]
+
+    assert _shown(list(emitter.release(to_oslo))) == ["0:Paris", "1:Rome"]

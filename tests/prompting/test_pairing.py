@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from tooluse.messages import Message, Request, ToolSpec, ToolUseBlock
+from tooluse.prompting.call_edits import paired_in_order
 from tooluse.prompting.pairing import in_order
 
 Calls = list[tuple[str, dict[str, Any]]]
@@ -65,3 +67,25 @@ def test_other_tools_calls_keep_their_places() -> None:
 ])
 def test_nothing_changes_without_a_crossing(calls: Calls, question: str) -> None:
     assert in_order(calls, question) == calls
+
+
+def _blocks(tool: ToolSpec, pairs: list[tuple[str, str]]) -> list[ToolUseBlock]:
+    return [ToolUseBlock(id=f"toolu_{i}", name=tool.name,
+                         input={"location": city, "unit": unit})
+            for i, (city, unit) in enumerate(pairs)]
+
+
+def test_paired_blocks_keep_their_ids_and_are_validated() -> None:
+    free = ToolSpec(name="temp", input_schema={"type": "object", "properties": {
+        "location": {"type": "string"}, "unit": {"type": "string"}}})
+    # A schema the paired calls break: New York only in Celsius.
+    strict = free.model_copy(update={"input_schema": {**free.input_schema, "allOf": [{
+        "if": {"properties": {"location": {"const": "New York"}}},
+        "then": {"properties": {"unit": {"const": "Celsius"}}}}]}})
+    crossed = [("New York", "Celsius"), ("Los Angeles", "Fahrenheit")]
+    for tool, expected in ((free, [("New York", "Fahrenheit"), ("Los Angeles", "Celsius")]),
+                           (strict, crossed)):
+        request = Request(messages=[Message(role="user", content=TEMPS)], tools=[tool])
+        paired = paired_in_order(request, _blocks(tool, crossed))
+        assert [(b.input["location"], b.input["unit"]) for b in paired] == expected
+        assert [b.id for b in paired] == ["toolu_0", "toolu_1"]

@@ -279,7 +279,13 @@ def fanned_out(request: Request, blocks: list[ToolUseBlock], limit: int, *,
 
 def paired_in_order(request: Request, blocks: list[ToolUseBlock]) -> list[ToolUseBlock]:
     """``blocks`` with each tool's values paired in the question's order where the calls
-    cross them (:func:`.pairing.in_order`); the blocks keep their ids and places."""
+    cross them (:func:`.pairing.in_order`); the blocks keep their ids and places. Each
+    changed call is validated against its tool's schema: if one fails, none changes."""
+    specs = {t.name: t for t in request.tools}
     calls = in_order([(b.name, dict(b.input)) for b in blocks], question_text(request))
+    if any(arguments != b.input and (b.name not in specs
+                                     or not _valid(specs[b.name].input_schema, arguments))
+           for (_, arguments), b in zip(calls, blocks, strict=True)):
+        return list(blocks)
     return [b if arguments == b.input else b.model_copy(update={"input": arguments})
             for (_, arguments), b in zip(calls, blocks, strict=True)]

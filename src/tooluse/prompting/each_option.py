@@ -13,11 +13,11 @@ the options the question writes are found (their words stemmed and in a row, as
 :mod:`.named_options` reads them, an option inside a longer one the question writes not
 counting; where options differ only in case, "AA", "Aa", "aa", as written). When two or
 more stand close together, as a list does, each call holding one of them is repeated with
-each other one. Strings a description quotes "e.g." or "such as" are examples, not every
-option: a list of them is :mod:`.fan_out`'s. Close together: at most four words between one and the next, none of them
+each other one. Close together: at most four words between one and the next, none of them
 a word that sets two values of one call apart ("from Celsius to Fahrenheit", "rather
 than", "instead of", "versus"), and an "and", "or", "plus", "&" or "as well as" between
-the first and the last.
+the first and the last. Strings a description quotes "e.g." or "such as" are examples, not
+every option: a list of them is :mod:`.fan_out`'s.
 """
 
 from __future__ import annotations

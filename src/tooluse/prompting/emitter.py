@@ -139,14 +139,20 @@ class Emitter:
     def release(self, edit: Callable[[list[ToolUseBlock]], list[ToolUseBlock]] | None = None
                 ) -> Iterator[StreamEvent]:
         """The events of the calls held back (``hold``), after ``edit`` (the calls in,
-        as many calls out, which stand for them in ``blocks``)."""
+        as many calls out, which stand for them in ``blocks``; not made where it would
+        repeat a call of the turn or of the conversation)."""
         pending, self.pending = self.pending, []
         if edit is not None and pending:
             edited = edit(pending)
             if len(edited) != len(pending):
                 raise ValueError("an edit of the held calls must return as many calls")
-            self.blocks[len(self.blocks) - len(pending):] = edited
-            pending = edited
+            keys = [_call_key(block) for block in edited]
+            before = self.seen_calls - {_call_key(block) for block in pending}
+            # An edit that would repeat a call (of this turn or an earlier one) is not made.
+            if len(set(keys)) == len(keys) and not set(keys) & (before | self.history):
+                self.seen_calls = before | set(keys)
+                self.blocks[len(self.blocks) - len(pending):] = edited
+                pending = edited
         for block in pending:
             yield from self._emit(block)
 
