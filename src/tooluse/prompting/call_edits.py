@@ -246,6 +246,18 @@ def _valid(schema: Any, arguments: dict[str, Any]) -> bool:
         return False
 
 
+def _validator(request: Request) -> Callable[[str, dict[str, Any]], bool]:
+    """Does a call (its tool's name, its input) name a tool of ``request`` and validate
+    against that tool's schema?"""
+    specs = {t.name: t for t in request.tools}
+
+    def valid(name: str, arguments: dict[str, Any]) -> bool:
+        spec = specs.get(name)
+        return spec is not None and _valid(spec.input_schema, arguments)
+
+    return valid
+
+
 def fanned_out(request: Request, blocks: list[ToolUseBlock], limit: int, *,
                lists: bool = True, clauses: bool = False,
                options: bool = False) -> list[ToolUseBlock]:
@@ -256,14 +268,9 @@ def fanned_out(request: Request, blocks: list[ToolUseBlock], limit: int, *,
     clauses it alone owns, :func:`.focus.owned_spans`), then, for all of those, one per
     further option of a parameter the question lists (``options``,
     :func:`.each_option.option_calls`)."""
-    specs = {t.name: t for t in request.tools}
-
-    def valid(name: str, arguments: dict[str, Any]) -> bool:
-        spec = specs.get(name)
-        return spec is not None and _valid(spec.input_schema, arguments)
-
+    valid = _validator(request)
     question = question_text(request)
-    schemas = {name: spec.input_schema for name, spec in specs.items()}
+    schemas = {t.name: t.input_schema for t in request.tools}
     calls = [(b.name, dict(b.input)) for b in blocks]
     added = fan_out(calls, question, schemas, limit=limit, valid=valid) if lists else []
     if clauses:
@@ -281,10 +288,9 @@ def paired_in_order(request: Request, blocks: list[ToolUseBlock]) -> list[ToolUs
     """``blocks`` with each tool's values paired in the question's order where the calls
     cross them (:func:`.pairing.in_order`); the blocks keep their ids and places. Each
     changed call is validated against its tool's schema: if one fails, none changes."""
-    specs = {t.name: t for t in request.tools}
+    valid = _validator(request)
     calls = in_order([(b.name, dict(b.input)) for b in blocks], question_text(request))
-    if any(arguments != b.input and (b.name not in specs
-                                     or not _valid(specs[b.name].input_schema, arguments))
+    if any(arguments != b.input and not valid(b.name, arguments)
            for (_, arguments), b in zip(calls, blocks, strict=True)):
         return list(blocks)
     return [b if arguments == b.input else b.model_copy(update={"input": arguments})
