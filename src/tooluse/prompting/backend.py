@@ -384,9 +384,11 @@ class PromptToolsBackend(Backend):
             if added:
                 end.timings["fanned_out"] = float(len(added))
         if emitter.pending:
-            edited = paired_in_order(request, emitter.pending)
-            moved = sum(a.input != b.input for a, b in zip(edited, emitter.pending, strict=True))
-            yield from emitter.release(lambda _: edited)
+            held = list(emitter.pending)
+            yield from emitter.release(lambda blocks: paired_in_order(request, blocks))
+            # Counted from the calls released: the emitter may refuse the edit.
+            moved = sum(a.input != b.input
+                        for a, b in zip(emitter.blocks[-len(held):], held, strict=True))
             if moved:
                 end.timings["paired_in_order"] = float(moved)
         end.timings.setdefault("total_s", time.perf_counter() - started)
