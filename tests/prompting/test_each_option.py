@@ -56,6 +56,9 @@ def _calls(call: tuple[str, dict[str, Any]], question: str, schema: dict[str, An
                               "considering both the shortest and scenic route preferences?"),
      ["Shortest", "Scenic"]),
     (["12h", "24h"], "The time in Paris in 24h or 12h format", ["24h", "12h"]),
+    # an option written as a path is looked for by its last part
+    (["Europe/London", "Europe/Paris"], "The time in London and Paris", ["Europe/London",
+                                                                         "Europe/Paris"]),
 ])
 def test_options_listed_side_by_side_are_found(options: list[str], question: str,
                                                listed: list[str]) -> None:

@@ -27,7 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .choices import stem
-from .named_options import parameter_options
+from .flags import WORD
+from .named_options import option_spans, parameter_options
 from .schemas import properties
 
 __all__ = ["named_in_list", "option_calls"]
@@ -35,7 +36,6 @@ __all__ = ["named_in_list", "option_calls"]
 #: A call as (tool name, input).
 Call = tuple[str, dict[str, Any]]
 
-_WORD = re.compile(r"[A-Za-z0-9']+")
 #: Words between two values of one call, not items of a list.
 _APART = frozenset({"to", "from", "into", "than", "instead", "versus", "vs", "per", "over",
                     "against", "between"})
@@ -47,31 +47,15 @@ _EXAMPLES = re.compile(r"\be\.?g\.|\bsuch as\b|\bfor (?:example|instance)\b|\bet
 _MAX_GAP = 4
 
 
-def _occurrences(option: str, words: Sequence[str], stems: Sequence[str],
-                 exact: bool) -> list[tuple[int, int]]:
-    """Where (word indexes, end excluded) the question's ``words`` write ``option``: its
-    words' stems in a row, or, with ``exact``, its words as written. An option written as
-    a path ("Europe/London") is looked for by its last part."""
-    wanted = _WORD.findall(option.rsplit("/", 1)[-1])
-    if not wanted:
-        return []
-    if exact:
-        have: Sequence[str] = words
-    else:
-        wanted, have = [stem(w.lower()) for w in wanted], stems
-    n = len(wanted)
-    return [(i, i + n) for i in range(len(have) - n + 1) if list(have[i:i + n]) == wanted]
-
-
 def named_in_list(options: Sequence[str], question: str) -> list[str]:
     """The ``options`` ``question`` lists side by side (see the module docstring), in
     the order it writes them; empty when fewer than two."""
-    spans = [(m.start(), m.end()) for m in _WORD.finditer(question)]
+    spans = [(m.start(), m.end()) for m in WORD.finditer(question)]
     words = [question[s:e] for s, e in spans]
     stems = [stem(w.lower()) for w in words]
     exact = len({o.lower() for o in options}) < len(options)
     found = sorted((at, o) for o in dict.fromkeys(options)
-                   for at in _occurrences(o, words, stems, exact))
+                   for at in option_spans(o, stems, words if exact else None))
     # An option the question writes only inside a longer one it writes ("New" in "Like New").
     found = [(at, o) for at, o in found
              if not any(q != at and q[0] <= at[0] and at[1] <= q[1] for q, _ in found)]

@@ -22,9 +22,10 @@ from typing import Any
 from .choices import content_words, split_name, stem
 from .schemas import properties
 
-__all__ = ["NEGATIONS", "asked_flags", "negated", "question_words", "spoken_of"]
+__all__ = ["NEGATIONS", "WORD", "asked_flags", "negated", "question_words", "spoken_of"]
 
-_WORD = re.compile(r"[A-Za-z0-9']+")
+#: A word of the question as the edits that read its words see it.
+WORD = re.compile(r"[A-Za-z0-9']+")
 #: Words that, in the three before a parameter's word, say the user does not want it.
 NEGATIONS = frozenset({"not", "no", "don't", "dont", "doesn't", "without", "never",
                        "exclude", "excluding", "excluded", "nor", "neither", "isn't",
@@ -33,7 +34,7 @@ NEGATIONS = frozenset({"not", "no", "don't", "dont", "doesn't", "without", "neve
 
 def question_words(question: str) -> tuple[list[str], list[str]]:
     """The question's words, lowercased, and their stems (:func:`.choices.stem`)."""
-    words = [w.lower() for w in _WORD.findall(question)]
+    words = [w.lower() for w in WORD.findall(question)]
     return words, [stem(w) for w in words]
 
 

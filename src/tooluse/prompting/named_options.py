@@ -30,14 +30,14 @@ call still validates (:func:`.call_edits.call_adjuster`).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .choices import content_words, split_name
-from .flags import question_words, spoken_of
+from .flags import WORD, question_words, spoken_of
 from .schemas import properties
 
-__all__ = ["named_options", "parameter_options"]
+__all__ = ["named_options", "option_spans", "parameter_options"]
 
 #: A string a description quotes as one of its options: short, one line.
 _QUOTED = re.compile(r"""(?<!\w)['"‘“]([^'"‘’“”\n]{1,24})['"’”](?!\w)""")
@@ -67,15 +67,24 @@ def _default(spec: Mapping[str, Any]) -> str | None:
     return found.group(1).strip().lower() if found else None
 
 
-def _written(option: str, stems: list[str]) -> bool:
-    """Does the question (its words' ``stems``) write ``option``'s words in a row? An
-    option written as a path ("Europe/London", a time zone) is written by its last part."""
-    for part in dict.fromkeys((option, option.rsplit("/", 1)[-1])):
-        wanted = question_words(part)[1]
-        n = len(wanted)
-        if n > 0 and any(stems[i:i + n] == wanted for i in range(len(stems) - n + 1)):
-            return True
-    return False
+def option_spans(option: str, stems: Sequence[str],
+                 words: Sequence[str] | None = None) -> list[tuple[int, int]]:
+    """Where (word indexes, end excluded) the question writes ``option``: its words'
+    stems in a row among the question's ``stems`` (:func:`.flags.question_words`), or,
+    given the question's ``words`` as written, its words as written. An option written as
+    a path ("Europe/London", a time zone) is looked for by its last part, which the whole
+    option's words end with."""
+    part = option.rsplit("/", 1)[-1]
+    if not WORD.search(part):
+        part = option
+    if words is None:
+        wanted, have = question_words(part)[1], stems
+    else:
+        wanted, have = WORD.findall(part), words
+    n = len(wanted)
+    if n == 0:
+        return []
+    return [(i, i + n) for i in range(len(have) - n + 1) if list(have[i:i + n]) == wanted]
 
 
 def named_options(arguments: Mapping[str, Any], schema: Any, question: str,
@@ -104,7 +113,7 @@ def named_options(arguments: Mapping[str, Any], schema: Any, question: str,
             continue
         others = tool_words.union(*(w for other, w in named.items() if other != key))
         hits = [option for option in options
-                if not set(question_words(option)[1]) & others and _written(option, stems)]
+                if not set(question_words(option)[1]) & others and option_spans(option, stems)]
         hits = [h for h in hits
                 if not any(h != g and re.search(rf"\b{re.escape(h.lower())}\b", g.lower())
                            for g in hits)]
