@@ -136,13 +136,11 @@ def tool_naming(spec: ToolSpec, *, names: bool = True, distinct: bool = False) -
     """The :class:`ToolNaming` of ``spec``: its name words with ``names``, its place
     parameters with ``distinct``."""
     schema = spec.input_schema if isinstance(spec.input_schema, Mapping) else {}
-    listed = schema.get("required")
     places = frozenset(str(name) for name in (properties(schema) or [])
                        if PLACE_WORDS & set(_words(split_name(str(name))))) if distinct \
         else frozenset()
     return ToolNaming(naming_words(spec.name, schema) if names else frozenset(),
-                      frozenset(str(r) for r in listed) if isinstance(listed, list)
-                      else frozenset(), places, distinct)
+                      frozenset(required(schema)), places, distinct)
 
 
 _IDENTIFIER = re.compile(r"[^\W_]+(?:_[^\W_]+)+")

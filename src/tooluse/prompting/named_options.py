@@ -35,7 +35,7 @@ from typing import Any
 
 from .choices import content_words, split_name
 from .flags import WORD, question_words, spoken_of
-from .schemas import properties
+from .schemas import properties, required
 
 __all__ = ["named_options", "option_spans", "parameter_options"]
 
@@ -94,14 +94,13 @@ def named_options(arguments: Mapping[str, Any], schema: Any, question: str,
     props = properties(schema)
     if props is None:
         return dict(arguments)
-    required = schema.get("required")
-    required = set(required) if isinstance(required, list) else set()
+    needed = required(schema)
     words, stems = question_words(question)
     tool_words = content_words(split_name(tool))
     named = {key: content_words(split_name(str(key))) for key in props}
     added: dict[str, Any] = {}
     for key, spec in props.items():
-        if key in arguments or key in required or not isinstance(spec, Mapping):
+        if key in arguments or key in needed or not isinstance(spec, Mapping):
             continue
         if spec.get("type") == "boolean":
             wanted = spoken_of(named[key] - tool_words, words, stems)

@@ -52,7 +52,7 @@ from typing import Any
 from .choices import free_string, split_name, whole_spans
 from .copy_values import STOP_WORDS
 from .flags import negated
-from .schemas import properties
+from .schemas import properties, required
 
 __all__ = ["values_after_names", "whole_phrases"]
 
@@ -304,8 +304,7 @@ def values_after_names(arguments: Mapping[str, Any], schema: Any,
     props = properties(schema)
     if props is None:
         return dict(arguments)
-    required = schema.get("required")
-    required = set(required) if isinstance(required, list) else set()
+    needed = required(schema)
     starts = {start: end for start, end in _names(question)}
     result = dict(arguments)
     for key, spec in props.items():
@@ -324,7 +323,7 @@ def values_after_names(arguments: Mapping[str, Any], schema: Any,
                             and held.lower() in question.lower()):
             continue
         result = {k: v for k, v in result.items()
-                  if k == key or v != name or k in required}
+                  if k == key or v != name or k in needed}
         result[key] = name
     return result
 

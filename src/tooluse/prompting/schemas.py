@@ -16,7 +16,10 @@ def properties(schema: Any) -> Mapping[str, Any] | None:
     return props if isinstance(props, Mapping) else None
 
 
-def required(schema: Any) -> set[Any]:
+def required(schema: Any) -> set[str]:
     """The names an object schema lists as ``required`` (none where ``schema`` is no
-    mapping or lists none)."""
-    return set(schema.get("required") or []) if isinstance(schema, Mapping) else set()
+    mapping or ``required`` is no list; only strings, as parameter names are: a malformed
+    entry names no parameter, and may not be hashable)."""
+    listed = schema.get("required") if isinstance(schema, Mapping) else None
+    return {name for name in listed if isinstance(name, str)} if isinstance(listed, list) \
+        else set()
