@@ -17,9 +17,8 @@ thing again ("do the same for", "repeat the same process", "once again"). Broade
 ("then", "also", "each", an ordinal) fire on one-call questions too ("meters/second", "the
 third major chord"): with them, 2 of BFCL's ``simple_python`` answers that were right
 came out with a second call, and no ``parallel`` answer was gained beyond the 2 this
-wording gains. It appears in 39 of
-the 200 ``parallel`` questions and in none of the one-tool questions of ``simple_python``,
-``live_simple`` or ``irrelevance``.
+wording gains. It appears in 39 of the 200 ``parallel`` questions and in none of the
+one-tool questions of ``simple_python``, ``live_simple`` or ``irrelevance``.
 """
 
 from __future__ import annotations
