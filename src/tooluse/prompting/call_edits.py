@@ -18,8 +18,9 @@ the question states for a unit parameter (:mod:`.units`), a "from" and a "to" va
 question's order (:mod:`.directions`), a value an earlier call looked up written as that
 call returned it, the calls its lists ask for added (:mod:`.fan_out`), those its clauses
 restate with other values (:mod:`.restate`), one for each option of a parameter it lists
-(:mod:`.each_option`), and a tool's calls' values paired in the question's order where they
-cross it (:mod:`.pairing`). Each edited or added call is validated against
+(:mod:`.each_option`), a tool's calls' values paired in the question's order where they
+cross it (:mod:`.pairing`), and an optional value the question gives once for all of a
+tool's calls written into each (:mod:`.shared`). Each edited or added call is validated against
 its tool's schema."""
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from .pairing import in_order
 from .phrases import values_after_names, whole_phrases
 from .regions import with_region
 from .restate import restatements
+from .shared import shared_optionals
 from .spoken import compounding as per_year
 from .spoken import implied as implied_numbers
 from .spoken import scaled
@@ -66,6 +68,9 @@ from .units import stated_units
 from .written_names import written_names
 
 __all__ = ["call_adjuster", "fanned_out"]
+
+#: A call as (tool name, input).
+Call = tuple[str, dict[str, Any]]
 
 
 def call_adjuster(request: Request, optional: bool, percent: bool,
@@ -288,8 +293,23 @@ def paired_in_order(request: Request, blocks: list[ToolUseBlock]) -> list[ToolUs
     """``blocks`` with each tool's values paired in the question's order where the calls
     cross them (:func:`.pairing.in_order`); the blocks keep their ids and places. Each
     changed call is validated against its tool's schema: if one fails, none changes."""
+    return _edited_together(request, blocks, in_order)
+
+
+def given_to_all(request: Request, blocks: list[ToolUseBlock]) -> list[ToolUseBlock]:
+    """``blocks`` with the optional values the question gives once for all of a tool's
+    calls written into each that leaves them out (:func:`.shared.shared_optionals`); the
+    blocks keep their ids and places. Each changed call is validated against its tool's
+    schema: if one fails, none changes."""
+    return _edited_together(request, blocks, shared_optionals)
+
+
+def _edited_together(request: Request, blocks: list[ToolUseBlock],
+                     edit: Callable[[list[Call], str], list[Call]]) -> list[ToolUseBlock]:
+    """``blocks`` after ``edit`` (the calls and the question in, as many calls out), all
+    or none: a changed call that does not validate leaves every block as it was."""
     valid = _validator(request)
-    calls = in_order([(b.name, dict(b.input)) for b in blocks], question_text(request))
+    calls = edit([(b.name, dict(b.input)) for b in blocks], question_text(request))
     if any(arguments != b.input and not valid(b.name, arguments)
            for (_, arguments), b in zip(calls, blocks, strict=True)):
         return list(blocks)
