@@ -9,7 +9,8 @@
 model's own calls: the recorded ones without the last ``timings.fanned_out`` the run added),
 ``each_option`` (:mod:`tooluse.prompting.each_option` alone, on all the recorded calls, as
 it acts after ``restate``), ``pair_in_order`` (:mod:`tooluse.prompting.pairing`, on all
-the recorded calls),
+the recorded calls), ``share_optionals`` (:mod:`tooluse.prompting.shared`, on all the
+recorded calls),
 ``calls_as_planned`` (the model's own calls cut to the planned ones where two to five
 tools are offered, ``timings.planned_calls``, then ``fan_out`` and ``restate`` again),
 ``date_formats`` (:mod:`tooluse.prompting.dates`), ``city_state``
@@ -68,6 +69,7 @@ from tooluse.prompting.named_options import named_options
 from tooluse.prompting.pairing import in_order
 from tooluse.prompting.phrases import values_after_names, whole_phrases
 from tooluse.prompting.regions import with_region
+from tooluse.prompting.shared import shared_optionals
 from tooluse.prompting.spoken import compounding, implied, scaled
 from tooluse.prompting.stray_numbers import stray_numbers
 from tooluse.prompting.written_names import written_names
@@ -112,6 +114,9 @@ def _edited(edit: str, calls: list[Call], request: Request, schemas: dict[str, A
         return calls + fanned(request, list(schemas), calls)
     if edit == "pair_in_order":  # on all the calls, the model's and those added
         return in_order(calls, question)
+    if edit == "share_optionals":  # after pair_in_order, on all the calls
+        shared = shared_optionals(calls, question)
+        return shared if all(_valid(schemas[name], args) for name, args in shared) else calls
     if edit == "each_option":  # on all the calls, as the backend does after restate's
         return calls + option_calls(calls, question, schemas, limit=8,
                                     valid=lambda name, args: _valid(schemas[name], args))
@@ -135,7 +140,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("run_dir")
     parser.add_argument("--edit", choices=("restate", "calls_as_planned", "optional", "each_option",
-                                           "pair_in_order",
+                                           "pair_in_order", "share_optionals",
                                            "named_options", *_EDITS),
                         action="append")
     parser.add_argument("--choice", default="auto",

@@ -941,3 +941,26 @@ def test_crossed_values_are_paired_as_the_question_pairs_them() -> None:
     # The model crosses the units; paired, each city has the unit written after it.
     assert plain == [("New York", "Celsius"), ("Los Angeles", "Fahrenheit")]
     assert paired == [("New York", "Fahrenheit"), ("Los Angeles", "Celsius")]
+
+
+INTERVAL = spec("confidence_interval_calculate", "Calculate the confidence interval for a mean.",
+                {"sample_std_dev": {"type": "integer", "description": "The standard deviation "
+                                    "of the sample."},
+                 "sample_size": {"type": "integer", "description": "The size of the sample."},
+                 "sample_mean": {"type": "integer", "description": "The mean of the sample."}},
+                {"confidence_level": {"type": "number", "description": "The level of "
+                                      "confidence. Default is 0.9."}})
+
+
+def test_an_optional_value_given_once_goes_to_every_call() -> None:
+    question = ("Can you give me 95% confidence interval for a sample mean with standard "
+                "deviation of 10, sample size of 50 and sample mean of 25? And can you do the "
+                "same but for a sample size of 150 instead?")
+    plain, shared = ([c.input for c in ask(b, question, [INTERVAL], max_tokens=200).tool_uses]
+                     for b in without_and_with("share_optionals"))
+    # The model gives the level to one call of two; shared, both have it, nothing else moves.
+    assert sorted(c["sample_size"] for c in plain) == [50, 150]
+    assert [c.get("confidence_level") for c in plain].count(0.95) == 1
+    assert [c.get("confidence_level") for c in shared] == [0.95, 0.95]
+    assert [{k: v for k, v in c.items() if k != "confidence_level"} for c in shared] == \
+        [{k: v for k, v in c.items() if k != "confidence_level"} for c in plain]

@@ -107,7 +107,9 @@ DEFAULT_COPY_BONUS = 2.0
 #: ascending and descending order"): replayed, BFCL ``parallel`` +2 −0, no other category
 #: changed (docs/benchmarks/bfcl.md). ``pair_in_order`` (a tool's calls whose values cross
 #: the question's order paired again: New York in Fahrenheit, Los Angeles in Celsius):
-#: replayed, BFCL ``parallel`` +2 −0 and ``parallel_multiple`` +1 −0.
+#: replayed, BFCL ``parallel`` +2 −0 and ``parallel_multiple`` +1 −0. ``share_optionals``
+#: (an optional value the question gives once, before what tells a tool's calls apart,
+#: written into each call that leaves it out): replayed, BFCL ``parallel`` +1 −0.
 DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "decide": True, "optional_from_conversation": True, "no_repeat": True,
     "copy_values": True, "fan_out": True, "rank_tools": True, "plan_tools": True,
@@ -119,7 +121,7 @@ DEFAULT_TECHNIQUES: dict[str, int | bool] = {
     "after_names": True, "named_numbers": True, "compounding": True, "implied_numbers": True,
     "stray_numbers": True, "literal_lists": True, "written_names": True,
     "currency_codes": True, "asked_more": True, "each_option": True,
-    "pair_in_order": True,
+    "pair_in_order": True, "share_optionals": True,
 }
 #: The techniques that are on or off (``-o KEY=0``/``1`` on the command line): the
 #: defaults', and those off by default.
@@ -178,8 +180,8 @@ class LocalBackend(PromptToolsBackend):
       ``from_to``, ``named_options``, ``after_names``, ``named_numbers``, ``compounding``,
       ``implied_numbers``, ``stray_numbers``, ``literal_lists``, ``written_names``,
       ``currency_codes``, ``whole_phrases``, ``names_not_values``, ``distinct_values``,
-      ``fan_out``, ``restate``, ``each_option``, ``pair_in_order``, ``asked_more``,
-      ``focus_values``: the decisions taken around the model
+      ``fan_out``, ``restate``, ``each_option``, ``pair_in_order``, ``share_optionals``,
+      ``asked_more``, ``focus_values``: the decisions taken around the model
       (:class:`~tooluse.prompting.PromptToolsBackend`; ``decide``: under ``auto``, call
       or answer by :data:`DEFAULT_DECISION`, fitted for the default model, or
       ``decision=CallDecision(...)``; on the command line
@@ -192,7 +194,7 @@ class LocalBackend(PromptToolsBackend):
       ``named_numbers``, ``compounding``, ``implied_numbers``, ``stray_numbers``,
       ``literal_lists``, ``written_names``, ``currency_codes``, ``whole_phrases``,
       ``names_not_values``, ``distinct_values``, ``focus_values``, ``each_option``,
-      ``pair_in_order``, ``asked_more`` on),
+      ``pair_in_order``, ``share_optionals``, ``asked_more`` on),
       off for any other model.
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
       none`` (default True), as the Messages API does, so a tool loop's last turn reuses
@@ -271,6 +273,7 @@ class LocalBackend(PromptToolsBackend):
         restate: bool | None = None,
         each_option: bool | None = None,
         pair_in_order: bool | None = None,
+        share_optionals: bool | None = None,
         asked_more: bool | None = None,
         focus_values: bool | None = None,
     ) -> None:
@@ -344,6 +347,7 @@ class LocalBackend(PromptToolsBackend):
             restate=on("restate", restate),
             each_option=on("each_option", each_option),
             pair_in_order=on("pair_in_order", pair_in_order),
+            share_optionals=on("share_optionals", share_optionals),
             asked_more=on("asked_more", asked_more),
             focus_values=on("focus_values", focus_values),
             tools_under_none=tools_under_none, none_reminder=none_reminder,

@@ -33,10 +33,10 @@ from ..codecs.legacy import (
     new_message_id,
 )
 from ..errors import BackendError, ConversionError
-from ..messages import Request, ToolChoice, Usage
+from ..messages import Request, ToolChoice, ToolUseBlock, Usage
 from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
 from .asked_more import asks_for_more
-from .call_edits import call_adjuster, fanned_out, paired_in_order
+from .call_edits import call_adjuster, fanned_out, given_to_all, paired_in_order
 from .choices import (
     PLAN_MAX_TOOLS,
     CallDecision,
@@ -141,6 +141,11 @@ class PromptToolsBackend(Backend):
       order ("New York ... in Fahrenheit, Los Angeles ... in Celsius" written as New York
       in Celsius) are paired again in that order (:mod:`.pairing`); the block's calls are
       then streamed once the block is over;
+    - ``share_optionals``: an optional value the question gives once, before anything that
+      tells a tool's calls apart ("95% confidence interval ... sample size of 50 ... And
+      the same for a sample size of 150"), written into each of the tool's calls that
+      leaves it out (:mod:`.shared`); the block's calls are then streamed once the block
+      is over;
     - ``asked_more`` (one tool offered): when the model wrote one call and closed the call
       block, the question asks for the same again ("do the same for", "repeat"...
       :func:`.asked_more.asks_for_more`) and neither ``fan_out`` nor ``restate`` finds
@@ -203,6 +208,7 @@ class PromptToolsBackend(Backend):
         restate: bool = False,
         each_option: bool = False,
         pair_in_order: bool = False,
+        share_optionals: bool = False,
         asked_more: bool = False,
         focus_values: bool = False,
         tools_under_none: bool = True,
@@ -252,6 +258,7 @@ class PromptToolsBackend(Backend):
         self.restate = restate
         self.each_option = each_option
         self.pair_in_order = pair_in_order
+        self.share_optionals = share_optionals
         self.asked_more = asked_more
         self.focus_values = focus_values
         self.tools_under_none = tools_under_none
@@ -310,8 +317,9 @@ class PromptToolsBackend(Backend):
         emitter = Emitter(LegacyParser(request.tools) if request.tools else None,
                            history=earlier_calls(request))
         choice = request.tool_choice or ToolChoice()
-        # The block's calls streamed once it is over, paired as the question pairs values.
-        emitter.hold = self.pair_in_order and bool(request.tools) \
+        # The block's calls streamed once it is over, edited together (paired as the
+        # question pairs values, given the values it gives all of them).
+        emitter.hold = (self.pair_in_order or self.share_optionals) and bool(request.tools) \
             and not choice.disable_parallel_tool_use
         if (self.optional_from_conversation or self.percent_fractions
                 or self.prerequisite_tools or self.date_formats or self.city_state
@@ -385,12 +393,27 @@ class PromptToolsBackend(Backend):
                 end.timings["fanned_out"] = float(len(added))
         if emitter.pending:
             held = list(emitter.pending)
-            yield from emitter.release(lambda blocks: paired_in_order(request, blocks))
-            # Counted from the calls released: the emitter may refuse the edit.
-            moved = sum(a.input != b.input
-                        for a, b in zip(emitter.blocks[-len(held):], held, strict=True))
-            if moved:
-                end.timings["paired_in_order"] = float(moved)
+            counts: dict[str, int] = {}
+            edited: list[ToolUseBlock] = held
+
+            def together(blocks: list[ToolUseBlock]) -> list[ToolUseBlock]:
+                nonlocal edited
+                for key, on, edit in (("paired_in_order", self.pair_in_order, paired_in_order),
+                                      ("shared_optionals", self.share_optionals,
+                                       given_to_all)):
+                    if on:
+                        after = edit(request, blocks)
+                        counts[key] = sum(a.input != b.input
+                                          for a, b in zip(after, blocks, strict=True))
+                        blocks = after
+                edited = blocks
+                return blocks
+
+            yield from emitter.release(together)
+            # Counted only if the calls released are the edited ones: the emitter may
+            # refuse the edit.
+            if emitter.blocks[-len(held):] == edited:
+                end.timings.update({k: float(n) for k, n in counts.items() if n})
         end.timings.setdefault("total_s", time.perf_counter() - started)
         end.timings.update(planned)
         if emitter.dropped:
