@@ -25,7 +25,7 @@ from typing import Any
 
 from .fan_out import find_value, norm
 
-__all__ = ["shared_optionals"]
+__all__ = ["shared_optionals", "written_at"]
 
 #: A call as (tool name, input).
 Call = tuple[str, dict[str, Any]]
@@ -58,9 +58,11 @@ def shared_optionals(calls: Sequence[Call], question: str) -> list[Call]:
         if len(args) < 2:
             continue
         keys = list(dict.fromkeys(k for a in args for k in a))
-        differing = [a[k] for k in keys if all(k in a for a in args)
-                     and len({norm(a[k]) for a in args}) > 1 for a in args]
-        places = [p for p in (written_at(question, v) for v in differing) if p is not None]
+        # The parameters every call holds, not all with one value, tell the calls apart.
+        apart_by = [k for k in keys if all(k in a for a in args)
+                    and len({norm(a[k]) for a in args}) > 1]
+        places = [p for p in (written_at(question, a[k]) for k in apart_by for a in args)
+                  if p is not None]
         if not places:
             continue
         apart = min(places)
