@@ -25,10 +25,26 @@ from typing import Any
 
 from .fan_out import find_value, norm
 
-__all__ = ["in_order"]
+__all__ = ["differing", "in_order", "repeated_tools"]
 
 #: A call as (tool name, input).
 Call = tuple[str, dict[str, Any]]
+
+
+def repeated_tools(calls: Sequence[Call]) -> list[list[int]]:
+    """For each tool called two times or more in ``calls``, the places of its calls."""
+    places: defaultdict[str, list[int]] = defaultdict(list)
+    for i, (name, _) in enumerate(calls):
+        places[name].append(i)
+    return [at for at in places.values() if len(at) > 1]
+
+
+def differing(args: Sequence[dict[str, Any]]) -> list[str]:
+    """The parameters every one of a tool's calls (``args``, their inputs) holds, not all
+    with one value: those that tell the calls apart, in the order they are first written."""
+    keys = dict.fromkeys(k for a in args for k in a)
+    return [k for k in keys if all(k in a for a in args)
+            and len({norm(a[k]) for a in args}) > 1]
 
 
 def _only_place(question: str, value: Any) -> int | None:
@@ -49,14 +65,12 @@ def in_order(calls: Sequence[Call], question: str) -> list[Call]:
     """``calls`` with each tool's values paired in the question's order where they are
     crossed (see the module docstring); the calls keep their places."""
     out = [(name, dict(args)) for name, args in calls]
-    indexes: defaultdict[str, list[int]] = defaultdict(list)
-    for i, (name, _) in enumerate(calls):
-        indexes[name].append(i)
-    for name, at in indexes.items():
+    for at in repeated_tools(calls):
+        name = calls[at[0]][0]
         args = [calls[i][1] for i in at]
-        if len(args) < 2 or any(set(a) != set(args[0]) for a in args):
+        if any(set(a) != set(args[0]) for a in args):
             continue
-        varying = [k for k in args[0] if len({norm(a[k]) for a in args}) > 1]
+        varying = differing(args)
         places: dict[str, list[int]] = {}
         for key in varying:
             found = [_only_place(question, a[key]) for a in args]

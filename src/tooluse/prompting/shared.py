@@ -19,11 +19,11 @@ left as they are.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 from .fan_out import find_value, norm
+from .pairing import differing, repeated_tools
 
 __all__ = ["shared_optionals", "written_at"]
 
@@ -50,23 +50,14 @@ def shared_optionals(calls: Sequence[Call], question: str) -> list[Call]:
     """``calls`` with the optional values the question gives once for all of a tool's
     calls written into each (see the module docstring); the calls keep their places."""
     out = [(name, dict(args)) for name, args in calls]
-    indexes: defaultdict[str, list[int]] = defaultdict(list)
-    for i, (name, _) in enumerate(calls):
-        indexes[name].append(i)
-    for at in indexes.values():
+    for at in repeated_tools(calls):
         args = [calls[i][1] for i in at]
-        if len(args) < 2:
-            continue
-        keys = list(dict.fromkeys(k for a in args for k in a))
-        # The parameters every call holds, not all with one value, tell the calls apart.
-        apart_by = [k for k in keys if all(k in a for a in args)
-                    and len({norm(a[k]) for a in args}) > 1]
-        places = [p for p in (written_at(question, a[k]) for k in apart_by for a in args)
+        places = [p for p in (written_at(question, a[k]) for k in differing(args) for a in args)
                   if p is not None]
         if not places:
             continue
         apart = min(places)
-        for key in keys:
+        for key in dict.fromkeys(k for a in args for k in a):
             held = [a[key] for a in args if key in a]
             if len(held) == len(args) or len({norm(v) for v in held}) != 1:
                 continue
