@@ -394,10 +394,8 @@ class PromptToolsBackend(Backend):
         if emitter.pending:
             held = list(emitter.pending)
             counts: dict[str, int] = {}
-            edited: list[ToolUseBlock] = held
 
             def together(blocks: list[ToolUseBlock]) -> list[ToolUseBlock]:
-                nonlocal edited
                 for key, on, edit in (("paired_in_order", self.pair_in_order, paired_in_order),
                                       ("shared_optionals", self.share_optionals,
                                        given_to_all)):
@@ -406,13 +404,12 @@ class PromptToolsBackend(Backend):
                         counts[key] = sum(a.input != b.input
                                           for a, b in zip(after, blocks, strict=True))
                         blocks = after
-                edited = blocks
                 return blocks
 
             yield from emitter.release(together)
-            # Counted only if the calls released are the edited ones: the emitter may
-            # refuse the edit.
-            if emitter.blocks[-len(held):] == edited:
+            # Counted only if the calls released differ from those held: the emitter may
+            # refuse the edit (neither edit undoes the other's changes).
+            if emitter.blocks[-len(held):] != held:
                 end.timings.update({k: float(n) for k, n in counts.items() if n})
         end.timings.setdefault("total_s", time.perf_counter() - started)
         end.timings.update(planned)
