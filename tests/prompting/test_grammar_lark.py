@@ -150,3 +150,24 @@ def _walk(node: Any) -> list[Any]:
             if hasattr(n, attr):
                 todo.append(getattr(n, attr))
     return seen
+
+
+def test_a_repetition_bounded_at_zero_renders_as_nothing() -> None:
+    """A bound of one leaves the rest of a value, or further calls, at most zero times;
+    llguidance refuses a range ending at 0 ("End number in range cannot be 0"), which sent
+    such requests to the fast engine, its pattern and numeric bounds then unenforced."""
+    from tooluse.prompting.grammar_ir import Lit, Rep, Seq
+    from tooluse.prompting.grammar_lark import to_lark
+
+    assert to_lark(Seq((Lit("a"), Rep(Lit("b"), 0, 0)))) == 'start: ("a" "")\n'
+    llguidance = pytest.importorskip("llguidance")
+    spec = ToolSpec(name="f", description="", input_schema={
+        "type": "object", "required": ["code", "tags", "fee"], "properties": {
+            "code": {"type": "string", "maxLength": 1},
+            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 1},
+            "fee": {"type": "integer", "maximum": 400}}})
+    for choice in ("any", "auto"):
+        grammar = tool_call_grammar([spec], ToolChoice(type=choice))  # type: ignore[arg-type]
+        assert "{0,0}" not in grammar.lark
+        assert llguidance.LLMatcher.validate_grammar(
+            llguidance.grammar_from("lark", grammar.lark)) == ""

@@ -242,6 +242,8 @@ def to_lark(root: Node) -> str:
         if isinstance(node, Alt):
             return "(" + " | ".join(render(o) for o in node.options) + ")"
         if isinstance(node, Rep):
+            if node.max == 0:  # llguidance refuses a range ending at 0
+                return '""'
             inner = render(node.item)
             if (node.min, node.max) == (0, 1):
                 return f"{inner}?"
