@@ -258,3 +258,33 @@ def test_numbers_written_joined_to_their_unit_are_values() -> None:
                        "year2": 2020, "revenue2": 1200000})
     assert fan_out([call], question, {"growth": schema}, limit=8,
                    valid=lambda name, arguments: True) == []
+
+
+def test_a_word_is_written_in_the_case_the_model_wrote_its_own() -> None:
+    """The model wrote "shortest" as the enum's `Shortest`: the clause's "scenic" is the
+    enum's `Scenic`, not a value the schema refuses (BFCL parallel_190)."""
+    schema = {"type": "object", "properties": {
+        "start_location": {"type": "string"}, "end_location": {"type": "string"},
+        "route_preference": {"type": "string", "enum": ["Shortest", "Scenic"]}}}
+    question = ("What is the shortest driving distance from New York City to Los Angeles, "
+                "and then from Los Angeles to Miami, considering both the shortest and "
+                "scenic route preferences?")
+    call = ("route", {"start_location": "New York City", "end_location": "Los Angeles",
+                      "route_preference": "Shortest"})
+    added = restatements([call], question, {"route": schema}, limit=8,
+                         valid=lambda name, args: args["route_preference"] in ("Shortest",
+                                                                              "Scenic"))
+    assert added == [("route", {"start_location": "Los Angeles", "end_location": "Miami",
+                                "route_preference": "Scenic"})]
+
+
+@pytest.mark.parametrize(("like", "written", "text", "expected"), [
+    ("Shortest", "shortest", "scenic", "Scenic"),
+    ("USD", "usd", "cad", "CAD"),
+    ("jazz", "Jazz", "Rock", "rock"),
+    ("New York", "new york", "los angeles", "Los Angeles"),
+])
+def test_case_follows_the_model(like: str, written: str, text: str, expected: str) -> None:
+    from tooluse.prompting.restate import _as_value, _Value
+    assert _as_value(_Value(0, len(text), text, "word"), like,
+                     _Value(0, len(written), written, "word")) == expected

@@ -209,7 +209,25 @@ def _as_value(value: _Value, like: Any, spot: _Value) -> Any:
             return float(f"{number / 100:.12g}")
     if value.text.endswith("%") != spot.text.endswith("%"):
         return None  # a rate is no restatement of a count ("4%" for "5 years")
+    if isinstance(like, str) and like != spot.text and like.lower() == spot.text.lower():
+        # Written in the model's case: "shortest" as `Shortest`, so "scenic" as `Scenic`
+        # (an enum's member, where the question's own case is none).
+        return _in_case_of(like, value.text)
     return as_value(value.text, like)
+
+
+def _in_case_of(like: str, text: str) -> str:
+    """``text`` in the case ``like`` is written in: all capitals, capitalised words, or
+    lowercase; else as it is."""
+    if like.isupper():
+        return text.upper()
+    if like.islower():
+        return text.lower()
+    if like == like.title():
+        return text.title()
+    if like == like[:1].upper() + like[1:].lower():
+        return text[:1].upper() + text[1:].lower()
+    return text
 
 
 def restatements(calls: Sequence[Call], question: str,
