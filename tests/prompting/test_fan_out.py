@@ -35,6 +35,11 @@ def _fan(calls: list[tuple[str, dict[str, Any]]], question: str,
     # a capitalised word before lowercase ones, where the value is so written
     ("genes in Homo sapiens and Pan troglodytes?", "Pan troglodytes",
      ["Homo sapiens", "Pan troglodytes"]),
+    # dates in digits, year first (BFCL parallel_178)
+    ("prices on the dates 2022-01-01 and 2022-02-01?", "2022-01-01",
+     ["2022-01-01", "2022-02-01"]),
+    ("on 2020/12/25, 2021/1/1 or 2021/01/15", "2021/1/1",
+     ["2020/12/25", "2021/1/1", "2021/01/15"]),
 ])
 def test_list_around_finds_the_list_a_value_stands_in(question: str, value: Any,
                                                       items: list[str]) -> None:
@@ -50,6 +55,7 @@ def test_list_around_finds_the_list_a_value_stands_in(question: str, value: Any,
     ("Hotels in San Francisco, California", "San Francisco"),  # no final and/or
     ("the price of General Motors today", "General Motors"),  # no list at all
     ("factorial of 7", 8),  # not in the question
+    ("from 2022-01-01 to 2022-02-01", "2022-01-01"),  # a span of time, not two dates
 ])
 def test_list_around_finds_no_list(question: str, value: Any) -> None:
     assert list_around(question, value) is None
@@ -176,3 +182,15 @@ def test_places_written_with_their_region_are_items_of_a_list() -> None:
     assert [i.text for i in list_around(shops, "San Francisco, California")[0]] == [
         "San Francisco, California", "Chicago, Illinois"]
     assert list_around("What is the weather in Paris, France?", "Paris, France") is None
+
+
+def test_two_lists_of_names_and_dates_give_every_combination() -> None:
+    """"Microsoft and Apple ... on the dates 2022-01-01 and 2022-02-01": four calls."""
+    schema = {"type": "object", "properties": {"company": {"type": "string"},
+                                               "date": {"type": "string"}}}
+    question = ("What were the closing stock prices for Microsoft and Apple on NASDAQ on the "
+                "dates 2022-01-01 and 2022-02-01?")
+    added = _fan([("price", {"company": "Microsoft", "date": "2022-01-01"})], question,
+                 {"price": schema})
+    assert sorted((a["company"], a["date"]) for _, a in added) == [
+        ("Apple", "2022-01-01"), ("Apple", "2022-02-01"), ("Microsoft", "2022-02-01")]

@@ -11,8 +11,9 @@ call still validated against its tool's schema.
 
 What counts as a list (:func:`list_around`): items of the same shape as the value (numbers,
 with the same unit when the value has one; capitalised names; places with their region,
-"Seattle, WA"; quoted strings; single lowercase words), separated by commas and a final
-``and``/``or``/``&``. Lists that are not a request for several calls are left alone:
+"Seattle, WA"; dates in digits, year first; quoted strings; single lowercase words),
+separated by commas and a final ``and``/``or``/``&``. Lists that are not a request for
+several calls are left alone:
 
 - a range (``between 1 and 1000``, ``from 2 to 5``);
 - items the call already uses for other parameters (``the GCD of 96 and 128``: both
@@ -54,6 +55,8 @@ _POSSESSIVE = re.compile(r"['’]s$")
 #: A place written with its region ("San Francisco, CA"; "Paris, France").
 _PLACE = re.compile(r"([^,]+),\s*([^,]+)")
 _QUOTED = re.compile(r"""(['"‘“])([^'"‘’“”]{1,80})(['"’”])""")
+#: A date in digits, year first ("2022-01-01", "2022/02/01").
+_DATE = re.compile(r"\d{4}([-/])\d{1,2}\1\d{1,2}(?![\w/-])")
 _RANGE_WORDS = ("between", "from")
 #: Words that are never an item of a list: copy_values' stop words, and verbs that
 #: follow "and" ("ATP in mitochondria and does it...").
@@ -84,7 +87,8 @@ def number_value(text: str) -> float | None:
 def find_value(question: str, value: Any) -> tuple[int, int, str] | None:
     """Where ``value`` stands in the question, and its shape: "number" (a number, or a string
     of digits), "place" (capitalised words, a comma, capitalised words: "Seattle, WA"),
-    "name" (capitalised words), "quoted" or "word" (lowercase words)."""
+    "name" (capitalised words), "date" (digits, year first: "2022-01-01"), "quoted" or
+    "word" (lowercase words)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
@@ -109,6 +113,8 @@ def find_value(question: str, value: Any) -> tuple[int, int, str] | None:
     at = re.search(r"(?<![\w])" + re.escape(text) + r"(?![\w])", question, re.IGNORECASE)
     if at is None:
         return None
+    if _DATE.fullmatch(text):
+        return at.start(), at.end(), "date"
     place = _PLACE.fullmatch(text)
     if place is not None and all(_is_name(part) for part in place.groups()):
         return at.start(), at.end(), "place"
@@ -145,6 +151,9 @@ def _item_at(question: str, at: int, shape: str, size: int, unit: str | None,
         if unit is not None and _unit_after(question, at + m.end()) not in (unit, None):
             return None
         return Item(m.group(), at, at + m.end())
+    if shape == "date":
+        m = _DATE.match(rest)
+        return Item(m.group(), at, at + m.end()) if m else None
     if shape == "quoted":
         m = _QUOTED.match(rest)
         return Item(m.group(2).strip(), at, at + m.end()) if m else None
