@@ -288,3 +288,20 @@ def test_case_follows_the_model(like: str, written: str, text: str, expected: st
     from tooluse.prompting.restate import _as_value, _Value
     assert _as_value(_Value(0, len(text), text, "word"), like,
                      _Value(0, len(written), written, "word")) == expected
+
+
+def test_a_time_written_in_two_parameters_restates_the_other_times() -> None:
+    """"at 3:15 ... at 8:20 and 11:50": the model wrote 3 and 15 in two parameters; each
+    other time gives its hour and minutes (a time's minutes are no number of their own
+    elsewhere; BFCL parallel_145)."""
+    question = ("What is the angle between the hour and minute hands of a clock at 3:15, "
+                "rounded to 2 decimal places, and how does this compare to the angle at "
+                "8:20 and 11:50, both also rounded to 2 decimal places?")
+    schema = _obj(hours="integer", minutes="integer", round_to="integer")
+    added = _restate(("clock", {"hours": 3, "minutes": 15, "round_to": 2}), question, schema)
+    assert added == [("clock", {"hours": 8, "minutes": 20, "round_to": 2}),
+                     ("clock", {"hours": 11, "minutes": 50, "round_to": 2})]
+    # one parameter holding the hour alone: the times' minutes stay out of it
+    added = _restate(("clock", {"hours": 3, "round_to": 2}), question,
+                     _obj(hours="integer", round_to="integer"))
+    assert all(a["hours"] in (8, 11) for _, a in added)

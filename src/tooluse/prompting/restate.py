@@ -417,6 +417,29 @@ def _written(question: str, calls: Sequence[Call],
     return spans
 
 
+_TIME = re.compile(r"(?<![\w.:])(\d{1,2}):(\d{2})(?![\w:])")
+
+
+def _times(question: str, spots: Mapping[str, _Value], keys: Sequence[str],
+           used: Sequence[tuple[int, int]]) -> list[tuple[_Value, str, int]]:
+    """Where the model wrote a time's hour and minutes in two parameters ("3:15" as
+    ``hours: 3``, ``minutes: 15``), the hour and minutes of each other time the question
+    writes ("8:20 and 11:50"), given to the same two (placed as surely as by two signs)."""
+    for hour in keys:
+        minute = next((k for k in keys if spots[k].start == spots[hour].end + 1
+                       and question[spots[hour].end] == ":"), None)
+        if minute is None:
+            continue
+        given: list[tuple[_Value, str, int]] = []
+        for m in _TIME.finditer(question):
+            if any(m.start() < e and s < m.end() for s, e in used):
+                continue
+            given += [(_Value(m.start(1), m.end(1), m.group(1), "number"), hour, 2),
+                      (_Value(m.start(2), m.end(2), m.group(2), "number"), minute, 2)]
+        return given
+    return []
+
+
 def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     return a.keys() == b.keys() and all(norm(a[k]) == norm(b[k]) for k in a)
 
@@ -439,7 +462,8 @@ def _give(question: str, spots: Mapping[str, _Value], used: Sequence[tuple[int, 
         free = [v for v in _values(question, shape)
                 if not any(v.start < e and s < v.end for s, e in used)]
         contexts = {k: _context(question, spots[k]) for k in keys}
-        matched: list[tuple[_Value, str, int]] = []
+        matched = _times(question, spots, keys, used) if shape == "number" else []
+        free = [v for v in free if all(v.start != m.start for m, _, _ in matched)]
         for value in free:
             around = _context(question, value)
             scores = {k: around.score(contexts[k], _name_words(k)) for k in keys}
