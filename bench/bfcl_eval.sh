@@ -3,6 +3,7 @@
 #
 #   bench/bfcl_eval.sh                    # five AST categories, backend "local", all cases
 #   LIMIT=30 bench/bfcl_eval.sh           # the first 30 cases of each category
+#   EVERY=10 [OFFSET=0] bench/bfcl_eval.sh   # every 10th case of each category
 #   TOOL_CHOICE=auto bench/bfcl_eval.sh   # let the model decide in every category
 #   BACKEND=local:/path/m.gguf CATEGORIES="simple_python multiple" bench/bfcl_eval.sh
 #   OPTIONS="n_threads=1" MODES=no-grammar bench/bfcl_eval.sh   # backend options (KEY=VALUE ...)
@@ -35,6 +36,7 @@ option_args=()
 for o in ${OPTIONS:-}; do option_args+=(--option "$o"); done
 limit_args=()
 [[ -n "${LIMIT:-}" ]] && limit_args=(--limit "$LIMIT")
+[[ -n "${EVERY:-}" ]] && limit_args+=(--every "$EVERY" --offset "${OFFSET:-0}")
 jobs_args=(--jobs "${JOBS:-1}")
 
 if [[ "${1:-run}" == "summary" ]]; then
