@@ -155,3 +155,31 @@ def test_tidy_inlines_refs_strips_titles_keeps_title_property() -> None:
     }
     assert t["properties"]["n"] == {"type": ["integer", "null"], "default": None}
     assert t["properties"]["d"]["default"] == {"title": "kept: a default value, not a keyword"}
+
+
+@pytest.mark.parametrize(
+    ("param", "kept"),
+    [
+        # BFCL's live categories: numbers and booleans listed as strings, answered as strings
+        ({"type": "integer", "enum": ["1", "2", "3"]}, False),
+        ({"type": "boolean", "enum": ["True", "False", "dontcare"]}, False),
+        ({"type": "number", "enum": [1, 2.5, "any"]}, False),
+        # an enum its type accepts keeps the type
+        ({"type": "integer", "enum": [1, 2, 3]}, True),
+        ({"type": "string", "enum": ["a", "b"]}, True),
+        ({"type": "integer", "enum": [1.0, 2]}, True),
+    ],
+)
+def test_normalize_enum_its_type_refuses(param: dict[str, Any], kept: bool) -> None:
+    schema = {"type": "dict", "properties": {"n": param}, "required": ["n"]}
+    n = normalize_schema(schema)["properties"]["n"]
+    assert n["enum"] == param["enum"]
+    assert ("type" in n) is kept
+    tool = Tool.from_schema("t", "d", schema, normalize=True)
+    for member in param["enum"]:
+        tool.validate({"n": member})  # every listed value is a valid call
+
+
+def test_enum_its_type_refuses_is_left_alone_without_normalize() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "enum": ["1", "2"]}}}
+    assert Tool.from_schema("t", "d", schema).input_schema["properties"]["n"]["type"] == "integer"

@@ -15,7 +15,7 @@ Three separate jobs, kept apart on purpose:
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -131,6 +131,12 @@ def normalize_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     * an ``enum`` of scalars on an ``array`` schema is moved into ``items``: an array can never
       equal a string, so the only satisfiable reading is "each item is one of these"
       (BFCL's ``metrics`` parameters are written this way);
+    * a scalar ``type`` (``integer``, ``number``, ``boolean``, ``string``, ``null``) beside
+      an ``enum`` holding a member of another type is dropped, and the enum alone says what
+      is accepted: no value could satisfy both (``"type": "integer", "enum": ["1", "2"]``,
+      ``"type": "boolean", "enum": ["True", "False", "dontcare"]`` in BFCL's live
+      categories, whose answers hold the enum's strings), and the enum is what its author
+      listed;
     * a ``required`` that is not a list of strings is dropped rather than rejected, and so
       is a ``properties`` that is not an object.
 
@@ -190,7 +196,27 @@ def _normalize(node: Any) -> Any:
         items = dict(items) if isinstance(items, dict) else {}
         items.setdefault("enum", node.pop("enum"))
         node["items"] = items
+    enum = node.get("enum")
+    kind = node.get("type")
+    if (
+        isinstance(kind, str)
+        and kind in _SCALAR_FITS
+        and isinstance(enum, list)
+        and any(not _SCALAR_FITS[kind](v) for v in enum)
+    ):
+        del node["type"]
     return node
+
+
+#: Which JSON values a scalar ``type`` accepts (a boolean is no number, as in JSON Schema).
+_SCALAR_FITS: dict[str, Callable[[Any], bool]] = {
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
+    or (isinstance(v, float) and v.is_integer()),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "string": lambda v: isinstance(v, str),
+    "null": lambda v: v is None,
+}
 
 
 def _is_optional(schema: dict[str, Any]) -> bool:
