@@ -15,12 +15,13 @@ Three separate jobs, kept apart on purpose:
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from .._jsonvalue import json_type
 from ..errors import ToolDefinitionError
 
 __all__ = ["BFCL_TYPE_ALIASES", "check_schema", "normalize_schema", "tidy_schema"]
@@ -199,24 +200,26 @@ def _normalize(node: Any) -> Any:
     enum = node.get("enum")
     kind = node.get("type")
     if (
-        isinstance(kind, str)
-        and kind in _SCALAR_FITS
+        kind in _SCALAR_TYPES
         and isinstance(enum, list)
-        and any(not _SCALAR_FITS[kind](v) for v in enum)
+        and any(not _fits(value, kind) for value in enum)
     ):
         del node["type"]
     return node
 
 
-#: Which JSON values a scalar ``type`` accepts (a boolean is no number, as in JSON Schema).
-_SCALAR_FITS: dict[str, Callable[[Any], bool]] = {
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
-    or (isinstance(v, float) and v.is_integer()),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "string": lambda v: isinstance(v, str),
-    "null": lambda v: v is None,
-}
+_SCALAR_TYPES = ("integer", "number", "boolean", "string", "null")
+
+
+def _fits(value: Any, kind: str) -> bool:
+    """Whether JSON Schema's scalar ``kind`` accepts ``value`` (an integer is a number, and
+    so is a float with no fraction an integer; a boolean is neither)."""
+    found = json_type(value)
+    if kind == "number":
+        return found in ("integer", "number")
+    if kind == "integer":
+        return found == "integer" or (found == "number" and float(value).is_integer())
+    return found == kind
 
 
 def _is_optional(schema: dict[str, Any]) -> bool:
