@@ -21,7 +21,6 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from .._jsonvalue import json_type
 from ..errors import ToolDefinitionError
 
 __all__ = ["BFCL_TYPE_ALIASES", "check_schema", "normalize_schema", "tidy_schema"]
@@ -199,27 +198,14 @@ def _normalize(node: Any) -> Any:
         node["items"] = items
     enum = node.get("enum")
     kind = node.get("type")
-    if (
-        kind in _SCALAR_TYPES
-        and isinstance(enum, list)
-        and any(not _fits(value, kind) for value in enum)
-    ):
-        del node["type"]
+    if kind in _SCALAR_TYPES and isinstance(enum, list):
+        accepts = Draft202012Validator({"type": kind}).is_valid
+        if not all(accepts(value) for value in enum):
+            del node["type"]
     return node
 
 
 _SCALAR_TYPES = ("integer", "number", "boolean", "string", "null")
-
-
-def _fits(value: Any, kind: str) -> bool:
-    """Whether JSON Schema's scalar ``kind`` accepts ``value`` (an integer is a number, and
-    so is a float with no fraction an integer; a boolean is neither)."""
-    found = json_type(value)
-    if kind == "number":
-        return found in ("integer", "number")
-    if kind == "integer":
-        return found == "integer" or (found == "number" and float(value).is_integer())
-    return found == kind
 
 
 def _is_optional(schema: dict[str, Any]) -> bool:
