@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from tooluse.eval.bfcl import load_category
-from tooluse.eval.checker import normalize_string, values_match
+from tooluse.eval.checker import _find_function, _parameters, normalize_string, values_match
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -60,11 +60,8 @@ CASE_CLASSES = ("no call", "tool not asked for", "too few calls", "too many call
 
 
 def _schema(functions: Sequence[Mapping[str, Any]], name: str, param: str) -> Any:
-    for function in functions:
-        if function.get("name") == name:
-            props = (function.get("parameters") or {}).get("properties") or {}
-            return props.get(param)
-    return None
+    props = _parameters(_find_function(functions, name)).get("properties")
+    return props.get(param) if isinstance(props, Mapping) else None
 
 
 def _matches(value: Any, acceptable: Sequence[Any], schema: Any) -> bool:

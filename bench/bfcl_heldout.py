@@ -86,15 +86,18 @@ def many_tools(out: Path, category: str, least: int) -> str | None:
     return its name, or None when no case offers that many."""
     name = f"{category}_tools{least}"
     questions = (out / f"BFCL_v4_{category}.json").read_text().splitlines()
-    kept = [line for line in questions if len(json.loads(line)["function"]) >= least]
+    kept = {}  # id -> line, each line read once
+    for line in questions:
+        item = json.loads(line)
+        if len(item["function"]) >= least:
+            kept[item["id"]] = line
     if not kept:
         return None
-    ids = {json.loads(line)["id"] for line in kept}
-    (out / f"BFCL_v4_{name}.json").write_text("\n".join(kept) + "\n")
+    (out / f"BFCL_v4_{name}.json").write_text("\n".join(kept.values()) + "\n")
     answers = out / f"possible_answer_{category}.json"
     if answers.is_file():
         lines = answers.read_text().splitlines()
-        picked = [line for line in lines if json.loads(line)["id"] in ids]
+        picked = [line for line in lines if json.loads(line)["id"] in kept]
         (out / f"possible_answer_{name}.json").write_text("\n".join(picked) + "\n")
     return name
 
