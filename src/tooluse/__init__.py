@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         WireFormatError,
     )
     from .messages import (
+        CallOrigin,
         ImageBlock,
         JsonBlock,
         Message,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
         ToolSpec,
         ToolUseBlock,
         Usage,
+        ValueChange,
     )
     from .runner import (
         ExtractionError,
@@ -60,6 +62,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Backend",
     "BackendError",
+    "CallOrigin",
     "ConversionError",
     "ExtractionError",
     "ImageBlock",
@@ -84,6 +87,7 @@ __all__ = [
     "ToolUseBlock",
     "ToolUseError",
     "Usage",
+    "ValueChange",
     "WireFormatError",
     "__version__",
     "aextract",
@@ -101,6 +105,7 @@ __all__ = [
 _EXPORTS: dict[str, str] = {
     "Backend": ".backends",
     "BackendError": ".errors",
+    "CallOrigin": ".messages",
     "ConversionError": ".errors",
     "ExtractionError": ".runner",
     "ImageBlock": ".messages",
@@ -125,6 +130,7 @@ _EXPORTS: dict[str, str] = {
     "ToolUseBlock": ".messages",
     "ToolUseError": ".errors",
     "Usage": ".messages",
+    "ValueChange": ".messages",
     "WireFormatError": ".errors",
     "aextract": ".runner",
     "available_backends": ".backends",

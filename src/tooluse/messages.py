@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
+    "CallOrigin",
     "ContentBlock",
     "ImageBlock",
     "JsonBlock",
@@ -33,6 +34,7 @@ __all__ = [
     "ToolSpec",
     "ToolUseBlock",
     "Usage",
+    "ValueChange",
 ]
 
 
@@ -82,13 +84,81 @@ class JsonBlock(_Model):
     value: Any
 
 
+class ValueChange(_Model):
+    """One change made to a call's input after the model wrote it: the parameter (a
+    top-level key of the input), its value before and after, and the rule that made it.
+    ``kind`` says whether the parameter was ``changed``, ``added`` (no value before) or
+    ``removed`` (no value after); the missing side is None."""
+
+    parameter: str
+    kind: Literal["changed", "added", "removed"] = "changed"
+    before: Any = None
+    after: Any = None
+    rule: str
+
+
+class CallOrigin(_Model):
+    """Where a call came from, recorded by the backend that produced it.
+
+    - ``source="model"``: written by the model as it is (``steered_by`` names the rules,
+      if any, that constrained its decoding, e.g. which tool the first call must name);
+    - ``"edited"``: written by the model, then changed by ``changes`` (each with its rule);
+    - ``"added"``: not written by the model at all, made by ``rule`` (only ever with the
+      user's consent: an opt-in preset or option).
+
+    The origin is tooluse's own record: no wire format carries it (a codec encodes the call
+    as the API specifies; the gateway reports origins in a response header and its log).
+    """
+
+    source: Literal["model", "edited", "added"] = "model"
+    rule: str | None = None
+    changes: list[ValueChange] = Field(default_factory=list)
+    steered_by: list[str] = Field(default_factory=list)
+
+    def describe(self) -> str:
+        """One line: ``model``, ``model (steered: rank_tools)``, ``edited: unit 'cm' ->
+        'meters' (stated_units)``, ``added (fan_out)``."""
+        if self.source == "added":
+            text = f"added ({self.rule or 'unknown rule'})"
+        elif self.source == "edited":
+            text = "edited: " + "; ".join(_describe_change(c) for c in self.changes)
+        else:
+            text = "model"
+        if self.steered_by:
+            text += f" (steered: {', '.join(self.steered_by)})"
+        return text
+
+
+def _describe_change(change: ValueChange) -> str:
+    def show(value: Any) -> str:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        return text if len(text) <= 60 else text[:57] + "..."
+
+    if change.kind == "added":
+        return f"{change.parameter} added {show(change.after)} ({change.rule})"
+    if change.kind == "removed":
+        return f"{change.parameter} removed {show(change.before)} ({change.rule})"
+    return f"{change.parameter} {show(change.before)} -> {show(change.after)} ({change.rule})"
+
+
 class ToolUseBlock(_Model):
-    """A call the model asks the client to make."""
+    """A call the model asks the client to make.
+
+    ``origin``: where the call came from (:class:`CallOrigin`), set by backends that can
+    change or add calls (the prompt-based one); None means as the model or upstream wrote
+    it. No codec writes it to a wire body.
+    """
 
     type: Literal["tool_use"] = "tool_use"
     id: str
     name: str
     input: dict[str, Any] = Field(default_factory=dict)
+    origin: CallOrigin | None = None
+
+    @property
+    def source(self) -> Literal["model", "edited", "added"]:
+        """``model``, ``edited`` or ``added`` (:class:`CallOrigin`)."""
+        return "model" if self.origin is None else self.origin.source
 
 
 ResultPart = Annotated[TextBlock | ImageBlock | JsonBlock, Field(discriminator="type")]

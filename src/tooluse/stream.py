@@ -314,7 +314,8 @@ def events_from_response(response: Response, *, chunk_size: int = 0) -> Iterator
             for piece in pieces(block.text):
                 yield TextDelta(index=index, text=piece)
         elif isinstance(block, ToolUseBlock):
-            yield BlockStart(index=index, block=ToolUseBlock(id=block.id, name=block.name))
+            yield BlockStart(index=index, block=ToolUseBlock(id=block.id, name=block.name,
+                                                             origin=block.origin))
             for piece in pieces(json.dumps(block.input, ensure_ascii=False)):
                 yield ToolInputDelta(index=index, partial_json=piece)
         else:
