@@ -1,5 +1,6 @@
 """The tool-running loop: run a conversation with tools over any backend until the model
-answers; structured output via a forced tool (:func:`extract`); streamed run events."""
+answers; structured output via a forced tool (:func:`extract`); streamed run events; an
+``approve`` callback for tools that require approval; each call's origin on the result."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from .errors import (
     ToolRetriesExhausted,
 )
 from .events import (
+    ApprovalDecisionEvent,
+    ApprovalRequestEvent,
     FinalEvent,
     MessageEvent,
     RetryEvent,
@@ -22,11 +25,14 @@ from .events import (
     ToolResultEvent,
 )
 from .extract import ExtractOptions, aextract, extract, extract_result, output_tool
-from .loop import Prompt, Runner, make_tool_choice
+from .loop import Approver, Prompt, Runner, make_tool_choice
 from .results import ToolError, result_content
 from .run_result import RunResult
 
 __all__ = [
+    "ApprovalDecisionEvent",
+    "ApprovalRequestEvent",
+    "Approver",
     "ExtractOptions",
     "ExtractionError",
     "FinalEvent",

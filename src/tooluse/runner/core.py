@@ -4,10 +4,12 @@ The loop has four ways to be driven â€” sync or async, whole turns or streamed â
 must decide the same things the same way: which request to send next, what to do with a
 cut-off tool call, which calls to refuse (unknown tool, invalid input) and with what message,
 when a tool has failed validation too often, when to stop. So :func:`conversation` is a
-generator that *yields actions* (:class:`CallModel`, :class:`RunTools`, :class:`Retry`) and
-receives their outcomes; the drivers in :mod:`tooluse.runner.loop` only perform the I/O.
-Validation is pure computation, so it happens here; only running tool functions is left to
-the drivers (threads, tasks, timeouts).
+generator that *yields actions* (:class:`CallModel`, :class:`RunTools`, :class:`Retry`,
+:class:`AskApproval`...) and receives their outcomes; the drivers in
+:mod:`tooluse.runner.loop` only perform the I/O. Validation is pure computation, so it
+happens here; so is deciding which calls need the user's approval and what a denied call
+answers. Running tool functions and asking the ``approve`` callback are left to the drivers
+(threads, tasks, timeouts, sync or async callbacks).
 """
 
 from __future__ import annotations
@@ -39,7 +41,9 @@ from .results import error_result
 from .run_result import RunResult
 
 __all__ = [
+    "AskApproval",
     "CallModel",
+    "Decided",
     "Invocation",
     "Outcome",
     "Output",
@@ -48,7 +52,9 @@ __all__ = [
     "RunTools",
     "Settings",
     "conversation",
+    "denied_text",
     "invalid_input_text",
+    "unapproved_text",
     "unknown_tool_text",
 ]
 
@@ -67,6 +73,9 @@ class Settings:
     max_validation_retries: int = 3
     retry_max_tokens: int | None = None
     request_options: dict[str, Any] = field(default_factory=dict)
+    #: The runner has an ``approve`` callback: calls that need approval are asked about
+    #: (:class:`AskApproval`); without one they are denied unasked.
+    approver: bool = False
 
 
 @dataclass(frozen=True)
@@ -116,13 +125,32 @@ class Results:
 
 
 @dataclass(frozen=True)
+class AskApproval:
+    """Ask the ``approve`` callback whether this (valid) call may run; answer with
+    True or False."""
+
+    invocation: Invocation
+
+
+@dataclass(frozen=True)
+class Decided:
+    """Notice: the decision on a call that needs approval; answer None. ``asked`` is False
+    when there was no callback to ask (the call is then denied)."""
+
+    call: ToolUseBlock
+    tool: str
+    approved: bool
+    asked: bool
+
+
+@dataclass(frozen=True)
 class Output:
     """``extract()`` mode: the run ends at the first valid call of ``tool``."""
 
     tool: Tool
 
 
-Action = CallModel | RunTools | Retry | Results
+Action = CallModel | RunTools | Retry | Results | AskApproval | Decided
 
 
 def unknown_tool_text(name: str, tools: ToolSet) -> str:
@@ -133,6 +161,19 @@ def unknown_tool_text(name: str, tools: ToolSet) -> str:
 def invalid_input_text(name: str, problems: Sequence[str]) -> str:
     lines = "\n".join(f"- {p}" for p in problems)
     return f"Invalid input for tool {name!r}:\n{lines}\nFix these and call the tool again."
+
+
+def denied_text(name: str) -> str:
+    """The result of a call the user denied."""
+    return f"The user denied this call of tool {name!r}, so it was not run."
+
+
+def unapproved_text(name: str) -> str:
+    """The result of a call that needs approval when the runner has no callback to ask."""
+    return (
+        f"Tool {name!r} needs the user's approval before it runs, and no one could be asked "
+        "(the runner has no approve callback), so this call was denied and not run."
+    )
 
 
 def cut_in_tool_call(response: Response) -> bool:
@@ -248,6 +289,17 @@ class _State:
                 )
                 turn.append((tool.name, None))
                 continue
+            if tool.needs_approval(call.input):
+                asked = self.settings.approver
+                approved = False
+                if asked:
+                    approved = yield AskApproval(Invocation(call, tool))
+                yield Decided(call, tool.name, approved, asked)
+                if not approved:
+                    text = denied_text(tool.name) if asked else unapproved_text(tool.name)
+                    results[i] = error_result(call, text)
+                    turn.append((tool.name, None))
+                    continue
             pending.append((i, Invocation(call, tool)))
         if pending:
             outcomes: list[Outcome] = yield RunTools([inv for _, inv in pending])

@@ -3,8 +3,10 @@
 The backend's events (:mod:`tooluse.stream`) describe one model turn in wire terms; these
 describe the *run* in the terms a UI needs: text as it is written, a tool call as soon as it
 starts, its input parsed so far while it streams (so a form can fill in live), the call once
-complete, each tool's result as it is known, each finished assistant turn, and the final
-result. They are plain dataclasses: cheap to make, one per backend delta.
+complete (with its :class:`~tooluse.messages.CallOrigin` when a backend changed or added
+it), each approval asked for and its decision, each tool's result as it is known, each
+finished assistant turn, and the final result. They are plain dataclasses: cheap to make,
+one per backend delta.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..messages import Response, ToolResultBlock, ToolUseBlock
+from ..messages import CallOrigin, Response, ToolResultBlock, ToolUseBlock
 from .run_result import RunResult
 
 __all__ = [
+    "ApprovalDecisionEvent",
+    "ApprovalRequestEvent",
     "FinalEvent",
     "MessageEvent",
     "RetryEvent",
@@ -39,12 +43,15 @@ class TextDeltaEvent:
 
 @dataclass(frozen=True)
 class ToolCallStartEvent:
-    """The model began a tool call; its input follows."""
+    """The model began a tool call; its input follows. ``origin``: where the call came
+    from, when the backend says (None: as the model wrote it; see
+    :attr:`ToolUseBlock.origin <tooluse.messages.ToolUseBlock.origin>`)."""
 
     index: int
     id: str
     name: str
     type: str = "tool_call_start"
+    origin: CallOrigin | None = None
 
 
 @dataclass(frozen=True)
@@ -64,7 +71,9 @@ class ToolInputDeltaEvent:
 
 @dataclass(frozen=True)
 class ToolCallEvent:
-    """A tool call is complete (its input is final; it has not run yet)."""
+    """A tool call is complete (its input is final; it has not run yet). ``call.origin``
+    says where it came from (None: as the model wrote it; ``call.source`` is ``model``,
+    ``edited`` or ``added``)."""
 
     index: int
     call: ToolUseBlock
@@ -72,9 +81,32 @@ class ToolCallEvent:
 
 
 @dataclass(frozen=True)
+class ApprovalRequestEvent:
+    """The runner is about to ask its ``approve`` callback whether ``call`` (of ``tool``,
+    which requires approval) may run; an :class:`ApprovalDecisionEvent` follows."""
+
+    call: ToolUseBlock
+    tool: str
+    type: str = "approval_request"
+
+
+@dataclass(frozen=True)
+class ApprovalDecisionEvent:
+    """The decision on a call that needs approval. ``approved`` False: the call is not run
+    and the model gets an error result. ``asked`` False: there was no ``approve`` callback
+    to ask, so the call was denied unasked."""
+
+    call: ToolUseBlock
+    tool: str
+    approved: bool
+    asked: bool
+    type: str = "approval"
+
+
+@dataclass(frozen=True)
 class ToolResultEvent:
-    """A tool ran (or was refused: unknown tool, invalid input); ``result`` goes back to
-    the model. Emitted in call order once the turn's calls have all finished."""
+    """A tool ran (or was refused: unknown tool, invalid input, approval denied); ``result``
+    goes back to the model. Emitted in call order once the turn's calls have all finished."""
 
     call: ToolUseBlock
     result: ToolResultBlock
@@ -112,6 +144,8 @@ RunEvent = (
     | ToolCallStartEvent
     | ToolInputDeltaEvent
     | ToolCallEvent
+    | ApprovalRequestEvent
+    | ApprovalDecisionEvent
     | ToolResultEvent
     | MessageEvent
     | RetryEvent

@@ -5,14 +5,27 @@ A run sends the conversation and the tools to the model, runs the calls it asks 
 :mod:`tooluse.runner.execute`), sends the results back, and repeats until the model answers
 without calling a tool. The decisions live in :mod:`tooluse.runner.core`; this module drives
 them four ways: :meth:`Runner.run`, ``await`` :meth:`Runner.arun`, and the event streams
-:meth:`Runner.stream` / :meth:`Runner.astream`.
+:meth:`Runner.stream` / :meth:`Runner.astream`. Each driver also asks the runner's
+``approve`` callback when the core asks it to (:class:`~tooluse.runner.core.AskApproval`).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Generator, Iterable, Iterator, Mapping, Sequence
+import inspect
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import Any, TypeAlias, cast
+
+import anyio
 
 from ..backend import Backend
 from ..backends.registry import load_backend
@@ -39,7 +52,9 @@ from ..tools import Tool, ToolSet, ToolSource
 from ..tools.toolset import ToolLike
 from .core import (
     Action,
+    AskApproval,
     CallModel,
+    Decided,
     Output,
     Results,
     Retry,
@@ -48,6 +63,8 @@ from .core import (
     conversation,
 )
 from .events import (
+    ApprovalDecisionEvent,
+    ApprovalRequestEvent,
     FinalEvent,
     MessageEvent,
     RetryEvent,
@@ -61,14 +78,49 @@ from .events import (
 from .execute import arun_invocations, run_invocations
 from .run_result import RunResult
 
-__all__ = ["Prompt", "Runner", "make_tool_choice"]
+__all__ = ["Approver", "Prompt", "Runner", "make_tool_choice"]
 
 #: What a user turn can be given as.
 Prompt = str | Message | Sequence[ContentBlock]
 #: One turn's tool choice as the runner accepts it.
 ToolChoiceLike = ToolChoice | str | Mapping[str, Any] | None
 
+#: The ``approve`` callback: given a call that needs approval (its ``origin`` says where it
+#: came from) and its tool, True runs it, False denies it. Sync or async.
+Approver: TypeAlias = Callable[[ToolUseBlock, Tool], "bool | Awaitable[bool]"]
+
 _Run = Generator[Action, Any, RunResult]
+
+
+def _decision(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(
+            f"the approve callback must return True or False, not {type(value).__name__}"
+        )
+    return value
+
+
+def _ask(approve: Approver, action: AskApproval) -> Any:
+    """Call the callback with a copy of the call (it cannot change what runs)."""
+    return approve(action.invocation.call.model_copy(deep=True), action.invocation.tool)
+
+
+def _approve_sync(approve: Approver, action: AskApproval) -> bool:
+    value = _ask(approve, action)
+    if inspect.isawaitable(value):
+        # An async callback from sync code: run it to completion (on a fresh event loop).
+        async def wait() -> Any:
+            return await value
+
+        value = anyio.run(wait)
+    return _decision(value)
+
+
+async def _approve_async(approve: Approver, action: AskApproval) -> bool:
+    value = _ask(approve, action)
+    if inspect.isawaitable(value):
+        value = await value
+    return _decision(value)
 
 
 def make_tool_choice(
@@ -153,7 +205,8 @@ class _Turn:
         if isinstance(event, BlockStart) and isinstance(event.block, ToolUseBlock):
             self.calls[event.index] = (event.block.id, event.block.name)
             self.parsers[event.index] = IncrementalJSONParser()
-            return [ToolCallStartEvent(event.index, event.block.id, event.block.name)]
+            return [ToolCallStartEvent(event.index, event.block.id, event.block.name,
+                                       origin=event.block.origin)]
         if isinstance(event, BlockStop) and event.index in self.calls:
             id_, _ = self.calls[event.index]
             for block in self.acc.response.content:
@@ -187,6 +240,12 @@ class Runner:
       row stops the run with :class:`ToolRetriesExhausted` (default 3).
     - ``retry_max_tokens``: when ``max_tokens`` cuts a tool call, the turn is asked again
       once with this many (default ``4 * max_tokens``; ``0`` disables the retry).
+    - ``approve``: called as ``approve(call, tool)`` before a call whose tool requires
+      approval (:meth:`Tool.needs_approval <tooluse.tools.Tool.needs_approval>`) runs;
+      sync or async (:meth:`run` runs an async one to completion). True runs the call;
+      False denies it: it is not run and the model gets an ``is_error`` result saying the
+      user denied it. Without a callback every such call is denied that way, its result
+      saying no one could be asked. An exception in the callback ends the run.
     - other keyword arguments (``temperature``, ``top_p``, ``stop_sequences``,
       ``metadata``) go into every request.
     """
@@ -207,6 +266,7 @@ class Runner:
         parallel: bool = True,
         tool_timeout: float | None = None,
         map_names: bool = False,
+        approve: Approver | None = None,
         **request_options: Any,
     ) -> None:
         if max_iterations < 1:
@@ -227,6 +287,9 @@ class Runner:
         self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools, map_names=map_names)
         self.parallel = parallel
         self.tool_timeout = tool_timeout
+        if approve is not None and not callable(approve):
+            raise TypeError("approve must be a function of (call, tool) returning True/False")
+        self.approve = approve
         steps: list[ToolChoiceLike] = (
             list(tool_choice) if isinstance(tool_choice, (list, tuple))
             else [cast(ToolChoiceLike, tool_choice)]  # one choice (a str is not a plan)
@@ -246,6 +309,7 @@ class Runner:
             max_validation_retries=max_validation_retries,
             retry_max_tokens=retry_max_tokens,
             request_options=dict(request_options),
+            approver=approve is not None,
         )
 
     def _loop(
@@ -290,6 +354,9 @@ class Runner:
                 reply = run_invocations(
                     action.invocations, parallel=self.parallel, timeout=self.tool_timeout
                 )
+            elif isinstance(action, AskApproval):
+                assert self.approve is not None
+                reply = _approve_sync(self.approve, action)
             else:
                 reply = None
 
@@ -318,6 +385,9 @@ class Runner:
                 reply = await arun_invocations(
                     action.invocations, parallel=self.parallel, timeout=self.tool_timeout
                 )
+            elif isinstance(action, AskApproval):
+                assert self.approve is not None
+                reply = await _approve_async(self.approve, action)
             else:
                 reply = None
 
@@ -349,6 +419,10 @@ class Runner:
                 reply = run_invocations(
                     action.invocations, parallel=self.parallel, timeout=self.tool_timeout
                 )
+            elif isinstance(action, AskApproval):
+                assert self.approve is not None
+                yield _request_event(action)
+                reply = _approve_sync(self.approve, action)
             else:
                 yield from _notice(action)
                 reply = None
@@ -380,6 +454,10 @@ class Runner:
                 reply = await arun_invocations(
                     action.invocations, parallel=self.parallel, timeout=self.tool_timeout
                 )
+            elif isinstance(action, AskApproval):
+                assert self.approve is not None
+                yield _request_event(action)
+                reply = await _approve_async(self.approve, action)
             else:
                 for run_event in _notice(action):
                     yield run_event
@@ -411,9 +489,17 @@ def _unwrap_single_group() -> Iterator[None]:
         raise
 
 
+def _request_event(action: AskApproval) -> ApprovalRequestEvent:
+    return ApprovalRequestEvent(action.invocation.call.model_copy(deep=True),
+                                action.invocation.tool.name)
+
+
 def _notice(action: Action) -> list[RunEvent]:
     if isinstance(action, Retry):
         return [RetryEvent(action.reason, action.max_tokens)]
+    if isinstance(action, Decided):
+        return [ApprovalDecisionEvent(action.call.model_copy(deep=True), action.tool,
+                                      action.approved, action.asked)]
     if isinstance(action, Results):
         return [
             ToolResultEvent(call, result)

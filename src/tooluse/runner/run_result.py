@@ -6,7 +6,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..codecs import get_codec
-from ..messages import Message, Request, Response, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from ..messages import (
+    CallOrigin,
+    Message,
+    Request,
+    Response,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
 from ..tools import ToolSet
 
 __all__ = ["RunResult"]
@@ -20,7 +29,8 @@ class RunResult:
     turn); save it (``[m.model_dump() for m in result.messages]``, or in a wire format with
     :meth:`to_wire`) and continue it later with ``runner.run("...", messages=saved)``.
     ``response`` is the final assistant turn; ``output`` is the parsed value of
-    :func:`~tooluse.runner.extract`.
+    :func:`~tooluse.runner.extract`. Each call in :attr:`tool_calls` keeps its ``origin``
+    (where it came from: :attr:`call_origins`).
     """
 
     messages: list[Message]
@@ -47,6 +57,14 @@ class RunResult:
         """Every call of the run with its result, in order."""
         results = {r.tool_use_id: r for m in self.messages for r in m.tool_results}
         return [(c, results.get(c.id)) for m in self.messages for c in m.tool_uses]
+
+    @property
+    def call_origins(self) -> list[CallOrigin]:
+        """Where each call of :attr:`tool_calls` came from, in the same order: the call's
+        :class:`~tooluse.messages.CallOrigin`, or ``CallOrigin()`` (``source="model"``)
+        for a call as the model wrote it. ``origin.describe()`` is one line of it."""
+        return [c.origin if c.origin is not None else CallOrigin()
+                for m in self.messages for c in m.tool_uses]
 
     def to_request(self, *, max_tokens: int | None = None) -> Request:
         """The conversation as a request (system, tools, messages, the run's max_tokens) —

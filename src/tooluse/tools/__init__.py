@@ -1,6 +1,6 @@
 """Tools: definitions from Python functions, pydantic models or raw JSON Schema; the name
 rule and its opt-in mapping; schema checking and BFCL normalisation; input validation with
-messages a model can act on; sync and async calling."""
+messages a model can act on; sync and async calling; which calls need the user's approval."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ from .names import NAME_PATTERN, check_name, is_valid_name, map_name, map_names
 from .schema import BFCL_TYPE_ALIASES, check_schema, normalize_schema, tidy_schema
 from .signature import read_docstring, read_function
 from .source import ToolSource, expand_sources
-from .tool import Tool, tool
+from .tool import ApprovalRule, Tool, tool
 from .toolset import ToolSet, as_tool
 from .validation import compile_validator, input_path, input_problems
 
 __all__ = [
     "BFCL_TYPE_ALIASES",
     "NAME_PATTERN",
+    "ApprovalRule",
     "Tool",
     "ToolSet",
     "ToolSource",

@@ -13,7 +13,7 @@ import copy
 import functools
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar, overload
+from typing import Any, TypeAlias, TypeVar, overload
 
 import anyio
 import anyio.to_thread
@@ -28,10 +28,23 @@ from .schema import check_schema, normalize_schema, tidy_schema
 from .signature import read_docstring, read_function
 from .validation import compile_validator, input_path, input_problems
 
-__all__ = ["Tool", "tool"]
+__all__ = ["ApprovalRule", "Tool", "tool"]
 
 M = TypeVar("M", bound=BaseModel)
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: Whether a tool's calls need the user's approval before they run: ``True``/``False``, or
+#: a predicate on the call's (validated) input, e.g. ``lambda input: input["amount"] > 100``.
+ApprovalRule: TypeAlias = bool | Callable[[dict[str, Any]], bool]
+
+
+def _check_approval_rule(rule: Any, name: str) -> ApprovalRule:
+    if isinstance(rule, bool) or callable(rule):
+        return rule  # type: ignore[no-any-return]
+    raise ToolDefinitionError(
+        f"requires_approval must be True, False or a function of the input, not {rule!r}",
+        tool=name,
+    )
 
 
 def _is_async_callable(function: Callable[..., Any] | None) -> bool:
@@ -51,6 +64,14 @@ class Tool:
     a schema-only tool is how the Messages API does structured JSON output (force the tool,
     read its input with :meth:`parse`).
 
+    ``requires_approval`` (every constructor takes it): ``True``, or a predicate on the
+    call's input (``lambda input: input["amount"] > 100``), makes a
+    :class:`~tooluse.runner.Runner` ask its ``approve`` callback before it runs a call;
+    a denied call, or any such call when the runner has no callback, is not run and goes
+    back to the model as an error result (:meth:`needs_approval`). ``read_only`` is a
+    hint that the tool changes nothing (an MCP tool's ``readOnlyHint``): ``tooluse run
+    --approve`` and ``MCPServer(requires_approval=True)`` never ask about such a tool.
+
     Build tools with :meth:`from_function` (or the :func:`tool` decorator),
     :meth:`from_model` or :meth:`from_schema` rather than the constructor.
     """
@@ -65,6 +86,8 @@ class Tool:
         "_name",
         "_original_name",
         "_param_names",
+        "_read_only",
+        "_requires_approval",
         "_schema",
         "_spec",
         "_validator",
@@ -80,6 +103,8 @@ class Tool:
         normalize: bool = False,
         map_name: bool = False,
         original_name: str | None = None,
+        requires_approval: ApprovalRule = False,
+        read_only: bool = False,
         _args_model: type[BaseModel] | None = None,
         _param_names: tuple[str, ...] = (),
         _always_pass: frozenset[str] = frozenset(),
@@ -106,6 +131,8 @@ class Tool:
         self._model = _model
         self._spec: ToolSpec | None = None
         self._is_async = _is_async_callable(function)
+        self._requires_approval = _check_approval_rule(requires_approval, self._original_name)
+        self._read_only = bool(read_only)
 
     # ------------------------------------------------------------------ constructors
 
@@ -117,9 +144,11 @@ class Tool:
         name: str | None = None,
         description: str | None = None,
         map_name: bool = False,
+        requires_approval: ApprovalRule = False,
     ) -> Tool:
         """A tool whose schema comes from ``function``'s annotations and whose descriptions
-        come from its docstring (Google, NumPy or reST). Sync or async functions alike."""
+        come from its docstring (Google, NumPy or reST). Sync or async functions alike.
+        ``requires_approval``: see :class:`Tool`."""
         info = read_function(function, name=name, description=description)
         return cls(
             info.name,
@@ -127,6 +156,7 @@ class Tool:
             info.input_schema,
             function,
             map_name=map_name,
+            requires_approval=requires_approval,
             _args_model=info.args_model,
             _param_names=info.param_names,
             _always_pass=info.always_pass,
@@ -141,6 +171,7 @@ class Tool:
         *,
         function: Callable[[Any], Any] | None = None,
         map_name: bool = False,
+        requires_approval: ApprovalRule = False,
     ) -> Tool:
         """A tool whose input is ``model``: the schema is the model's, :meth:`parse` returns
         a model instance, and ``function`` (optional) is called with that instance.
@@ -172,6 +203,7 @@ class Tool:
             schema,
             function,
             map_name=map_name,
+            requires_approval=requires_approval,
             _model=model,
         )
 
@@ -185,16 +217,20 @@ class Tool:
         *,
         normalize: bool = False,
         map_name: bool = False,
+        requires_approval: ApprovalRule = False,
     ) -> Tool:
         """A tool from a raw JSON Schema. ``normalize=True`` first translates BFCL-style
         types (see :func:`~tooluse.tools.normalize_schema`); ``function``, when given, is
         called with the input as keyword arguments."""
-        return cls(name, description, schema, function, normalize=normalize, map_name=map_name)
+        return cls(name, description, schema, function, normalize=normalize, map_name=map_name,
+                   requires_approval=requires_approval)
 
     @classmethod
-    def from_spec(cls, spec: ToolSpec, function: Callable[..., Any] | None = None) -> Tool:
+    def from_spec(cls, spec: ToolSpec, function: Callable[..., Any] | None = None, *,
+                  requires_approval: ApprovalRule = False) -> Tool:
         """A tool from a :class:`~tooluse.messages.ToolSpec` (e.g. one read off the wire)."""
-        return cls(spec.name, spec.description, spec.input_schema, function)
+        return cls(spec.name, spec.description, spec.input_schema, function,
+                   requires_approval=requires_approval)
 
     def with_name(self, wire_name: str, *, original_name: str | None = None) -> Tool:
         """This tool under another (valid) wire name, keeping ``original_name`` unless a
@@ -204,6 +240,13 @@ class Tool:
         if original_name is not None:
             clone._original_name = original_name
         clone._spec = None
+        return clone
+
+    def with_approval(self, requires_approval: ApprovalRule = True) -> Tool:
+        """This tool with another approval rule (``True``, ``False`` or a predicate on the
+        input); the tool itself is unchanged."""
+        clone = copy.copy(self)
+        clone._requires_approval = _check_approval_rule(requires_approval, self._original_name)
         return clone
 
     # ------------------------------------------------------------------ facts
@@ -237,6 +280,28 @@ class Tool:
     @property
     def is_async(self) -> bool:
         return self._is_async
+
+    @property
+    def requires_approval(self) -> ApprovalRule:
+        """``True``/``False`` or the predicate given (see :meth:`needs_approval`)."""
+        return self._requires_approval
+
+    @property
+    def read_only(self) -> bool:
+        """The tool says it changes nothing (an MCP tool's ``readOnlyHint``)."""
+        return self._read_only
+
+    def needs_approval(self, input: Any) -> bool:
+        """Whether a call with ``input`` must be approved before it runs: the
+        ``requires_approval`` flag, or its predicate's answer for ``input``. A predicate
+        that raises counts as "needs approval" (when in doubt, ask)."""
+        rule = self._requires_approval
+        if isinstance(rule, bool):
+            return rule
+        try:
+            return bool(rule(input))
+        except Exception:  # noqa: BLE001 - a failing predicate must not let a call through
+            return True
 
     @property
     def spec(self) -> ToolSpec:
@@ -361,7 +426,8 @@ def tool(function: F, /) -> Tool: ...
 
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None, map_name: bool = False
+    *, name: str | None = None, description: str | None = None, map_name: bool = False,
+    requires_approval: ApprovalRule = False,
 ) -> Callable[[F], Tool]: ...
 
 
@@ -372,12 +438,15 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     map_name: bool = False,
+    requires_approval: ApprovalRule = False,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
-    """Decorator: ``@tool`` or ``@tool(name=..., description=...)`` makes a :class:`Tool`
-    with :meth:`Tool.from_function`. The result still calls like the function."""
+    """Decorator: ``@tool`` or ``@tool(name=..., description=..., requires_approval=...)``
+    makes a :class:`Tool` with :meth:`Tool.from_function`. The result still calls like the
+    function."""
 
     def make(f: Callable[..., Any]) -> Tool:
-        return Tool.from_function(f, name=name, description=description, map_name=map_name)
+        return Tool.from_function(f, name=name, description=description, map_name=map_name,
+                                  requires_approval=requires_approval)
 
     if function is not None:
         return make(function)

@@ -29,7 +29,8 @@ def as_tool(item: ToolLike, *, map_name: bool = False) -> Tool:
     """Turn what a user would naturally pass as a tool into a :class:`Tool`: a Tool, a
     function, a pydantic model class, a :class:`ToolSpec`, or a dict with ``name``,
     ``description`` and ``input_schema`` (or ``parameters``, the OpenAI/BFCL spelling, whose
-    BFCL-style types are then normalised)."""
+    BFCL-style types are then normalised), and optionally ``function`` and
+    ``requires_approval``."""
     if isinstance(item, Tool):
         return item
     if isinstance(item, ToolSpec):
@@ -52,6 +53,7 @@ def as_tool(item: ToolLike, *, map_name: bool = False) -> Tool:
             item.get("function"),
             normalize=normalize,
             map_name=map_name,
+            requires_approval=item.get("requires_approval", False),
         )
     if callable(item):
         return Tool.from_function(item, map_name=map_name)
