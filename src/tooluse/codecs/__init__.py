@@ -1,8 +1,8 @@
 """Wire-format codecs: each translates one API's JSON (or the legacy XML prompt) to and from
 the neutral model of :mod:`tooluse.messages` and :mod:`tooluse.stream`.
 
-Every JSON codec module (``anthropic``, ``bedrock``, ``openai``) offers the same functions,
-described by :class:`Codec`: ``decode_request``, ``encode_request(req, *, strict=True)``,
+Every JSON codec module (``anthropic``, ``bedrock``, ``openai``, ``responses``) offers the same
+functions, described by :class:`Codec`: ``decode_request``, ``encode_request(req, *, strict=True)``,
 ``decode_response``, ``encode_response``, ``encode_events`` and ``decode_events``. The legacy
 codec has another shape (:class:`LegacyCodec`): a request becomes a text prompt, a response
 is completion text, and there is no event stream. :func:`get_codec` picks one by name, so a
@@ -22,10 +22,10 @@ if TYPE_CHECKING:  # annotations only: importing this package stays cheap
 
 __all__ = ["CODEC_NAMES", "JSON_CODECS", "Codec", "LegacyCodec", "get_codec"]
 
-JSON_CODECS = ("anthropic", "bedrock", "openai")
+JSON_CODECS = ("anthropic", "bedrock", "openai", "responses")
 CODEC_NAMES = (*JSON_CODECS, "legacy")
 
-JsonCodecName = Literal["anthropic", "bedrock", "openai"]
+JsonCodecName = Literal["anthropic", "bedrock", "openai", "responses"]
 
 
 class Codec(Protocol):
@@ -75,7 +75,7 @@ def get_codec(name: str) -> Codec | LegacyCodec:
 
 
 if TYPE_CHECKING:  # mypy checks that each codec module satisfies its protocol
-    from . import anthropic, bedrock, legacy, openai
+    from . import anthropic, bedrock, legacy, openai, responses
 
-    _JSON_MODULES: tuple[Codec, ...] = (anthropic, bedrock, openai)
+    _JSON_MODULES: tuple[Codec, ...] = (anthropic, bedrock, openai, responses)
     _LEGACY_MODULE: LegacyCodec = legacy

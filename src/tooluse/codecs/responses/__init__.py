@@ -1,0 +1,34 @@
+"""OpenAI Responses API (``POST /v1/responses``) <-> the neutral model (the codec; see
+:mod:`.requests` for how the shapes are mapped and docs/server.md for every field's policy).
+
+- :mod:`._wire` — pydantic models of the wire format, ``TARGET``;
+- :mod:`._tools` — custom and namespace tools carried through neutral tools;
+- :mod:`.requests` — request decoding/validation and encoding;
+- :mod:`.responses` — response objects;
+- :mod:`.stream` — the numbered ``response.*`` event stream;
+- :mod:`.errors` — error bodies (OpenAI's shape) and in-stream errors.
+"""
+
+from __future__ import annotations
+
+from ._wire import TARGET as TARGET
+from .errors import backend_error, error_body, error_code, error_param
+from .requests import decode_request, encode_request, stream_requested
+from .responses import decode_response, echo_fields, encode_response
+from .stream import StreamEncoder, decode_events, encode_events
+
+__all__ = [
+    "StreamEncoder",
+    "backend_error",
+    "decode_events",
+    "decode_request",
+    "decode_response",
+    "echo_fields",
+    "encode_events",
+    "encode_request",
+    "encode_response",
+    "error_body",
+    "error_code",
+    "error_param",
+    "stream_requested",
+]

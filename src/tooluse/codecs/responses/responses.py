@@ -1,0 +1,183 @@
+"""Responses API response objects (``object: "response"``) <-> neutral :class:`Response`.
+
+:func:`encode_response` writes the gateway's answer: each text block is one ``message``
+item with one ``output_text`` part, each tool call a ``function_call`` (or, for a custom
+tool, ``custom_tool_call``) item. Item ids derive from the response id and the item's
+position, so a streamed answer and the stored one name their items alike. The response
+object also echoes the request's settings (``instructions``, ``tools``, ``tool_choice``...):
+the caller passes them as ``echo`` (see :func:`echo_fields`).
+
+:func:`decode_response` reads an upstream's answer; ``reasoning`` and server-tool items
+(``web_search_call``...) are left out, as the neutral model cannot carry them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+from ...errors import ConversionError, WireFormatError
+from ...messages import ContentBlock, Request, Response, TextBlock, ToolUseBlock, Usage
+from .._common import Path, validate
+from ..openai.requests import _arguments
+from ._tools import CUSTOM_INPUT, ToolKinds, joined_name
+from ._wire import TARGET, _CustomToolCallIn, _FunctionCallIn, _OutputMessageIn, _ResponseIn
+from .requests import encode_call
+
+__all__ = ["decode_response", "echo_fields", "encode_response", "envelope", "item_id",
+           "output_item", "status_of", "usage_body"]
+
+#: Request fields a response object repeats, with the API's defaults.
+_ECHO_DEFAULTS: dict[str, Any] = {
+    "instructions": None, "max_output_tokens": None, "max_tool_calls": None,
+    "metadata": {}, "parallel_tool_calls": True, "previous_response_id": None,
+    "prompt_cache_key": None, "reasoning": {"effort": None, "summary": None},
+    "safety_identifier": None, "service_tier": "default", "store": True,
+    "temperature": 1.0, "text": {"format": {"type": "text"}, "verbosity": "medium"},
+    "tool_choice": "auto", "tools": [], "top_logprobs": 0, "top_p": 1.0,
+    "truncation": "disabled", "user": None,
+}
+
+
+def echo_fields(data: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The settings a response object echoes, from a request body (defaults filled in)."""
+    out = dict(_ECHO_DEFAULTS)
+    for key in _ECHO_DEFAULTS:
+        if data is not None and data.get(key) is not None:
+            out[key] = data[key]
+    if data is not None and isinstance(data.get("text"), dict):
+        out["text"] = {**_ECHO_DEFAULTS["text"], **data["text"]}
+    return out
+
+
+def item_id(prefix: str, response_id: str, index: int) -> str:
+    """The id of output item ``index`` of response ``response_id``."""
+    return f"{prefix}_{response_id.removeprefix('resp_')}{index:03d}"
+
+
+def status_of(stop_reason: str | None) -> tuple[str, dict[str, str] | None]:
+    """The response ``status`` and ``incomplete_details`` for a neutral stop reason."""
+    if stop_reason == "max_tokens":
+        return "incomplete", {"reason": "max_output_tokens"}
+    if stop_reason == "content_filtered":
+        return "incomplete", {"reason": "content_filter"}
+    return "completed", None
+
+
+def usage_body(usage: Usage) -> dict[str, Any]:
+    return {
+        "input_tokens": usage.input_tokens,
+        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+        "output_tokens": usage.output_tokens,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": usage.input_tokens + usage.output_tokens,
+    }
+
+
+def output_item(block: ContentBlock, response_id: str, index: int, kinds: ToolKinds,
+                status: str = "completed") -> dict[str, Any]:
+    """Content block ``index`` of a response as an output item."""
+    if isinstance(block, TextBlock):
+        return {"id": item_id("msg", response_id, index), "type": "message", "status": status,
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": block.text, "annotations": [],
+                             "logprobs": []}]}
+    if isinstance(block, ToolUseBlock):
+        item = encode_call(block, kinds)
+        prefix = "ctc" if item["type"] == "custom_tool_call" else "fc"
+        return {"id": item_id(prefix, response_id, index), **item, "status": status}
+    raise ConversionError(f"a response cannot hold a {block.type} block", ("content", index),
+                          target=TARGET)
+
+
+def envelope(response_id: str, *, created_at: float, model: str | None, status: str,
+             output: list[dict[str, Any]], echo: dict[str, Any], usage: Usage | None = None,
+             incomplete_details: dict[str, str] | None = None,
+             error: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A response object (also the ``response`` of the stream's lifecycle events)."""
+    body: dict[str, Any] = {
+        "id": response_id, "object": "response", "created_at": int(created_at),
+        "status": status, "background": False, "error": error,
+        "incomplete_details": incomplete_details, "model": model or "", "output": output,
+        **echo,
+        "usage": usage_body(usage) if usage is not None else None,
+    }
+    if status in ("completed", "incomplete", "failed"):
+        body["completed_at"] = int(time.time()) if status == "completed" else None
+    return body
+
+
+def encode_response(resp: Response, /, *, request: Request | None = None,
+                    echo: dict[str, Any] | None = None,
+                    created_at: float | None = None) -> dict[str, Any]:
+    """:class:`Response` -> a response object. ``request`` tells custom and namespaced tools
+    apart from plain functions; ``echo`` holds the request settings to repeat
+    (:func:`echo_fields`)."""
+    response_id = resp.id or f"resp_{uuid.uuid4().hex}"
+    kinds = ToolKinds(request)
+    status, incomplete = status_of(resp.stop_reason)
+    item_status = "incomplete" if status == "incomplete" else "completed"
+    output = [output_item(b, response_id, k, kinds, item_status) for k, b in enumerate(resp.content)]
+    return envelope(response_id, created_at=time.time() if created_at is None else created_at,
+                    model=resp.model, status=status, output=output,
+                    echo=echo if echo is not None else echo_fields(), usage=resp.usage,
+                    incomplete_details=incomplete)
+
+
+def stop_reason_of(status: str | None, reason: str | None, calls: bool) -> Any:
+    """The neutral stop reason of a response ``status`` and incomplete ``reason``."""
+    if status == "incomplete":
+        return "content_filtered" if reason == "content_filter" else "max_tokens"
+    return "tool_use" if calls else "end_turn"
+
+
+def decode_output_item(raw: Any, path: Path) -> list[ContentBlock]:
+    """One output item as neutral blocks ([] for items the neutral model cannot carry)."""
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    if kind == "message":
+        message = validate(_OutputMessageIn, raw, path)
+        blocks: list[ContentBlock] = []
+        for part in message.content:
+            if isinstance(part, dict) and part.get("type") == "output_text":
+                blocks.append(TextBlock(text=str(part.get("text", ""))))
+            elif isinstance(part, dict) and part.get("type") == "refusal":
+                blocks.append(TextBlock(text=str(part.get("refusal", ""))))
+        return blocks
+    if kind == "function_call":
+        call = validate(_FunctionCallIn, raw, path)
+        return [ToolUseBlock(id=call.call_id, name=joined_name(call.namespace, call.name),
+                             input=_arguments(call.arguments, (*path, "arguments")))]
+    if kind == "custom_tool_call":
+        custom = validate(_CustomToolCallIn, raw, path)
+        return [ToolUseBlock(id=custom.call_id, name=joined_name(custom.namespace, custom.name),
+                             input={CUSTOM_INPUT: custom.input})]
+    if not isinstance(kind, str):
+        raise WireFormatError("an output item needs a type", (*path, "type"))
+    return []  # reasoning, web_search_call and other server-side items
+
+
+def decode_response(data: Any, /) -> Response:
+    """A response object -> :class:`Response` (a ``failed`` one is an error)."""
+    resp = validate(_ResponseIn, data, ())
+    if resp.status == "failed" or resp.error:
+        from .errors import backend_error
+
+        raise backend_error({"error": resp.error or {"message": "the response failed"}})
+    content: list[ContentBlock] = []
+    for k, raw in enumerate(resp.output):
+        content.extend(decode_output_item(raw, ("output", k)))
+    usage = resp.usage
+    reason = resp.incomplete_details.reason if resp.incomplete_details is not None else None
+    return Response(
+        id=resp.id, model=resp.model, content=content,
+        stop_reason=stop_reason_of(resp.status, reason,
+                                   any(isinstance(b, ToolUseBlock) for b in content)),
+        usage=Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
+        if usage is not None else Usage(),
+    )
+
+
+def arguments_text(block: ToolUseBlock) -> str:
+    return json.dumps(block.input, ensure_ascii=False)
