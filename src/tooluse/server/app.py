@@ -9,6 +9,7 @@ and the backend never knows which API a request came through.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
@@ -30,6 +31,8 @@ from .errors import ErrorKind, GatewayError
 from .info_api import count_tokens_endpoint, model_endpoint, models_endpoint
 from .messages_api import MESSAGES, messages_endpoint
 from .openapi import openapi_endpoint
+from .response_store import ResponseStore
+from .responses_api import create_response, delete_response, get_response, list_input_items
 from .state import GatewayState
 
 __all__ = ["create_app"]
@@ -45,7 +48,7 @@ def _api_of(path: str) -> WireApi:
     """The API whose error shape answers for ``path`` (also for paths no route matched)."""
     if path.startswith("/model/"):
         return CONVERSE
-    if path.startswith(("/v1/chat", "/v1/models")):
+    if path.startswith(("/v1/chat", "/v1/models", "/v1/responses")):
         return CHAT
     return MESSAGES
 
@@ -92,6 +95,7 @@ def create_app(
     max_concurrency: int | None = None,
     ping_interval: float = 10.0,
     close_backend: bool | None = None,
+    responses_store: ResponseStore | str | os.PathLike[str] | None = None,
 ) -> Starlette:
     """The gateway as an ASGI app.
 
@@ -107,6 +111,8 @@ def create_app(
     - ``ping_interval``: seconds of backend silence after which a Messages stream gets a
       ``ping`` keep-alive.
     - ``close_backend``: close the backend on shutdown (default: only when built from a spec).
+    - ``responses_store``: where ``/v1/responses`` keeps stored responses: a
+      :class:`~.response_store.ResponseStore` or a SQLite file path (default: in memory).
     """
     owned = isinstance(backend, str)
     instance = load_backend(backend) if isinstance(backend, str) else backend
@@ -126,6 +132,9 @@ def create_app(
         ping_interval=ping_interval,
     )
 
+    store = responses_store if isinstance(responses_store, ResponseStore) else ResponseStore(
+        responses_store if responses_store is not None else ":memory:")
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
@@ -133,6 +142,8 @@ def create_app(
         finally:
             if close_backend:
                 await anyio.to_thread.run_sync(instance.close)
+            if not isinstance(responses_store, ResponseStore):
+                store.close()
 
     routes = [
         Route("/v1/messages", messages_endpoint, methods=["POST"]),
@@ -142,6 +153,10 @@ def create_app(
         Route("/model/{model_id:path}/converse-stream", converse_stream_endpoint, methods=["POST"]),
         Route("/model/{model_id:path}/converse", converse_endpoint, methods=["POST"]),
         Route("/v1/chat/completions", chat_completions_endpoint, methods=["POST"]),
+        Route("/v1/responses", create_response, methods=["POST"]),
+        Route("/v1/responses/{response_id}", get_response, methods=["GET"]),
+        Route("/v1/responses/{response_id}", delete_response, methods=["DELETE"]),
+        Route("/v1/responses/{response_id}/input_items", list_input_items, methods=["GET"]),
         Route("/health", _health, methods=["GET"]),
         Route("/", _root, methods=["GET"]),
         Route("/openapi.json", openapi_endpoint, methods=["GET"]),
@@ -152,4 +167,5 @@ def create_app(
     # to a URL the client then has to POST its body to again.
     app.router.redirect_slashes = False
     app.state.gateway = state
+    app.state.responses_store = store
     return app

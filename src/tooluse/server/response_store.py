@@ -1,0 +1,134 @@
+"""Where the Responses API keeps its responses: an embedded SQLite store.
+
+``store: true`` (the API's default) keeps each response so that a later request can chain
+on it with ``previous_response_id`` and ``GET``/``DELETE /v1/responses/{id}`` and
+``GET /v1/responses/{id}/input_items`` can read it. One row per response holds:
+
+- ``body``: the response object exactly as it was answered (what ``GET`` returns);
+- ``input_items``: the request's input items, each with an id (``input_items`` lists them);
+- ``context``: the conversation the next response chains on, in neutral terms (the
+  previous context, this request's input and this response's output; ``instructions`` are
+  not carried over, as the API documents).
+
+Why SQLite (stdlib ``sqlite3``): on disk, so a chain survives a gateway restart; one file,
+no server to run; safe for several processes on one machine (WAL). The store is bounded by
+count: past ``max_responses`` the oldest rows are deleted, so it never grows without bound
+(a chain whose start was evicted answers 404 for that id, as an expired response does).
+
+One connection, used from the event loop and from stream worker threads alike, behind a
+lock: each operation is a single short statement, so the lock is never held for long.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+__all__ = ["DEFAULT_MAX_RESPONSES", "ResponseStore", "StoredResponse", "default_store_path"]
+
+#: Responses kept before the oldest are deleted.
+DEFAULT_MAX_RESPONSES: Final = 10_000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    created_at REAL NOT NULL,
+    body TEXT NOT NULL,
+    input_items TEXT NOT NULL,
+    context TEXT NOT NULL
+)
+"""
+
+
+def default_store_path() -> Path:
+    """``$XDG_CACHE_HOME/tooluse/responses.sqlite3`` (``~/.cache`` without it)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tooluse" / "responses.sqlite3"
+
+
+@dataclass(frozen=True)
+class StoredResponse:
+    id: str
+    created_at: float
+    body: dict[str, Any]
+    input_items: list[dict[str, Any]]
+    context: dict[str, Any]
+
+
+class ResponseStore:
+    """Responses by id in SQLite at ``path`` (``":memory:"``: in memory, gone on exit)."""
+
+    def __init__(self, path: str | os.PathLike[str] = ":memory:", *,
+                 max_responses: int = DEFAULT_MAX_RESPONSES) -> None:
+        if not isinstance(max_responses, int) or max_responses < 1:
+            raise ValueError(f"max_responses must be a positive integer, not {max_responses!r}")
+        self.path = str(path)
+        self.max_responses = max_responses
+        if self.path != ":memory:":
+            Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            self.path = str(Path(self.path).expanduser())
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        with self._lock:
+            if self.path != ":memory:":
+                self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.execute(_SCHEMA)
+
+    def put(self, response_id: str, body: dict[str, Any], input_items: list[dict[str, Any]],
+            context: dict[str, Any]) -> None:
+        """Keep a response (replacing one of the same id), then drop the oldest past the bound."""
+        row = (response_id, time.time(), _dumps(body), _dumps(input_items), _dumps(context))
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("DELETE FROM responses WHERE id = ?", (response_id,))
+                self._db.execute(
+                    "INSERT INTO responses (id, created_at, body, input_items, context) "
+                    "VALUES (?, ?, ?, ?, ?)", row)
+                self._db.execute(
+                    "DELETE FROM responses WHERE seq <= "
+                    "(SELECT seq FROM responses ORDER BY seq DESC LIMIT 1 OFFSET ?)",
+                    (self.max_responses,))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def get(self, response_id: str) -> StoredResponse | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, created_at, body, input_items, context FROM responses WHERE id = ?",
+                (response_id,)).fetchone()
+        if row is None:
+            return None
+        return StoredResponse(id=row[0], created_at=row[1], body=json.loads(row[2]),
+                              input_items=json.loads(row[3]), context=json.loads(row[4]))
+
+    def delete(self, response_id: str) -> bool:
+        """Whether there was such a response."""
+        with self._lock:
+            cursor = self._db.execute("DELETE FROM responses WHERE id = ?", (response_id,))
+        return cursor.rowcount > 0
+
+    def __len__(self) -> int:
+        with self._lock:
+            (count,) = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()
+        return int(count)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _dumps(value: Any) -> str:
+    """Compact JSON with ASCII escapes: a lone surrogate an upstream sent (see
+    server/encoding.py) cannot be stored as UTF-8 text, its escape can."""
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
