@@ -90,6 +90,14 @@ def register(sub: Any) -> None:
         "--upstream-retries", type=int, default=None, metavar="N",
         help="retries of a failed call (429, 5xx, timeouts, connection errors) before its "
         f"answer starts, with backoff honouring retry-after (default {RetryPolicy.max_retries})")
+    p.add_argument(
+        "--responses-store",
+        metavar="PATH",
+        default=None,
+        help="SQLite file keeping /v1/responses responses (store: true) for "
+        "previous_response_id and GET; ':memory:' keeps them in memory only "
+        "(default: ~/.cache/tooluse/responses.sqlite3)",
+    )
     p.add_argument("--log-level", default="info")
     p.set_defaults(func=_run)
 
@@ -121,6 +129,16 @@ def _upstream_options(args: argparse.Namespace) -> UpstreamOptions:
                              f"{'>= 0' if option == 'max_retries' else '> 0'}, not {value}")
         options[option] = value
     return options
+
+
+def _responses_store(args: argparse.Namespace) -> str:
+    """The SQLite file of /v1/responses (``--responses-store``, else the default path)."""
+    path = getattr(args, "responses_store", None)
+    if path:
+        return str(path)
+    from ..server.response_store import default_store_path
+
+    return str(default_store_path())
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -177,6 +195,7 @@ def _run(args: argparse.Namespace) -> int:
             aws_credentials=credentials,
             max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
             max_concurrency=args.max_concurrency,
+            responses_store=_responses_store(args),
         )
     except (ValueError, ImportError, OSError) as exc:
         print(f"tooluse serve: cannot start with backend {args.backend!r}: {exc}", file=sys.stderr)

@@ -75,12 +75,14 @@ class ResponseStore:
             Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
             self.path = str(Path(self.path).expanduser())
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        with self._lock:
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             if self.path != ":memory:":
                 self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA busy_timeout=5000")
             self._db.execute(_SCHEMA)
+        except sqlite3.Error as exc:  # not a database, unwritable...: say which file
+            raise OSError(f"cannot open the responses store {self.path}: {exc}") from None
 
     def put(self, response_id: str, body: dict[str, Any], input_items: list[dict[str, Any]],
             context: dict[str, Any]) -> None:
