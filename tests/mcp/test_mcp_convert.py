@@ -109,3 +109,23 @@ def test_unusable_schema_is_a_definition_error_naming_the_tool() -> None:
     definition = mt.Tool(name="bad", input_schema={"type": "string"})
     with pytest.raises(ToolDefinitionError, match="'bad'.*top level"):
         mcp_tool(definition, lambda **kw: None)
+
+
+def _definition(annotations: mt.ToolAnnotations | None) -> mt.Tool:
+    return mt.Tool(name="t", input_schema={"type": "object"}, annotations=annotations)
+
+
+@pytest.mark.parametrize(("annotations", "read_only"), [
+    (mt.ToolAnnotations(read_only_hint=True), True),
+    (mt.ToolAnnotations(read_only_hint=False), False),
+    (mt.ToolAnnotations(destructive_hint=True), False),
+    (None, False),
+])
+def test_read_only_hint_makes_a_read_only_tool(annotations: mt.ToolAnnotations | None,
+                                               read_only: bool) -> None:
+    tool = mcp_tool(_definition(annotations), lambda **kw: None)
+    assert tool.read_only is read_only
+    assert not tool.needs_approval({})  # by default an MCP tool is not asked about
+    asked = mcp_tool(_definition(annotations), lambda **kw: None, requires_approval=True)
+    # a read-only tool never needs approval, every other one does when asked for
+    assert asked.needs_approval({}) is (not read_only)

@@ -3,7 +3,8 @@
 - A listed tool becomes a :class:`~tooluse.tools.Tool`: its input schema tidied like a
   pydantic one (titles dropped, non-recursive ``$defs`` inlined) and then checked like any
   other; a name that breaks ``^[a-zA-Z0-9_-]{1,64}$`` (MCP allows ``.`` and 128 characters)
-  is mapped, the original kept for the ``tools/call``.
+  is mapped, the original kept for the ``tools/call``. Its ``readOnlyHint: true``
+  annotation makes it :attr:`~tooluse.tools.Tool.read_only` (never asked about for approval).
 - A ``CallToolResult`` becomes a :class:`~tooluse.messages.ToolResultBlock`: ``text`` ->
   text, ``image`` -> image, an embedded ``resource`` / ``resource_link`` / ``audio`` -> a
   JSON part holding every field (URI, MIME type, text or base64 blob), except that an
@@ -23,7 +24,7 @@ import mcp_types as mt
 from ..messages import ImageBlock, JsonBlock, ResultPart, TextBlock, ToolResultBlock
 from ..tools import Tool, tidy_schema
 
-__all__ = ["mcp_tool", "prepare_schema", "result_block"]
+__all__ = ["mcp_tool", "prepare_schema", "read_only", "result_block"]
 
 #: Image types every tool-use API accepts inline; other images stay JSON (no loss).
 _IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
@@ -39,17 +40,28 @@ def prepare_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     return tidied
 
 
-def mcp_tool(definition: mt.Tool, function: Callable[..., Any]) -> Tool:
+def read_only(definition: mt.Tool) -> bool:
+    """The tool's annotations say it does not modify its environment (``readOnlyHint``)."""
+    annotations = definition.annotations
+    return annotations is not None and annotations.read_only_hint is True
+
+
+def mcp_tool(definition: mt.Tool, function: Callable[..., Any], *,
+             requires_approval: bool = False) -> Tool:
     """The tooluse tool for one listed MCP tool; ``function`` is called with the input as
-    keyword arguments. Raises :class:`~tooluse.errors.ToolDefinitionError` for a tool whose
-    schema cannot be used."""
+    keyword arguments. ``requires_approval``: calls of the tool need the user's approval,
+    unless its annotations say it is read-only (``readOnlyHint``). Raises
+    :class:`~tooluse.errors.ToolDefinitionError` for a tool whose schema cannot be used."""
     description = definition.description or definition.title or ""
+    is_read_only = read_only(definition)
     return Tool(
         definition.name,
         description,
         prepare_schema(definition.input_schema),
         function,
         map_name=True,
+        read_only=is_read_only,
+        requires_approval=requires_approval and not is_read_only,
     )
 
 

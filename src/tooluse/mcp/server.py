@@ -75,6 +75,9 @@ class MCPServer:
       start and initialise (default 30).
     - ``stderr``: where a command's stderr goes; by default it is kept in a temporary file
       and its last line quoted in error messages.
+    - ``requires_approval``: every call of the server's tools needs the user's approval
+      (the runner's ``approve`` callback), except the tools whose annotations say they are
+      read-only (``readOnlyHint: true``). Off by default.
 
     The server is connected on first use (``get_tools()``, or entering ``with`` /
     ``async with``) and closed on leaving the ``with`` block, by :meth:`close`, or at
@@ -92,6 +95,7 @@ class MCPServer:
         timeout: float = 60.0,
         connect_timeout: float = 30.0,
         stderr: TextIO | None = None,
+        requires_approval: bool = False,
     ) -> None:
         if timeout <= 0 or connect_timeout <= 0:
             raise ValueError("timeout and connect_timeout must be > 0 seconds")
@@ -115,6 +119,7 @@ class MCPServer:
         self.connect_timeout = connect_timeout
         self._name = name
         self._stderr = stderr
+        self.requires_approval = requires_approval
         self._log: IO[str] | None = None
         self._lock = threading.Lock()
         self._resources: ExitStack | None = None
@@ -317,7 +322,8 @@ class MCPServer:
         self.skipped = []
         for definition in listing:
             try:
-                tools.append(mcp_tool(definition, self._function(definition.name)))
+                tools.append(mcp_tool(definition, self._function(definition.name),
+                                      requires_approval=self.requires_approval))
             except ToolDefinitionError as exc:
                 self.skipped.append((definition.name, exc.message))
                 warnings.warn(
