@@ -551,3 +551,54 @@ def test_cli_jobs_errors_are_one_line(data_dir: Path) -> None:
     with pytest.raises(SystemExit, match="cannot load backend 'nosuch'"):
         main(["eval", "bfcl", "--data-dir", str(data_dir), "--backend", "nosuch",
               "--jobs", "2", "--no-progress"])
+
+
+def test_each_calls_origin_is_recorded_per_case() -> None:
+    """A backend that edited one call and added another: the case says so, call by call,
+    and the category counts them."""
+    from tooluse.messages import CallOrigin, ValueChange
+
+    edited = CallOrigin(source="edited", changes=[
+        ValueChange(parameter="number", before=50, after=5, rule="restate")])
+    added = CallOrigin(source="added", rule="fan_out")
+
+    def script(request: Request) -> Response:
+        wire = request.tools[0].name
+        return Response(content=[
+            ToolUseBlock(id="a", name=wire, input={"number": 5}, origin=edited),
+            ToolUseBlock(id="b", name=wire, input={"number": 6}, origin=added),
+            ToolUseBlock(id="c", name=wire, input={"number": 7}),
+        ])
+
+    result = run_case(ScriptedBackend(script), case())
+    assert [o["source"] for o in result.origins] == ["edited", "added", "model"]
+    assert result.origins[0]["changes"] == [{"parameter": "number", "kind": "changed",
+                                             "before": 50, "after": 5, "rule": "restate"}]
+    assert result.origins[1]["rule"] == "fan_out"
+    assert result.to_dict()["origins"] == result.origins
+    summary = summarize("simple_python", [result])
+    assert (summary.calls_edited, summary.calls_added) == (1, 1)
+
+
+def test_cli_preset_reaches_the_backend_and_json_has_origins(
+    data_dir: Path, tmp_path: Path, evaltest_backend: list[Any],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "run.json"
+    code = main(["eval", "bfcl", "--data-dir", str(data_dir), "--limit", "1",
+                 "--backend", "evaltest", "--preset", "en-bfcl", "--json", str(out),
+                 "--no-progress"])
+    assert code == 0
+    assert evaltest_backend[0].options == {"preset": "en-bfcl"}
+    document = json.loads(out.read_text())
+    assert document["meta"]["options"] == {"preset": "en-bfcl"}
+    (case,) = document["cases"]
+    assert case["origins"] == [{"source": "model", "rule": None, "changes": [],
+                                "steered_by": []}]
+    capsys.readouterr()
+
+
+def test_cli_preset_and_a_different_option_disagree(data_dir: Path) -> None:
+    with pytest.raises(SystemExit, match="disagree"):
+        main(["eval", "bfcl", "--data-dir", str(data_dir), "--backend", "evaltest",
+              "--preset", "en-bfcl", "-o", "preset=other", "--no-progress"])

@@ -54,7 +54,8 @@ def test_steps_are_printed_as_the_demo_prints_them() -> None:
     assert 'call    get_current_time(timezone="Asia/Tokyo")' in out
     assert 'result  get_current_time -> {"timezone": "Asia/Tokyo", "datetime": "' in out
     assert "[model turn 2] tool_choice=auto: " in out
-    assert "Done in " in out and "2 model turn(s), 1 tool call(s)." in out
+    assert "Done in " in out
+    assert "2 model turn(s), 1 tool call(s), none ended in an error." in out
     assert "Final answer: In Tokyo it is " in out
 
 
@@ -134,3 +135,27 @@ def test_unknown_backend_is_one_line(capsys: pytest.CaptureFixture[str]) -> None
         main(["run", "--backend", "nope:x", "--mcp", TIME, "q"])
     assert str(info.value).startswith("tooluse run: cannot load backend 'nope:x'")
     assert "\n" not in str(info.value)
+
+
+def test_approve_asks_about_the_tools_that_are_not_read_only() -> None:
+    """mcp-server-time's tools say readOnlyHint: true, so --approve never asks about them;
+    the misc server's clock says nothing, so it is asked about (and here denied)."""
+    backend = ScriptedBackend([
+        Response(content=[
+            ToolUseBlock(id="a", name="mcp-time_get_current_time", input={"timezone": "UTC"}),
+            ToolUseBlock(id="b", name="misc_get_current_time", input={"timezone": "UTC"}),
+        ], stop_reason="tool_use"),
+        "Two clocks.",
+    ])
+    args = build_parser().parse_args(["run", "--approve", "--mcp", TIME, "--mcp",
+                                      shlex.join(MISC_COMMAND), "What time is it?"])
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(args, backend, out=out, err=err, inp=io.StringIO("n\n"))
+    assert status == 0, err.getvalue()
+    prompts = err.getvalue()
+    assert prompts.count("[y/N]") == 1
+    assert 'Approve misc_get_current_time(timezone="UTC")? [y/N] n' in prompts
+    text = out.getvalue()
+    assert "result  mcp-time_get_current_time -> " in text
+    assert "denied  misc_get_current_time: the user denied this call; it is not run" in text
+    assert "2 tool call(s), 1 ended in an error, 1 of them denied approval" in text

@@ -28,9 +28,40 @@ import sys
 from typing import Any, TextIO
 
 from ..errors import BackendError
-from ._backend import start_local_load
+from ._backend import load_cli_backend, parse_options, start_local_load
 
-__all__ = ["DEMO_PLAN", "DEMO_QUESTION", "demo_tools", "register", "run_demo"]
+__all__ = [
+    "DEMO_PLAN",
+    "DEMO_QUESTION",
+    "PRESET_HELP",
+    "add_preset_argument",
+    "demo_tools",
+    "register",
+    "run_demo",
+    "with_preset",
+]
+
+#: ``--preset NAME`` of ``demo``, ``run`` and ``eval bfcl``.
+PRESET_HELP = ("passed to the backend as the option preset=NAME (the same as -o preset=NAME): "
+               "an opt-in set of question-reading rules, e.g. en-bfcl (English, fitted on "
+               "BFCL): see docs/local.md. Calls the rules edit or add are marked in the "
+               "output. Default: none, the model's own calls")
+
+
+def add_preset_argument(parser: Any) -> None:
+    """``--preset NAME`` (see :data:`PRESET_HELP`)."""
+    parser.add_argument("--preset", metavar="NAME", default=None, help=PRESET_HELP)
+
+
+def with_preset(options: dict[str, Any], preset: str | None, command: str) -> dict[str, Any]:
+    """``options`` with ``preset=NAME`` from ``--preset`` (a different ``-o preset=`` is a
+    one-line error)."""
+    if preset is None:
+        return options
+    if options.get("preset", preset) != preset:
+        raise SystemExit(f"{command}: --preset {preset!r} and -o preset={options['preset']} "
+                         "disagree; give one")
+    return {**options, "preset": preset}
 
 DEMO_QUESTION = "What is the current stock price of General Motors?"
 DEMO_SYSTEM = "Answer the user's question in one short sentence, using the tool results."
@@ -109,6 +140,9 @@ def register(sub: Any) -> None:
                    help="tool choice of each model turn: any, auto, none or a tool name, "
                    "comma-separated for a plan of several turns (turns after it: auto); "
                    f"default the example's plan {DEMO_PLAN}")
+    p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                   help="backend option, repeatable (local: n_threads=1, n_ctx=4096...)")
+    add_preset_argument(p)
     p.add_argument("--threads", type=int, default=None, help="CPU threads for the local model")
     p.add_argument("--no-grammar", action="store_true",
                    help="let the local model write calls without grammar constraints")
@@ -117,12 +151,14 @@ def register(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    options = with_preset(parse_options(args.option, "tooluse demo"), args.preset,
+                          "tooluse demo")
     if not (args.backend and args.model):
         # the model loads (in C, in the background) while the rest is imported and built
         model = {"model": args.model} if args.model else {}
-        start_local_load(args.backend, _local_options(args) | model)
+        start_local_load(args.backend, _local_options(args) | options | model)
     try:
-        backend = _backend(args)
+        backend = _backend(args, options)
     except BackendError as exc:
         print(f"tooluse demo: {exc}", file=sys.stderr)
         return 2
@@ -150,18 +186,17 @@ def _local_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def _backend(args: argparse.Namespace) -> Any:
-    from ..backends import load_backend
-    from ..backends.local import LocalBackend, from_spec
-
+def _backend(args: argparse.Namespace, options: dict[str, Any] | None = None) -> Any:
+    """The demo's backend: ``--backend`` (with ``-o`` options), else the local model
+    (``--model``, ``--threads``, ``--no-grammar`` and ``-o`` options)."""
+    options = dict(options or {})
     if args.backend and args.model:
         raise SystemExit("tooluse demo: give --backend or --model, not both")
     if args.backend and not args.backend.startswith("local"):
-        return load_backend(args.backend)
-    if args.backend:
-        return from_spec(args.backend.partition(":")[2], grammar=not args.no_grammar,
-                         **_local_options(args))
-    return LocalBackend(args.model, grammar=not args.no_grammar, **_local_options(args))
+        return load_cli_backend(args.backend, options, "tooluse demo")
+    spec = args.backend or ("local:" + args.model if args.model else "local")
+    local = {"grammar": not args.no_grammar, **_local_options(args), **options}
+    return load_cli_backend(spec, local, "tooluse demo")
 
 
 def run_demo(backend: Any, *, question: str = DEMO_QUESTION, tool_choice: str = DEMO_PLAN,
@@ -198,9 +233,12 @@ def run_demo(backend: Any, *, question: str = DEMO_QUESTION, tool_choice: str = 
     printer.summary()
     if final is not None:
         named = [step for step in plan if step not in ("any", "auto", "none")]
+        changed = any(call.source != "model" for call, _ in final.tool_calls)
         if named:
+            wrote = ("the model wrote the answer, and every input except the calls marked "
+                     "above" if changed else "the model wrote every input and the answer")
             say(f"Note: tool_choice named the tool of {len(named)} turn(s) "
-                f"({', '.join(named)}); the model wrote every input and the answer.")
+                f"({', '.join(named)}); {wrote}.")
         for note in _honesty_notes(final, printer.calls_by_turn, backend):
             say(f"Note: {note}")
     return 0

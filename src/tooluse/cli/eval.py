@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._backend import load_cli_backend, parse_options
+from .demo import add_preset_argument, with_preset
 
 if TYPE_CHECKING:  # the harness is imported when the command runs, not by every `tooluse`
     from concurrent.futures import Executor
@@ -75,6 +76,7 @@ def register(sub: Any) -> None:
         metavar="KEY=VALUE",
         help="backend option, repeatable (local: n_threads=1, n_ctx=8192, model=PATH...)",
     )
+    add_preset_argument(bfcl)
     bfcl.add_argument(
         "--no-grammar",
         action="store_true",
@@ -93,7 +95,8 @@ def register(sub: Any) -> None:
         type=Path,
         default=None,
         metavar="PATH",
-        help="write per-case results (id, expected, got, pass, reason, latency)",
+        help="write per-case results (id, expected, got, the origin of each call got, pass, "
+        "reason, latency)",
     )
     bfcl.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     bfcl.add_argument(
@@ -201,7 +204,8 @@ def _run_bfcl(args: argparse.Namespace) -> int:
         raise SystemExit(f"tooluse eval bfcl: {exc}") from None
     categories = [c for c in categories if c in loaded]
 
-    options = parse_options(args.option, "tooluse eval bfcl")
+    options = with_preset(parse_options(args.option, "tooluse eval bfcl"), args.preset,
+                          "tooluse eval bfcl")
     if args.no_grammar:
         options["grammar"] = False
     if (args.backend or "").startswith("local") and "prompt_cache" not in options:

@@ -3,7 +3,8 @@
 For each case the harness builds the tools and the neutral request (:mod:`.bfcl`), times one
 ``backend.complete`` call, maps the wire names of the calls back to BFCL's original names,
 grades them with the AST checker (:mod:`.checker`) and records everything a person needs to
-study a failure (:class:`CaseResult`). A failing backend call is a failed case with its
+study a failure (:class:`CaseResult`), including where each call came from (the model, or a
+backend rule that edited or added it). A failing backend call is a failed case with its
 error as the reason, never a crash: one bad answer must not throw away an hour of results.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 
 from ..backend import Backend
 from ..errors import ToolInputError
+from ..messages import CallOrigin
 from ..tools import ToolSet
 from .bfcl import BfclCase, build_request, build_toolset
 from .checker import Call, check_calls
@@ -48,9 +50,21 @@ class CaseResult:
     #: The backend's own timings of this call when it reports them (the local backend's
     #: ``last_end.timings``: ``prompt_s``, ``generate_s``...), else empty.
     timings: dict[str, float] = field(default_factory=dict)
+    #: Where each call of ``got`` came from, in the same order: its
+    #: :class:`~tooluse.messages.CallOrigin` as JSON (``source`` ``model``, ``edited`` with
+    #: its ``changes``, or ``added`` with its ``rule``; ``steered_by``).
+    origins: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @property
+    def calls_edited(self) -> int:
+        return sum(o.get("source") == "edited" for o in self.origins)
+
+    @property
+    def calls_added(self) -> int:
+        return sum(o.get("source") == "added" for o in self.origins)
 
 
 @dataclass
@@ -72,6 +86,9 @@ class CategorySummary:
     #: Output tokens per second of generation alone (prompt processing excluded), from the
     #: backend's own timings; None when the backend does not report them.
     decode_tokens_per_second: float | None = None
+    #: Calls a backend rule edited after the model wrote them, and calls it added.
+    calls_edited: int = 0
+    calls_added: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -133,10 +150,12 @@ def run_case(
     calls: list[Call] = []
     got: list[dict[str, Any]] = []
     invalid: list[str] = []
+    origins: list[dict[str, Any]] = []
     for block in response.tool_uses:
         original = toolset.original_name(block.name) if toolset.get(block.name) else block.name
         calls.append((original, block.input))
         got.append({original: block.input})
+        origins.append((block.origin or CallOrigin()).model_dump(mode="json"))
         problem = _validate(toolset, block.name, block.input)
         if problem:
             invalid.append(problem)
@@ -163,6 +182,7 @@ def run_case(
         stop_reason=response.stop_reason,
         invalid=invalid,
         timings=timings,
+        origins=origins,
     )
 
 
@@ -208,4 +228,6 @@ def summarize(category: str, results: Sequence[CaseResult]) -> CategorySummary:
         tokens_per_second=tokens / total_latency if total_latency > 0 else 0.0,
         failures=dict(Counter(r.kind for r in results if not r.passed).most_common()),
         decode_tokens_per_second=decode,
+        calls_edited=sum(r.calls_edited for r in results),
+        calls_added=sum(r.calls_added for r in results),
     )
