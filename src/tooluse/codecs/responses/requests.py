@@ -413,8 +413,8 @@ def _output_item(block: ToolResultBlock, kinds: ToolKinds, calls: dict[str, str]
         parts.insert(0, {"type": "input_text", "text": "Error: "})
     custom = kinds.is_custom(calls.get(block.tool_use_id, ""))
     output: Any = parts
-    if all(p["type"] == "input_text" for p in parts):
-        output = "".join(p["text"] for p in parts)
+    if not parts or len(parts) == 1 and parts[0]["type"] == "input_text":
+        output = parts[0]["text"] if parts else ""
     return {"type": "custom_tool_call_output" if custom else "function_call_output",
             "call_id": block.tool_use_id, "output": output}
 
@@ -509,9 +509,10 @@ def encode_request(req: Request, /, *, strict: bool = True) -> dict[str, Any]:
         unsupported("the Responses API requires a model", ("model",), TARGET, strict)
     kinds = ToolKinds(req)
     out: dict[str, Any] = {"model": req.model or ""}
-    if req.system:
-        out["instructions"] = req.system_text()
-    out["input"] = _input(req, kinds, strict)
+    if req.system:  # the first block is the instructions, others developer messages
+        out["instructions"] = req.system[0].text
+    out["input"] = [{"role": "developer", "content": b.text} for b in req.system[1:]]
+    out["input"].extend(_input(req, kinds, strict))
     if req.tools:
         out["tools"] = _encode_tools(req, kinds)
     choice = req.tool_choice
