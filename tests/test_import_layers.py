@@ -41,6 +41,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("tooluse.mcp",),
     ("tooluse.codecs",),
     ("tooluse.prompting",),
+    # opt-in rule sets over the prompting layer's hook (tooluse.prompting.assist)
+    ("tooluse.presets",),
     ("tooluse.backends",),
     ("tooluse.runner",),
     ("tooluse.eval", "tooluse.server"),

@@ -340,15 +340,17 @@ GUITAR = spec("guitar_price_find", "Retrieve the price of a specific used guitar
 
 
 def test_a_name_the_model_cuts_short_is_written_whole(make: Any) -> None:
-    from tooluse.backends.local import DEFAULT_TECHNIQUES
     question = ("Find the price of a used Gibson Les Paul guitar in excellent condition in "
                 "the Chicago area.")
-    defaults = {**DEFAULT_TECHNIQUES, "max_tools": 0}
-    (alone,) = ask(make(**{**defaults, "whole_phrases": False}), question, [GUITAR],
-                   "any").tool_uses
+    without, with_it = without_and_with("whole_phrases")
+    (alone,) = ask(without, question, [GUITAR], "any").tool_uses
     assert alone.input["model"] == "Gibson"
-    (whole,) = ask(make(**defaults), question, [GUITAR], "any").tool_uses
+    (whole,) = ask(with_it, question, [GUITAR], "any").tool_uses
     assert whole.input == {**alone.input, "model": "Gibson Les Paul"}
+    # The edit is the rule's, and the call says so.
+    assert whole.source == "edited" and whole.origin is not None and any(
+        c.parameter == "model" and c.before == "Gibson" and c.rule == "whole_phrases"
+        for c in whole.origin.changes)
 
 
 TICKETS = spec("concert_booking_book_ticket", "Book concert tickets for a specific artist in a "
@@ -450,14 +452,14 @@ CLOCK = spec("get_current_time", "Get the current time in a city.",
 
 
 def without_and_with(option: str) -> tuple[Any, Any]:
-    """Two backends with the default techniques: ``option`` off, then on."""
+    """Two backends with the ``en-bfcl`` preset: its rule ``option`` off, then on."""
     pytest.importorskip("llama_cpp")
     from tooluse.backends.local import LocalBackend
     from tooluse.errors import BackendError
 
     try:
-        return (LocalBackend(n_threads=2, **{option: False}),
-                LocalBackend(n_threads=2, **{option: True}))
+        return (LocalBackend(n_threads=2, preset="en-bfcl", **{option: False}),
+                LocalBackend(n_threads=2, preset="en-bfcl", **{option: True}))
     except BackendError as exc:
         pytest.skip(str(exc))
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from tooluse.presets.en_bfcl import EnBfcl
 from tooluse.prompting.copy_values import candidate_values
 from tooluse.prompting.fan_out import fan_out, list_around, lists_in
 
@@ -152,16 +153,22 @@ def test_the_prompt_backend_adds_the_calls_and_skips_what_it_cannot_check() -> N
             yield TextEnd(reason="stop", stop_sequence="</function_calls>")
 
     def ask(schema: dict[str, Any]) -> list[Any]:
-        backend = PromptToolsBackend(Scripted(), grammar=False, fan_out=True)  # type: ignore[arg-type]
+        backend = PromptToolsBackend(Scripted(), grammar=False,  # type: ignore[arg-type]
+                                     assist=EnBfcl(only=("fan_out",)))
         response = backend.complete(Request(
             messages=[Message(role="user", content=[TextBlock(
                 text="Find the factorial of 5, 10 and 15.")])],
             tools=[ToolSpec(name="factorial", input_schema=schema)],
             tool_choice=ToolChoice(type="auto"), max_tokens=64))
         assert response.stop_reason == "tool_use"
+        sources.append([(b.source, b.origin.rule if b.origin else None)
+                        for b in response.tool_uses])
         return [b.input for b in response.tool_uses]
 
+    sources: list[list[tuple[str, str | None]]] = []
     assert ask(NUMBER) == [{"number": 5}, {"number": 10}, {"number": 15}]
+    # The model wrote the first call; the two others are the rule's, and say so.
+    assert sources[-1] == [("model", None), ("added", "fan_out"), ("added", "fan_out")]
     # Schemas jsonschema cannot apply: the model's call stays, nothing unchecked is added.
     for odd in ({"type": "object", "properties": {
                     "number": {"type": "integer", "not": {"type": "dict"}}}},

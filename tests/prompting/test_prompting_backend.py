@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tooluse.presets.en_bfcl import EnBfcl
 from tooluse.errors import BackendError
 from tooluse.messages import (
     ImageBlock,
@@ -302,7 +303,7 @@ def test_response_schema_is_structured_output_under_the_grammar() -> None:
 def test_asked_more_reopens_the_call_block_where_the_question_asks_the_same_again() -> None:
     def ask(question: str, *completions: str) -> tuple[FakeText, list[dict[str, Any]]]:
         fake = FakeText(*completions)
-        backend = PromptToolsBackend(fake, asked_more=True, fan_out=True)  # type: ignore[arg-type]
+        backend = PromptToolsBackend(fake, assist=EnBfcl(only=("asked_more", "fan_out")))  # type: ignore[arg-type]
         response = backend.complete(Request(
             messages=[Message(role="user", content=question)], tools=[TICKER],
             tool_choice=ToolChoice(type="any"), max_tokens=64))
@@ -341,7 +342,7 @@ def test_asked_more_stays_within_max_tokens_and_drops_a_call_the_limit_cuts() ->
     first = ("get_ticker_symbol</tool_name>\n<parameters>\n<company_name>Ford</company_name>\n"
              "</parameters>\n</invoke>\n</function_calls>")
     fake = FakeText(first, ("<company_name>Tes", TextEnd(reason="length")))
-    backend = PromptToolsBackend(fake, asked_more=True)  # type: ignore[arg-type]
+    backend = PromptToolsBackend(fake, assist=EnBfcl(only=("asked_more",)))  # type: ignore[arg-type]
     response = backend.complete(Request(
         messages=[Message(role="user", content="Ford's ticker, then the same for Tesla.")],
         tools=[TICKER], tool_choice=ToolChoice(type="any"), max_tokens=64))

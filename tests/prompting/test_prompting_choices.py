@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tooluse.presets.en_bfcl import EnBfcl
 from tooluse.messages import (
     Message,
     Request,
@@ -358,7 +359,8 @@ def test_backend_decides_call_or_text_and_scores_the_whole_tool_name() -> None:
     scores = {OPENER: -3.0, "get_weather</tool_name>": -9.0, "get_stock_price</tool_name>": -2.0}
     call_body = "<symbol>AAPL</symbol>\n</parameters>\n</invoke>\n</function_calls>"
     text = ScoringText(scores, call_body)
-    backend = PromptToolsBackend(text, decision=CallDecision(bias=5.0), score_tools=True)
+    backend = PromptToolsBackend(text, score_tools=True, assist=EnBfcl(
+        only=("decide",), decision=CallDecision(bias=5.0)))
     response = backend.complete(_request("Stock price of AAPL?"))
     assert [(b.name, b.input) for b in response.tool_uses] == [
         ("get_stock_price", {"symbol": "AAPL"})]
@@ -367,7 +369,8 @@ def test_backend_decides_call_or_text_and_scores_the_whole_tool_name() -> None:
     assert backend.last_end is not None and backend.last_end.timings["call_decided"] == 1.0
     # a low likelihood of opening a call: text only (the text grammar, no prefill)
     text = ScoringText({**scores, OPENER: -9.0}, "I cannot help with that.")
-    backend = PromptToolsBackend(text, decision=CallDecision(bias=5.0), score_tools=True)
+    backend = PromptToolsBackend(text, score_tools=True, assist=EnBfcl(
+        only=("decide",), decision=CallDecision(bias=5.0)))
     response = backend.complete(_request("Tell me a joke"))
     assert response.text() == "I cannot help with that." and not response.tool_uses
     grammar = text.asked[0]["grammar"]
@@ -382,13 +385,14 @@ def test_backend_ranks_the_first_tool_by_the_question_words_it_covers() -> None:
     call_body = "<symbol>AAPL</symbol>\n</parameters>\n</invoke>\n</function_calls>"
     for rank, first in ((False, "get_weather"), (True, "get_stock_price")):
         text = ScoringText(scores, call_body)
-        backend = PromptToolsBackend(text, score_tools=not rank, rank_tools=rank)
+        backend = PromptToolsBackend(text, score_tools=not rank,
+                                     assist=EnBfcl(only=("rank_tools",)) if rank else None)
         backend.complete(_request("What is the latest stock price of the AAPL ticker?", "any"))
         assert text.asked[0]["prefill"].endswith(f"<tool_name>{first}</tool_name>\n"
                                                  "<parameters>\n")
     # Under auto without a decision nothing is forced; one tool: nothing to rank.
     text = ScoringText(scores, "Fine.")
-    PromptToolsBackend(text, rank_tools=True).complete(_request("stock price?"))
+    PromptToolsBackend(text, assist=EnBfcl(only=("rank_tools",))).complete(_request("stock price?"))
     assert "<tool_name>" not in text.asked[0]["prefill"]
 
 
@@ -398,10 +402,17 @@ def test_backend_plans_the_further_tools_the_question_asks_for() -> None:
             "get_stock_price</tool_name>\n<parameters>\n<symbol>AAPL</symbol>\n"
             "</parameters>\n</invoke>\n</function_calls>")
     text = ScoringText(scores, body)
-    backend = PromptToolsBackend(text, rank_tools=True, plan_tools=True)
+    backend = PromptToolsBackend(text, assist=EnBfcl(only=("rank_tools", "plan_tools")))
     question = "Current weather and temperature in the city of Paris, and the stock price?"
     response = backend.complete(_request(question, "any"))
     assert [b.name for b in response.tool_uses] == ["get_weather", "get_stock_price"]
+    # The first call's tool was the rule's choice; the second call was the plan's, not the
+    # model's (its values are the model's): both recorded.
+    first, second = response.tool_uses
+    assert first.source == "model" and first.origin is not None \
+        and first.origin.steered_by == ["rank_tools"]
+    assert second.source == "added" and second.origin is not None \
+        and second.origin.rule == "plan_tools"
     grammar = text.asked[0]["grammar"]
     assert backend.last_end is not None and backend.last_end.timings["planned_calls"] == 2.0
     # The grammar forces the second call's tool: stopping after the first is not allowed.
@@ -414,7 +425,7 @@ def test_backend_calls_the_prerequisite_first_and_the_chosen_tool_next_turn() ->
     scores = {"get_current_stock_price</tool_name>": -1.0, "get_ticker_symbol</tool_name>": -5.0}
     text = ScoringText(scores, "<company_name>General Motors</company_name>\n</parameters>\n"
                        "</invoke>\n</function_calls>")
-    backend = PromptToolsBackend(text, rank_tools=True, prerequisite_tools=True)
+    backend = PromptToolsBackend(text, assist=EnBfcl(only=("rank_tools", "prerequisite_tools")))
     question = "What is the current stock price of General Motors?"
     first = backend.complete(Request(messages=[Message(role="user", content=question)],
                                      tools=[PRICE, TICKER], tool_choice=ToolChoice(type="any")))
@@ -431,6 +442,11 @@ def test_backend_calls_the_prerequisite_first_and_the_chosen_tool_next_turn() ->
         tools=[PRICE, TICKER], tool_choice=ToolChoice(type="any")))
     assert [(b.name, b.input) for b in second.tool_uses] == [
         ("get_current_stock_price", {"symbol": "GM"})]
+    # The looked-up value replaced the model's, and the call says so.
+    origin = second.tool_uses[0].origin
+    assert origin is not None and origin.source == "edited"
+    assert [(c.parameter, c.before, c.after, c.rule) for c in origin.changes] == [
+        ("symbol", "General Motors", "GM", "prerequisite_tools")]
 
 
 def test_between_tools_covering_as_much_one_not_yet_called_is_ranked_first() -> None:
@@ -439,7 +455,7 @@ def test_between_tools_covering_as_much_one_not_yet_called_is_ranked_first() -> 
     scores = {"get_current_stock_price</tool_name>": -5.0, "get_ticker_symbol</tool_name>": -1.0}
     text = ScoringText(scores, "<symbol>F</symbol>\n</parameters>\n</invoke>\n"
                        "</function_calls>")
-    backend = PromptToolsBackend(text, rank_tools=True)
+    backend = PromptToolsBackend(text, assist=EnBfcl(only=("rank_tools",)))
     question = "How much is a share of Ford currently?"
     lookup = ToolUseBlock(id="toolu_1", name="get_ticker_symbol",
                           input={"company_name": "Ford"})
@@ -458,8 +474,8 @@ def test_backend_leaves_out_invented_optionals_and_retrieves_tools() -> None:
     weather = ToolSpec(name="get_weather", description="Weather in a city.", input_schema={
         "type": "object", "required": ["city"],
         "properties": {"city": {"type": "string"}, "unit": {"type": "string"}}})
-    backend = PromptToolsBackend(ScoringText({}, body), optional_from_conversation=True,
-                                 max_tools=3)
+    backend = PromptToolsBackend(ScoringText({}, body), assist=EnBfcl(
+        only=("optional_from_conversation",), max_tools=3))
     request = Request(messages=[Message(role="user", content="Weather in Oslo?")],
                       tools=[weather, *TOOLS[1:]], tool_choice=ToolChoice(type="any"))
     response = backend.complete(request)

@@ -103,7 +103,11 @@ def test_the_call_edit_keeps_the_unit_the_optional_filter_would_leave_out() -> N
                       tools=[tool])
     block = ToolUseBlock(id="toolu_1", name=tool.name, input={"radius": 10, "unit": "cm"})
     on = call_adjuster(request, optional=True, percent=False, units=True)
-    assert on(block) == (block.model_copy(update={"input": {"radius": 10, "unit": "m"}}), 0)
+    edited, dropped = on(block)
+    assert (edited.input, dropped) == ({"radius": 10, "unit": "m"}, 0)
+    assert edited.origin is not None and [
+        (c.parameter, c.before, c.after, c.rule) for c in edited.origin.changes] == [
+        ("unit", "cm", "m", "stated_units")]
     # Without it the model's "cm", which the question does not write, is left out.
     off = call_adjuster(request, optional=True, percent=False)
     assert off(block)[0].input == {"radius": 10}

@@ -32,8 +32,10 @@ from jsonschema.exceptions import SchemaError, UnknownType
 from referencing.exceptions import Unresolvable
 
 from ..codecs.legacy import new_tool_use_id
-from ..messages import Request, ToolUseBlock
+from ..messages import CallOrigin, Request, ToolUseBlock
 from ..tools.validation import compile_validator
+from .assist import changes_between
+from .assist import edited as edited_block
 from .choices import (
     conversation_text,
     keep_given_optionals,
@@ -154,65 +156,79 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
     question = question_text(request)
     schemas = {t.name: t.input_schema for t in request.tools}
     lookups = _looked_up(request, question) if looked_up else {}
-    # (on, edit, the text it reads): in this order, each kept only if the call still validates.
-    table: list[tuple[bool, Callable[[dict[str, Any], Any, str], dict[str, Any]], str]] = [
-        (enums, enum_values, question),
-        (lists, literal_lists, question),
-        (percent, lambda a, s, t: percents_as_fractions(a, s, t)[0], conversation),
-        (scales, scaled, conversation),
-        (phrases, whole_phrases, question),
-        (after_names, values_after_names, question),
-        (directions, from_to, question),
-        (currencies, currency_codes, question),
-        (dates, dated, question),
-        (regions, with_region, question),
-        (flags, asked_flags, question),
-        (codes, described_codes, question),
-        (named_numbers, numbers_by_name, question),
-        (compounding, per_year, question),
-        (implied, implied_numbers, question),
-        (stray, strays, question),
+    # (on, rule, edit, the text it reads): in this order, each kept only if the call still
+    # validates.
+    table: list[tuple[bool, str, Callable[[dict[str, Any], Any, str], dict[str, Any]],
+                      str]] = [
+        (enums, "enum_values", enum_values, question),
+        (lists, "literal_lists", literal_lists, question),
+        (percent, "percent_fractions", lambda a, s, t: percents_as_fractions(a, s, t)[0],
+         conversation),
+        (scales, "scaled_numbers", scaled, conversation),
+        (phrases, "whole_phrases", whole_phrases, question),
+        (after_names, "after_names", values_after_names, question),
+        (directions, "from_to", from_to, question),
+        (currencies, "currency_codes", currency_codes, question),
+        (dates, "date_formats", dated, question),
+        (regions, "city_state", with_region, question),
+        (flags, "asked_flags", asked_flags, question),
+        (codes, "described_codes", described_codes, question),
+        (named_numbers, "named_numbers", numbers_by_name, question),
+        (compounding, "compounding", per_year, question),
+        (implied, "implied_numbers", implied_numbers, question),
+        (stray, "stray_numbers", strays, question),
         # After the numbers are mended: a kind read off a count ("single" for the two
         # nights) needs the count the question writes, not the model's 2022.
-        (names, written_names, question),
+        (names, "written_names", written_names, question),
     ]
-    edits = [(edit, text) for on, edit, text in table if on]
+    edits = [(rule, edit, text) for on, rule, edit, text in table if on]
 
     def adjust(block: ToolUseBlock) -> tuple[ToolUseBlock, int]:
         schema = schemas.get(block.name)
         arguments = dict(block.input)
+        #: The rule that last changed each parameter (recorded on the call's origin).
+        by: dict[str, str] = {}
+
+        def step(rule: str, after: dict[str, Any]) -> dict[str, Any]:
+            for change in changes_between(arguments, after, rule):
+                by[change.parameter] = rule
+            return after
+
         stated = stated_units(arguments, schema, question) if units else {}
         if stated and _valid(schema, {**arguments, **stated}):
-            arguments = {**arguments, **stated}
+            arguments = step("stated_units", {**arguments, **stated})
         else:
             stated = {}
         dropped: list[str] = []
         if optional:
-            arguments, dropped = keep_given_optionals(arguments, schema, conversation,
-                                                      block.name)
+            kept, dropped = keep_given_optionals(arguments, schema, conversation,
+                                                 block.name)
             # The question states these units, if not as words of their own ("5cm").
-            arguments = {k: arguments.get(k, stated.get(k)) for k in block.input
-                         if k in arguments or k in stated}
+            arguments = step("optional_from_conversation",
+                             {k: kept.get(k, stated.get(k)) for k in block.input
+                              if k in kept or k in stated})
             dropped = [k for k in dropped if k not in stated]
-        for edit, text in edits:
+        for rule, edit, text in edits:
             edited = edit(arguments, schema, text)
             if edited != arguments and _valid(schema, edited):
-                arguments = edited
+                arguments = step(rule, edited)
         if optional:  # the edits may have written whole a value an optional one is part of
             edited = without_inside_others(arguments, schema, conversation)
             if edited != arguments and _valid(schema, edited):
                 dropped += [k for k in arguments if k not in edited]
-                arguments = edited
+                arguments = step("optional_from_conversation", edited)
         if options:
             edited = named_options(arguments, schema, question, block.name)
             if edited != arguments and _valid(schema, edited):
-                arguments = edited
+                arguments = step("named_options", edited)
         found = {p: v for (name, p), v in lookups.items() if name == block.name}
         if found and _valid(schema, {**arguments, **found}):
-            arguments = {**arguments, **found}
+            arguments = step("prerequisite_tools", {**arguments, **found})
         if arguments == block.input:
             return block, 0
-        return block.model_copy(update={"input": arguments}), len(dropped)
+        changes = [change.model_copy(update={"rule": by.get(change.parameter, "unknown")})
+                   for change in changes_between(block.input, arguments, "unknown")]
+        return edited_block(block, changes, arguments), len(dropped)
 
     return adjust
 
@@ -277,23 +293,30 @@ def fanned_out(request: Request, blocks: list[ToolUseBlock], limit: int, *,
     question = question_text(request)
     schemas = {t.name: t.input_schema for t in request.tools}
     calls = [(b.name, dict(b.input)) for b in blocks]
-    added = fan_out(calls, question, schemas, limit=limit, valid=valid) if lists else []
+    made = fan_out(calls, question, schemas, limit=limit, valid=valid) if lists else []
+    rules = ["fan_out"] * len(made)
     if clauses:
-        every = [*calls, *added]
+        every = [*calls, *made]
         parts = owned_spans(question, request.tools) if len({n for n, _ in every}) > 1 \
             else None
-        added += restatements(every, question, schemas, limit=limit, valid=valid, parts=parts)
+        restated = restatements(every, question, schemas, limit=limit, valid=valid,
+                                parts=parts)
+        made += restated
+        rules += ["restate"] * len(restated)
     if options:
-        added += option_calls([*calls, *added], question, schemas, limit=limit, valid=valid)
-    return [ToolUseBlock(id=new_tool_use_id(), name=name, input=arguments)
-            for name, arguments in added]
+        each = option_calls([*calls, *made], question, schemas, limit=limit, valid=valid)
+        made += each
+        rules += ["each_option"] * len(each)
+    return [ToolUseBlock(id=new_tool_use_id(), name=name, input=arguments,
+                         origin=CallOrigin(source="added", rule=rule))
+            for (name, arguments), rule in zip(made, rules, strict=True)]
 
 
 def paired_in_order(request: Request, blocks: list[ToolUseBlock]) -> list[ToolUseBlock]:
     """``blocks`` with each tool's values paired in the question's order where the calls
     cross them (:func:`.pairing.in_order`); the blocks keep their ids and places. Each
     changed call is validated against its tool's schema: if one fails, none changes."""
-    return _edited_together(request, blocks, in_order)
+    return _edited_together(request, blocks, in_order, "pair_in_order")
 
 
 def given_to_all(request: Request, blocks: list[ToolUseBlock]) -> list[ToolUseBlock]:
@@ -301,17 +324,20 @@ def given_to_all(request: Request, blocks: list[ToolUseBlock]) -> list[ToolUseBl
     calls written into each that leaves them out (:func:`.shared.shared_optionals`); the
     blocks keep their ids and places. Each changed call is validated against its tool's
     schema: if one fails, none changes."""
-    return _edited_together(request, blocks, shared_optionals)
+    return _edited_together(request, blocks, shared_optionals, "share_optionals")
 
 
 def _edited_together(request: Request, blocks: list[ToolUseBlock],
-                     edit: Callable[[list[Call], str], list[Call]]) -> list[ToolUseBlock]:
+                     edit: Callable[[list[Call], str], list[Call]],
+                     rule: str) -> list[ToolUseBlock]:
     """``blocks`` after ``edit`` (the calls and the question in, as many calls out), all
-    or none: a changed call that does not validate leaves every block as it was."""
+    or none: a changed call that does not validate leaves every block as it was. Each
+    changed block's origin records its changes, made by ``rule``."""
     valid = _validator(request)
     calls = edit([(b.name, dict(b.input)) for b in blocks], question_text(request))
     if any(arguments != b.input and not valid(b.name, arguments)
            for (_, arguments), b in zip(calls, blocks, strict=True)):
         return list(blocks)
-    return [b if arguments == b.input else b.model_copy(update={"input": arguments})
+    return [b if arguments == b.input
+            else edited_block(b, changes_between(b.input, arguments, rule), arguments)
             for (_, arguments), b in zip(calls, blocks, strict=True)]

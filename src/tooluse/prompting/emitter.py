@@ -18,6 +18,7 @@ from ..codecs.legacy import (
 )
 from ..messages import Request, TextBlock, ToolUseBlock
 from ..stream import BlockStart, BlockStop, StreamEvent, TextDelta, ToolInputDelta
+from .assist import added, steered
 from .text_backend import TextEnd
 
 __all__ = ["CALLS_OPEN", "Emitter", "earlier_calls"]
@@ -64,6 +65,14 @@ class Emitter:
         #: edited together (:mod:`.pairing`); text after them releases them as they are.
         self.hold = False
         self.pending: list[ToolUseBlock] = []
+        #: The rules that steered the values of every call the model writes (recorded on
+        #: each call's origin), and, per call the model writes in order, the rules that
+        #: steered it and the rule that made it be written (a planned further call).
+        self.steering: tuple[str, ...] = ()
+        self.planned: list[tuple[tuple[str, ...], str | None]] = []
+        #: While set: the calls the model writes are there because this rule asked.
+        self.forced_by: str | None = None
+        self._written = 0
 
     def feed(self, chunk: str, *, emit_text: bool = True) -> Iterator[StreamEvent]:
         """Parse ``chunk``; ``emit_text=False`` for the prefill, which is the start of the
@@ -115,9 +124,18 @@ class Emitter:
             yield BlockStart(index=self.index, block=TextBlock(text=""))
         yield TextDelta(index=self.index, text=body)
 
-    def call(self, block: ToolUseBlock) -> Iterator[StreamEvent]:
+    def call(self, block: ToolUseBlock, *, written: bool = True) -> Iterator[StreamEvent]:
         """The events of one call (after ``adjust``); none for a repeat of a call of this
-        turn or of the conversation, which is noted in ``repeated``."""
+        turn or of the conversation, which is noted in ``repeated``. ``written``: the model
+        wrote it (its origin then records the steering and plan it was written under); a
+        call a rule made comes with its origin."""
+        if written:
+            steered_by, added_by = self.planned[self._written] \
+                if self._written < len(self.planned) else ((), None)
+            self._written += 1
+            block = steered(block, (*steered_by, *self.steering))
+            if self.forced_by or added_by:
+                block = added(block, self.forced_by or added_by or "")
         if self.adjust is not None:
             block, dropped = self.adjust(block)
             self.dropped += dropped
@@ -159,7 +177,8 @@ class Emitter:
     def _emit(self, block: ToolUseBlock) -> Iterator[StreamEvent]:
         self.index += 1
         self.calls += 1
-        yield BlockStart(index=self.index, block=ToolUseBlock(id=block.id, name=block.name))
+        yield BlockStart(index=self.index, block=ToolUseBlock(id=block.id, name=block.name,
+                                                              origin=block.origin))
         yield ToolInputDelta(index=self.index, partial_json=json.dumps(block.input,
                                                                         ensure_ascii=False))
         yield BlockStop(index=self.index)

