@@ -14,7 +14,7 @@ from ..backends.options import (
     RetryPolicy,
     UpstreamOptions,
 )
-from ._backend import start_local_load
+from ._backend import parse_pairs, start_local_load
 
 __all__ = ["register"]
 
@@ -36,6 +36,16 @@ def register(sub: Any) -> None:
         "anthropic:MODEL, bedrock:MODEL_ID, openai:URL#MODEL (native tools), "
         "openai-prompt:URL#MODEL (prompt-based tools for models without) (default: local)",
     )
+    p.add_argument(
+        "--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+        help="backend option, repeatable, as for tooluse run and eval (local: n_threads=2, "
+        "copy_values=0, model=PATH, a preset's rule such as fan_out=0...)")
+    p.add_argument(
+        "--preset", metavar="NAME", default=None,
+        help="an opt-in set of question-reading rules for a prompt-based backend, e.g. "
+        "en-bfcl (English, fitted on BFCL: it edits and adds calls, each recorded in the "
+        "x-tooluse-call-origins header and the log; see docs/local.md). Default: none, "
+        "the calls are the model's")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080)
     p.add_argument(
@@ -141,6 +151,22 @@ def _responses_store(args: argparse.Namespace) -> str:
     return str(default_store_path())
 
 
+def _log_to_stderr(level: str) -> None:
+    """The gateway's own log lines (``tooluse.*``: call origins, policy notes) on stderr at
+    ``level``, beside uvicorn's."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s: %(message)s"))
+    logger = logging.getLogger("tooluse")
+    logger.addHandler(handler)
+    try:
+        logger.setLevel(logging.DEBUG if level.lower() == "trace" else level.upper())
+    except ValueError:
+        logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
 def _run(args: argparse.Namespace) -> int:
     keys = list(args.api_keys or [])
     keys += [k.strip() for k in os.environ.get("TOOLUSE_API_KEYS", "").split(",") if k.strip()]
@@ -164,8 +190,16 @@ def _run(args: argparse.Namespace) -> int:
         if path and not os.path.isfile(path):
             print(f"--{name.replace('_', '-')}: no such file: {path}", file=sys.stderr)
             return 2
+    try:
+        backend_options: dict[str, Any] = parse_pairs(args.option, "=", "KEY=VALUE")
+    except ValueError as exc:
+        print(f"--option {exc}", file=sys.stderr)
+        return 2
+    if args.preset:
+        backend_options["preset"] = args.preset
     if not _upstream_flags(args):
-        start_local_load(args.backend, {})  # loads while the gateway is imported and built
+        # loads while the gateway is imported and built
+        start_local_load(args.backend, backend_options)
     import ssl
 
     from ..backends.registry import load_backend
@@ -180,14 +214,17 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     try:
         backend: Any = args.backend
-        options = _upstream_options(args)
+        upstream = _upstream_options(args)
+        options = {**backend_options, **upstream}
         if options:
             try:
                 backend = load_backend(args.backend, **options)
-            except TypeError:
-                raise ValueError(f"it takes no {', '.join(sorted(options))} option "
-                                 "(the --upstream-* flags are for HTTP and Bedrock backends)"
-                                 ) from None
+            except TypeError as exc:
+                if upstream:
+                    raise ValueError(
+                        f"it takes no {', '.join(sorted(upstream))} option (the --upstream-* "
+                        "flags are for HTTP and Bedrock backends)") from None
+                raise ValueError(f"it does not take these options ({exc})") from None
         app = create_app(
             backend,
             close_backend=True,
@@ -200,8 +237,11 @@ def _run(args: argparse.Namespace) -> int:
     except (ValueError, ImportError, OSError) as exc:
         print(f"tooluse serve: cannot start with backend {args.backend!r}: {exc}", file=sys.stderr)
         return 2
+    _log_to_stderr(args.log_level)
     scheme = "https" if args.ssl_certfile else "http"
-    print(f"tooluse gateway on {scheme}://{args.host}:{args.port} (backend: {args.backend})",
+    preset = getattr(getattr(app.state.gateway.backend, "assist", None), "name", "none")
+    print(f"tooluse gateway on {scheme}://{args.host}:{args.port} (backend: {args.backend}"
+          + (f", preset: {preset}" if preset != "none" else "") + ")",
           file=sys.stderr, flush=True)
     try:
         uvicorn.run(

@@ -34,6 +34,7 @@ from .common import input_error, output_error
 from .disconnect import ClientGone, unless_disconnected
 from .encoding import JsonResponse, json_bytes
 from .errors import GatewayError
+from .origins import logged_stream, response_headers
 from .policy import check_servable
 from .state import GatewayState
 
@@ -126,7 +127,8 @@ def api_endpoint(api: WireApi) -> Callable[[HttpRequest], Awaitable[Response]]:
         if stream:
             return state.streaming_response(  # type: ignore[return-value]
                 neutral,
-                lambda events: api.encode_stream(events, data),
+                lambda events: api.encode_stream(
+                    logged_stream(events, api.name, request_id), data),
                 media_type=api.stream_media_type,
                 headers={api.request_id_header: request_id},
                 error_response=fail,
@@ -142,7 +144,9 @@ def api_endpoint(api: WireApi) -> Callable[[HttpRequest], Awaitable[Response]]:
             return fail(GatewayError("the client disconnected", "api"))
         except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
             return fail(output_error(exc))
-        return JsonResponse(out, headers={api.request_id_header: request_id})
+        headers = {api.request_id_header: request_id,
+                   **response_headers(api.name, request_id, response)}
+        return JsonResponse(out, headers=headers)
 
     endpoint.__name__ = f"{api.name}_endpoint"
     return endpoint
