@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from tooluse.backends.scripted import ScriptedBackend
@@ -119,7 +120,7 @@ def test_a_predicate_asks_only_for_the_calls_it_names() -> None:
     result = Runner(backend(both), [tool], approve=approve).run("Pay Ann 50 and Bob 500")
     assert bank.sent == [(50, "Ann")]
     assert [c.input["amount"] for c, _ in approve.asked] == [500]
-    (a, ra), (b, rb) = result.tool_calls
+    (_, ra), (_, rb) = result.tool_calls
     assert ra is not None and not ra.is_error
     assert rb is not None and rb.is_error and "denied" in rb.text()
 
@@ -175,7 +176,7 @@ def test_an_async_callback_from_sync_run() -> None:
     bank = Bank()
 
     async def approve(call: ToolUseBlock, tool: Tool) -> bool:
-        await anyio.sleep(0)
+        await anyio.lowlevel.checkpoint()
         return call.input["amount"] < 100
 
     Runner(backend(transfer(5)), [bank.tool()], approve=approve).run("?")
@@ -193,7 +194,7 @@ def test_arun_takes_sync_and_async_callbacks(is_async: bool, answer: bool) -> No
         return answer
 
     async def async_approve(call: ToolUseBlock, tool: Tool) -> bool:
-        await anyio.sleep(0)
+        await anyio.lowlevel.checkpoint()
         return sync_approve(call, tool)
 
     runner = Runner(backend(transfer(5)), [bank.tool()],
