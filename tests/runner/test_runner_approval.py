@@ -265,3 +265,18 @@ def test_a_resumed_run_asks_about_the_unanswered_calls() -> None:
 def test_approve_must_be_callable() -> None:
     with pytest.raises(TypeError, match="approve"):
         Runner(backend(), [Bank().tool()], approve=True)  # type: ignore[arg-type]
+
+
+def test_an_async_callback_from_sync_run_inside_an_event_loop() -> None:
+    """Sync code called from async code: the callback runs on a loop of its own."""
+    bank = Bank()
+
+    async def approve(call: ToolUseBlock, tool: Tool) -> bool:
+        await anyio.lowlevel.checkpoint()
+        return True
+
+    async def main() -> None:
+        Runner(backend(transfer(5)), [bank.tool()], approve=approve).run("?")
+
+    anyio.run(main)
+    assert bank.sent == [(5, "Bob")]

@@ -11,6 +11,7 @@ them four ways: :meth:`Runner.run`, ``await`` :meth:`Runner.arun`, and the event
 
 from __future__ import annotations
 
+import concurrent.futures
 import inspect
 from collections.abc import (
     AsyncIterator,
@@ -108,12 +109,25 @@ def _ask(approve: Approver, action: AskApproval) -> Any:
 def _approve_sync(approve: Approver, action: AskApproval) -> bool:
     value = _ask(approve, action)
     if inspect.isawaitable(value):
-        # An async callback from sync code: run it to completion (on a fresh event loop).
-        async def wait() -> Any:
-            return await value
-
-        value = anyio.run(wait)
+        value = _wait(value)
     return _decision(value)
+
+
+def _wait(awaitable: Awaitable[Any]) -> Any:
+    """An async callback's answer from sync code: run to completion on a fresh event loop,
+    in a worker thread when this thread already runs one (sync code called from async)."""
+
+    async def wait() -> Any:
+        return await awaitable
+
+    import asyncio  # here, not at the top: a synchronous program never needs it
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return anyio.run(wait)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, wait).result()
 
 
 async def _approve_async(approve: Approver, action: AskApproval) -> bool:
