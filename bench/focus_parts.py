@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from tooluse.eval.bfcl import build_request, build_toolset, load_category
-from tooluse.prompting.choices import given_by, question_text
+from tooluse.prompting.choices import question_text
 from tooluse.prompting.focus import value_focus
+from tooluse.prompting.words import given_by
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "bfcl"
 

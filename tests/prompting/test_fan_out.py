@@ -8,7 +8,8 @@ import pytest
 
 from tooluse.presets.en_bfcl import EnBfcl
 from tooluse.prompting.copy_values import candidate_values
-from tooluse.prompting.fan_out import fan_out, list_around, lists_in
+from tooluse.prompting.fan_out import fan_out
+from tooluse.prompting.lists import list_around, lists_in
 
 NUMBER = {"type": "object", "properties": {"number": {"type": "integer"}},
           "required": ["number"]}

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from tooluse.presets.en_bfcl import EnBfcl
 from tooluse.errors import BackendError
 from tooluse.messages import (
     ImageBlock,
@@ -20,6 +19,7 @@ from tooluse.messages import (
     ToolSpec,
     ToolUseBlock,
 )
+from tooluse.presets.en_bfcl import EnBfcl
 from tooluse.prompting import PromptToolsBackend, TextEnd, ToolGrammar, build_text_prompt
 from tooluse.stream import BlockStart, BlockStop, TextDelta, ToolInputDelta, accumulate
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from tooluse.presets.en_bfcl import EnBfcl
 from tooluse.messages import (
     Message,
     Request,
@@ -18,23 +17,21 @@ from tooluse.messages import (
     ToolSpec,
     ToolUseBlock,
 )
+from tooluse.presets.en_bfcl import EnBfcl
 from tooluse.prompting import PromptToolsBackend, TextEnd, ToolGrammar, tool_call_grammar
 from tooluse.prompting.choices import (
     CallDecision,
     further_tools,
-    given_by,
     keep_given_optionals,
-    mentions,
     name_coverage,
-    names_only,
     naming_words,
     percents_as_fractions,
     prerequisite,
     relevance,
     select_tools,
-    stem,
     without_inside_others,
 )
+from tooluse.prompting.words import given_by, mentions, names_only, stem
 
 
 def tool(name: str, description: str, **props: Any) -> ToolSpec:

@@ -7,16 +7,11 @@ from typing import Any
 
 import pytest
 
-from tooluse.prompting.choices import keep_given_optionals, times_given
+from tooluse.prompting.choices import keep_given_optionals
 from tooluse.prompting.copy_values import candidate_values
-from tooluse.prompting.spoken import (
-    compounding,
-    counts,
-    implied,
-    scaled,
-    scaled_numbers,
-    spoken_numbers,
-)
+from tooluse.prompting.numbers import counts, scaled_numbers, spoken_numbers
+from tooluse.prompting.spoken import compounding, implied, scaled
+from tooluse.prompting.words import times_given
 
 
 def test_words_and_ordinals_are_numbers() -> None:

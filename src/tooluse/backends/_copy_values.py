@@ -19,19 +19,11 @@ from functools import cached_property
 from typing import Any
 
 from ..codecs.legacy import escape, unescape
-from ..prompting.choices import (
-    ToolNaming,
-    given_by,
-    mentions,
-    names_only,
-    split_name,
-    times_given,
-)
 from ..prompting.copy_values import candidate_values
-from ..prompting.fan_out import lists_in
-from ..prompting.focus import ValueFocus
+from ..prompting.hints import ToolNaming, ValueFocus
+from ..prompting.lists import lists_in
 from ..prompting.matcher import Matcher, MatchState
-from ..prompting.regions import known_place
+from ..prompting.words import given_by, mentions, names_only, split_name, times_given
 
 __all__ = ["ValueCopier", "log_softmax", "score_tokens"]
 
@@ -85,7 +77,7 @@ class ValueCopier:
                  naming: Mapping[str, ToolNaming] | None = None) -> None:
         self.conversation = conversation
         #: Each tool's name words and its parameters', its required parameters and its
-        #: place parameters (:class:`~tooluse.prompting.choices.ToolNaming`): for a
+        #: place parameters (:class:`~tooluse.prompting.hints.ToolNaming`): for a
         #: required parameter, a span or free value made of these words alone is no value.
         #: An optional one keeps it, for ``optional_from_conversation`` to leave out. With
         #: ``distinct``, a required parameter takes no value the call holds as often as
@@ -171,12 +163,13 @@ class ValueCopier:
         # A place (a known city, state or country) fills the tool's place parameter still
         # to come, not this one ("cuisine": "Boston" for "a Sushi restaurant in Boston",
         # where ``location`` follows).
-        placed = described is not None and bool(described.places) \
-            and parameter not in described.places \
+        is_place = described.is_place if described is not None else None
+        placed = is_place is not None and described is not None \
+            and bool(described.places) and parameter not in described.places \
             and bool(described.places - {t.decode("utf-8", "replace")
                                          for t in _PARAMETER.findall(call)})
-        if placed:
-            options = [o for o in options if not known_place(_text(o[len(head):]))]
+        if placed and is_place is not None:
+            options = [o for o in options if not is_place(_text(o[len(head):]))]
         options = [o for o in options if matcher.advance(state, o + _CLOSE)
                    and o + _CLOSE not in banned]
         if not options:
@@ -198,7 +191,8 @@ class ValueCopier:
             # times in 167.
             options = [o for o in options if o != free]
             free = None
-        if free is not None and placed and known_place(_text(free[len(head):])):
+        if free is not None and placed and is_place is not None \
+                and is_place(_text(free[len(head):])):
             options = [o for o in options if o != free]
             free = None
             self.refused += 1
@@ -271,7 +265,7 @@ class ValueCopier:
     def _enum_arrays(self, matcher: Matcher, state: MatchState, head: bytes,
                      bracket: bytes) -> list[str]:
         """Where an array of enum members is due: the members the conversation names
-        (:func:`~tooluse.prompting.choices.mentions`), as one array written both ways."""
+        (:func:`~tooluse.prompting.words.mentions`), as one array written both ways."""
         members = _finite_values(matcher, state, head + (b'"' if bracket else b'["'),
                                  end=b'"')
         if not members:

@@ -28,33 +28,39 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..messages import Request, ToolSpec
+from .hints import ToolNaming
+from .numbers import counts
+from .regions import known_place
 from .schemas import properties, required
-from .spoken import counts, scaled_numbers
+from .words import (
+    content_words,
+    given_by,
+    names_only,
+    split_name,
+    stem,
+    times_given,
+    value_key,
+    whole_spans,
+    words,
+)
 
 __all__ = [
     "PLACE_WORDS",
     "PLAN_MAX_TOOLS",
     "CallDecision",
     "ToolNaming",
-    "content_words",
     "conversation_text",
     "free_string",
     "further_tools",
-    "given_by",
     "keep_given_optionals",
     "looks_up",
-    "mentions",
     "name_coverage",
-    "names_only",
     "naming_words",
     "percents_as_fractions",
     "prerequisite",
     "question_text",
     "relevance",
     "select_tools",
-    "split_name",
-    "stem",
-    "times_given",
     "tool_naming",
     "tool_text",
     "unasked_required",
@@ -63,44 +69,6 @@ __all__ = [
 
 log = logging.getLogger("tooluse.prompting")
 
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_NUMBER = re.compile(r"-?\d+(?:[.,]\d+)*(?:\.\d+)?")
-_STOP = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "could", "do", "does", "for",
-    "from", "get", "give", "how", "i", "in", "is", "it", "me", "my", "of", "on", "or",
-    "please", "show", "tell", "that", "the", "this", "to", "using", "use", "what", "when",
-    "where", "which", "who", "why", "will", "with", "would", "you", "your", "find",
-    "calculate",
-})
-
-
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
-
-
-#: Words ending so take "es" in the plural ("classes", "matches", "boxes"); others take "s"
-#: ("prices", "movies": the "e" is the word's own).
-_ES_PLURAL = ("ss", "sh", "ch", "x", "z")
-
-
-def stem(word: str) -> str:
-    """A crude stem so that 'prices'/'price'/'pricing', 'calculated'/'calculate',
-    'movies'/'movie' and 'cities'/'city' meet: one ending taken off ("ing", "ed", a plural's
-    "s" or "es"), then a final "e" dropped and a final "y" written "i"."""
-    if len(word) > 4 and word.endswith("es") and word[:-2].endswith(_ES_PLURAL):
-        word = word[:-2]
-    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    elif len(word) > 6 and word.endswith("ing"):
-        word = word[:-3]
-    elif len(word) > 5 and word.endswith("ed"):
-        word = word[:-2]
-    if len(word) > 3 and word.endswith("e"):
-        word = word[:-1]
-    elif len(word) > 3 and word.endswith("y"):
-        word = word[:-1] + "i"
-    return word
-
 
 def naming_words(tool: str, schema: Any) -> frozenset[str]:
     """The words (stemmed) of a tool's name and of its parameters' names. A string made of
@@ -108,21 +76,7 @@ def naming_words(tool: str, schema: Any) -> frozenset[str]:
     ``geometry.area_triangle``, ``content: "todo"`` for ``todo_manager``, ``answer:
     "answer"`` (:func:`names_only`)."""
     return frozenset(stem(w) for name in [tool, *(properties(schema) or [])]
-                     for w in _words(split_name(str(name))))
-
-
-@dataclass(frozen=True)
-class ToolNaming:
-    """What a tool's name and its parameters' names say (:func:`tool_naming`): their words
-    (stemmed, :func:`naming_words`; empty where such values are not to be refused), which
-    parameters are required, and with ``distinct``, which name a place (:data:`PLACE_WORDS`:
-    ``location``, ``city``, ``start_location``...): a value then fills one parameter of a
-    call, and a known place its place parameter."""
-
-    words: frozenset[str]
-    required: frozenset[str]
-    places: frozenset[str] = frozenset()
-    distinct: bool = False
+                     for w in words(split_name(str(name))))
 
 
 #: Words of a parameter's name that make it a place's: ``location``, ``city``,
@@ -137,35 +91,11 @@ def tool_naming(spec: ToolSpec, *, names: bool = True, distinct: bool = False) -
     parameters with ``distinct``."""
     schema = spec.input_schema if isinstance(spec.input_schema, Mapping) else {}
     places = frozenset(str(name) for name in (properties(schema) or [])
-                       if PLACE_WORDS & set(_words(split_name(str(name))))) if distinct \
+                       if PLACE_WORDS & set(words(split_name(str(name))))) if distinct \
         else frozenset()
     return ToolNaming(naming_words(spec.name, schema) if names else frozenset(),
-                      frozenset(required(schema)), places, distinct)
-
-
-_IDENTIFIER = re.compile(r"[^\W_]+(?:_[^\W_]+)+")
-
-
-def names_only(value: str, naming: Collection[str], conversation: str = "") -> bool:
-    """Are all the words of ``value`` (one at least) among ``naming``
-    (:func:`naming_words`)?
-
-    Not an identifier joined by underscores that ``conversation`` writes as such: a dataset
-    the user calls ``data_random_forest`` is a name of theirs, even for
-    ``random_forest.train``'s ``data``."""
-    words = _words(value)
-    if not words or not all(stem(w) in naming for w in words):
-        return False
-    # Only then the identifier, which searches the whole conversation: the copier asks
-    # this of every span at every value.
-    return not (_IDENTIFIER.fullmatch(value.strip()) and re.search(
-        rf"(?<![\w.]){re.escape(value.strip())}(?![\w]|\.\w)", conversation))
-
-
-def split_name(name: str) -> str:
-    """``get_current_stock_price`` / ``getStockPrice`` / ``math.hypot`` -> plain words."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
-    return re.sub(r"[._\-]+", " ", spaced)
+                      frozenset(required(schema)), places, distinct,
+                      known_place if distinct else None)
 
 
 #: An example value in a description ("e.g. 'Asia/Tokyo'"): what a value looks like, not
@@ -212,12 +142,6 @@ def conversation_text(request: Request) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def content_words(text: str) -> set[str]:
-    """The words of ``text`` that say something (stemmed, no stop word, three letters or
-    more)."""
-    return {stem(w) for w in _words(text) if len(w) > 2 and w not in _STOP}
-
-
 def relevance(question: str, tools: ToolSpec | Sequence[ToolSpec],
               examples: bool = True) -> float:
     """The share of the question's content words (stemmed) found among the words of the
@@ -228,7 +152,7 @@ def relevance(question: str, tools: ToolSpec | Sequence[ToolSpec],
     if not asked:
         return 0.0
     specs = [tools] if isinstance(tools, ToolSpec) else tools
-    known = {stem(w) for spec in specs for w in _words(tool_text(spec, examples))}
+    known = {stem(w) for spec in specs for w in words(tool_text(spec, examples))}
     return len(asked & known) / len(asked)
 
 
@@ -260,8 +184,8 @@ def further_tools(question: str, tools: Sequence[ToolSpec], first: int,
     if len(tools) > max_tools:
         return []
     asked = content_words(question)
-    known = [{stem(w) for w in _words(tool_text(spec, examples=False))} for spec in tools]
-    named = [{stem(w) for w in _words(split_name(spec.name))} for spec in tools]
+    known = [{stem(w) for w in words(tool_text(spec, examples=False))} for spec in tools]
+    named = [{stem(w) for w in words(split_name(spec.name))} for spec in tools]
     covered = asked & known[first]
     chosen: list[int] = []
     while True:
@@ -353,87 +277,12 @@ def select_tools(question: str, tools: Sequence[ToolSpec], limit: int,
 # -- values the conversation gives ---------------------------------------------------------------
 
 
-def _normal(text: str) -> str:
-    return " ".join(_words(text))
-
-
 def free_string(value: Any, spec: Any) -> bool:
     """Is ``value`` a non-empty string of a parameter whose schema ``spec`` leaves it free: a
     string with no ``enum``, ``const``, ``format`` or ``pattern``?"""
     return isinstance(value, str) and bool(value.strip()) and isinstance(spec, Mapping) \
         and spec.get("type") == "string" \
         and not any(k in spec for k in ("enum", "const", "format", "pattern"))
-
-
-def given_by(value: Any, conversation: str, name: str = "") -> bool:
-    """Does the conversation give ``value`` (for parameter ``name``)?
-
-    Strings: their words appear in order in the conversation (case and punctuation aside).
-    Numbers: the number is written in it. Booleans: a word of the parameter's name is in it
-    (the user asked about that aspect). Lists and objects: every value inside is given.
-    """
-    if isinstance(value, bool):
-        words = {stem(w) for w in _words(split_name(name)) if len(w) > 3}
-        return bool(words & {stem(w) for w in _words(conversation)})
-    if isinstance(value, (int, float, str)):
-        return times_given(value, conversation) > 0
-    if isinstance(value, list):
-        return all(given_by(v, conversation, name)
-                   or (isinstance(v, str) and mentions(conversation, v)) for v in value)
-    if isinstance(value, dict):
-        return all(given_by(v, conversation, str(k)) for k, v in value.items())
-    return False
-
-
-def times_given(value: float | str, conversation: str) -> int:
-    """How many times the conversation writes ``value``: a number as a number ("1,000" for
-    1000; "213 million" for 213 and for 213000000), a string as its words in order (case
-    and punctuation aside)."""
-    written = _written(value)
-    if isinstance(written, str):
-        return len(re.findall(rf"(?<= ){re.escape(written)}(?= )",
-                              f" {_normal(conversation)} ")) if written else 0
-    count = sum(whole == written for _, whole in scaled_numbers(conversation))
-    for match in _NUMBER.findall(conversation):
-        try:
-            count += float(match.replace(",", "")) == written
-        except ValueError:
-            continue
-    return count
-
-
-def _written(value: float | str) -> float | str:
-    """One key for a value however the call types it: ``10`` and ``"10"`` are one number."""
-    if isinstance(value, (int, float)):
-        return float(value)
-    if _NUMBER.fullmatch(value.strip()):
-        try:
-            return float(value.strip().replace(",", ""))
-        except ValueError:  # "1,2.3.4"
-            pass
-    return _normal(value)
-
-
-def whole_spans(text: str, value: str) -> list[tuple[int, int]]:
-    """Where ``text`` writes ``value`` (stripped) as whole words, case aside: not as a piece
-    of a longer word ("CA" is not in "CA123456")."""
-    value = value.strip()
-    if not value:
-        return []
-    return [m.span() for m in re.finditer(rf"(?<!\w){re.escape(value)}(?!\w)", text,
-                                          re.IGNORECASE)]
-
-
-def mentions(conversation: str, value: str) -> bool:
-    """Does the conversation name ``value`` (an enum member, an item of a list), loosely:
-    one of its words of three letters or more, stemmed ("scenic views" for "Scenic View",
-    "disabled people" for "Disabled Access"); a value of one or two letters must stand as
-    written ("G (Guanine)" for "G")."""
-    if len(value.strip()) <= 2:
-        return re.search(rf"(?<!\w){re.escape(value.strip())}(?!\w)", conversation) is not None \
-            if value.strip() else False
-    asked = {stem(w) for w in _words(conversation)}
-    return any(stem(w) in asked for w in _words(value) if len(w) > 2 and w not in _STOP)
 
 
 def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
@@ -464,15 +313,15 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
             text = isinstance(item, str) and bool(item.strip())
             number = isinstance(item, (int, float)) and not isinstance(item, bool)
             if text or number:
-                used[_written(item)] = used.get(_written(item), 0) + 1
+                used[value_key(item)] = used.get(value_key(item), 0) + 1
     for key in sorted(arguments, key=lambda k: k not in needed):  # stable: required first
         value = arguments[key]
         scalar = isinstance(value, (int, float, str)) and not isinstance(value, bool)
         if scalar:
-            used[_written(value)] = used.get(_written(value), 0) + 1
+            used[value_key(value)] = used.get(value_key(value), 0) + 1
         if key in needed or _counted(value, key, conversation) or (
                 value not in ([], {}, "") and given_by(value, conversation, key)
-                and (not scalar or used[_written(value)] <= times_given(value, conversation))
+                and (not scalar or used[value_key(value)] <= times_given(value, conversation))
                 and not (isinstance(value, str)
                          and (names_only(value, naming, conversation)
                               or _inside_others(key, value, arguments, conversation)))):
@@ -480,7 +329,7 @@ def keep_given_optionals(arguments: Mapping[str, Any], schema: Any,
         else:
             dropped.append(key)
             if scalar:
-                used[_written(value)] -= 1
+                used[value_key(value)] -= 1
     return {k: kept[k] for k in arguments if k in kept}, dropped
 
 
@@ -516,7 +365,7 @@ def _counted(value: Any, key: str, conversation: str) -> bool:
     ``medium_permittivity: 2``)?"""
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return False
-    named = {stem(w) for w in _words(split_name(key))}
+    named = {stem(w) for w in words(split_name(key))}
     return any(number == value and any(stem(word.lower()) in named for word in words)
                for number, words in counts(conversation))
 

@@ -27,8 +27,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .choices import content_words
 from .schemas import properties
+from .words import content_words
 
 __all__ = ["code_table", "described_codes"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .spoken import scaled_numbers, spoken_numbers
+from .numbers import scaled_numbers, spoken_numbers
 
 __all__ = ["STOP_WORDS", "candidate_values"]
 

@@ -27,8 +27,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .choices import free_string, split_name
+from .choices import free_string
 from .schemas import properties
+from .words import split_name
 
 __all__ = ["currency_codes", "named_currencies"]
 

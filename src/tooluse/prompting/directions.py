@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .choices import split_name
+from .words import split_name
 
 __all__ = ["FROM_WORDS", "TO_WORDS", "from_to"]
 

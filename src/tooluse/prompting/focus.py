@@ -25,11 +25,12 @@ values may come from anywhere.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from ..messages import ToolSpec
-from .choices import content_words, given_by, split_name, tool_text
+from .choices import tool_text
+from .hints import ValueFocus
+from .words import content_words, split_name
 
 __all__ = ["ValueFocus", "clause_spans", "clauses", "owned_spans", "value_focus"]
 
@@ -74,23 +75,6 @@ def clause_spans(question: str) -> list[tuple[int, int]]:
 def clauses(question: str) -> list[str]:
     """The question's clauses, each asking for one thing (see the module docstring)."""
     return [question[start:end] for start, end in clause_spans(question)]
-
-
-@dataclass(frozen=True)
-class ValueFocus:
-    """For each tool that owns a part of ``question``, that part (see the module
-    docstring)."""
-
-    question: str
-    parts: Mapping[str, str]
-
-    def allows(self, tool: str, value: str) -> bool:
-        """May a call of ``tool`` take ``value``: the question does not write it, or writes
-        it in ``tool``'s part, or ``tool`` owns no part?"""
-        part = self.parts.get(tool)
-        if part is None or not given_by(value, self.question):
-            return True
-        return given_by(value, part)
 
 
 def owned_spans(question: str, tools: Sequence[ToolSpec]) -> dict[str, list[tuple[int, int]]]:

@@ -38,9 +38,10 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from .choices import content_words, split_name, stem
+from .numbers import SCALES
 from .schemas import properties
-from .spoken import SCALES, numeric_parameter
+from .spoken import numeric_parameter
+from .words import content_words, split_name, stem
 
 __all__ = ["named_numbers"]
 

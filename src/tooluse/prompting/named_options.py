@@ -33,9 +33,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .choices import content_words, split_name
 from .flags import WORD, question_words, spoken_of
 from .schemas import properties, required
+from .words import content_words, split_name
 
 __all__ = ["named_options", "option_spans", "parameter_options"]
 

@@ -23,7 +23,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from .fan_out import find_value, norm
+from .fan_out import norm
+from .lists import find_value
 
 __all__ = ["differing", "in_order", "repeated_tools"]
 

@@ -49,10 +49,11 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .choices import free_string, split_name, whole_spans
+from .choices import free_string
 from .copy_values import STOP_WORDS
 from .flags import negated
 from .schemas import properties, required
+from .words import split_name, whole_spans
 
 __all__ = ["values_after_names", "whole_phrases"]
 

@@ -66,9 +66,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .choices import whole_spans
 from .copy_values import STOP_WORDS
-from .fan_out import NUMBER_AT, as_value, find_value, list_around, norm, number_value
+from .fan_out import as_value, norm
+from .lists import NUMBER_AT, find_value, list_around, number_value
+from .words import whole_spans
 
 __all__ = ["restatements"]
 

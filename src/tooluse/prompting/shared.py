@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .fan_out import find_value, norm
+from .fan_out import norm
+from .lists import find_value
 from .pairing import differing, repeated_tools
 
 __all__ = ["shared_optionals", "written_at"]

@@ -30,84 +30,11 @@ from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 from .dates import times_in
+from .numbers import SCALES, plain_numbers, scaled_numbers, spoken_numbers
 from .schemas import properties
 
-__all__ = ["PER_YEAR", "compounding", "counts", "implied", "numeric_parameter",
-           "numeric_value", "scaled", "scaled_numbers", "spoken_numbers"]
-
-#: Cardinal numbers written in words.
-NUMBER_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-    "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12,
-}
-_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
-_ORDINAL = re.compile(r"(?<![\w.])(\d+)(?:st|nd|rd|th)\b", re.IGNORECASE)
-_MONTH = re.compile(r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
-                    r"|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?"
-                    r"|dec(?:ember)?)\.?$", re.IGNORECASE)
-
-
-def spoken_numbers(text: str) -> list[int]:
-    """The numbers ``text`` writes in words or as ordinals, in order, with repeats ("a
-    hundred" is 100; "twenty one" is 20 and 1, not 21)."""
-    found: list[tuple[int, int]] = []
-    for match in _WORD.finditer(text):
-        found.append((match.start(), NUMBER_WORDS[match.group(1).lower()]))
-    for match in _ORDINAL.finditer(text):
-        before = text[:match.start()].split()[-1:]
-        after = text[match.end():].split()[:1]
-        if any(_MONTH.match(word.strip(",.")) for word in before + after):
-            continue  # "10th December", "April 4th": a date's day
-        found.append((match.start(), int(match.group(1))))
-    return [number for _, number in sorted(found)]
-
-
-def counts(text: str) -> list[tuple[int, tuple[str, ...]]]:
-    """Each number ``text`` writes in words with the (up to two) words after it, what it
-    counts: ``(3, ("days",))`` for "the next three days", ``(3, ("personality", "traits"))``
-    for "three personality traits of...", ``(2, ("charges", "of"))``."""
-    found: list[tuple[int, tuple[str, ...]]] = []
-    for match in _WORD.finditer(text):
-        after = re.match(r"(?:\s+[A-Za-z][\w\-]*){1,2}", text[match.end():])
-        found.append((NUMBER_WORDS[match.group(1).lower()],
-                      tuple(after.group().split()) if after else ()))
-    return found
-
-
-#: Scale words, and the abbreviations written after a currency sign ("$1M", "€5k", "£2bn").
-SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
-_ABBREVIATED = {"k": 10**3, "m": 10**6, "mm": 10**6, "mn": 10**6, "b": 10**9, "bn": 10**9}
-_SCALED = re.compile(
-    r"(?<![\w.])(?P<sign>[$€£¥]\s?)?(?P<number>\d+(?:,\d{3})*(?:\.\d+)?)"
-    r"(?:\s?(?P<word>" + "|".join(SCALES) + r")s?\b"
-    r"|(?P<short>k|m|mm|mn|b|bn)\b)", re.IGNORECASE)
-#: A number written without a scale after it.
-_PLAIN = re.compile(r"(?<![\w.])(?>(\d+(?:,\d{3})*(?:\.\d+)?))(?!\w|\s?(?:"
-                    + "|".join(SCALES) + r")s?\b)")
-
-
-def _plain_numbers(text: str) -> set[float]:
-    """The numbers ``text`` writes in digits without a scale after them."""
-    return {float(match.group(1).replace(",", "")) for match in _PLAIN.finditer(text)}
-
-
-def scaled_numbers(text: str) -> list[tuple[float, int | float]]:
-    """Each number ``text`` writes with a scale, as ``(written, value)``: ``(213.0,
-    213000000)`` for "213 million", ``(1.2, 1200000)`` for "$1.2M". An abbreviation counts
-    only after a currency sign: "10 m" is ten metres, "300K" three hundred kelvin."""
-    found: list[tuple[float, int | float]] = []
-    for match in _SCALED.finditer(text):
-        if match.group("short") and not match.group("sign"):
-            continue
-        written = float(match.group("number").replace(",", ""))
-        scale = SCALES[match.group("word").lower()] if match.group("word") \
-            else _ABBREVIATED[match.group("short").lower()]
-        value = float(f"{written * scale:.12g}")
-        found.append((written, int(value) if value.is_integer() else value))
-    return found
+__all__ = ["PER_YEAR", "compounding", "implied", "numeric_parameter", "numeric_value",
+           "scaled"]
 
 
 def scaled(arguments: Mapping[str, Any], schema: Any, conversation: str) -> dict[str, Any]:
@@ -125,7 +52,7 @@ def scaled(arguments: Mapping[str, Any], schema: Any, conversation: str) -> dict
         scaled_as.setdefault(written, set()).add(value)
         if not written.is_integer():
             cut_as.setdefault(float(int(written)), set()).add(value)
-    plain = _plain_numbers(conversation)
+    plain = plain_numbers(conversation)
     changed: dict[str, Any] = {}
     for key, value in arguments.items():
         sub = props.get(key)
@@ -240,7 +167,7 @@ def implied(arguments: Mapping[str, Any], schema: Any, question: str) -> dict[st
     periods = {match.group(1).lower() for match in _PERIOD.finditer(question)}
     period = _IN_PERIOD[next(iter(periods))] if len(periods) == 1 else {}
     # The numbers the question writes, read only where it names a period.
-    written = _plain_numbers(question) | set(spoken_numbers(question)) if period else set()
+    written = plain_numbers(question) | set(spoken_numbers(question)) if period else set()
     changed: dict[str, Any] = {}
     for key, value in arguments.items():
         sub = props.get(key)

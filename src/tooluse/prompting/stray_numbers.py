@@ -29,8 +29,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .numbers import scaled_numbers, spoken_numbers
 from .schemas import properties
-from .spoken import numeric_value, scaled_numbers, spoken_numbers
+from .spoken import numeric_value
 
 __all__ = ["stray_numbers"]
 

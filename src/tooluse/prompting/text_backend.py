@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypedDict, Unpack, runtime_checkable
 
 from ..errors import BackendError
-from .choices import ToolNaming
-from .focus import ValueFocus
 from .grammar import ToolGrammar
+from .hints import ToolNaming, ValueFocus
 
 __all__ = ["CountingTextBackend", "Generation", "GenerationOptions", "StopScanner",
            "TextBackend", "TextEnd", "TextMessage", "context_error"]
@@ -64,7 +63,7 @@ class GenerationOptions(TypedDict, total=False):
     #: that part, any other ignores it.
     focus: ValueFocus | None
     #: For each tool, the words (stemmed) of its name and its parameters' names, and its
-    #: required parameters (:class:`.choices.ToolNaming`): a value made of these words alone
+    #: required parameters (:class:`.hints.ToolNaming`): a value made of these words alone
     #: is no value. A backend that copies values from the conversation offers another span
     #: for a required parameter instead; any other ignores it.
     naming: Mapping[str, ToolNaming] | None

@@ -33,41 +33,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .choices import given_by, split_name
+from .numbers import JOINED_UNITS, UNITS
 from .schemas import properties
+from .words import given_by, split_name
 
 __all__ = ["JOINED_UNITS", "UNITS", "question_unit", "stated_units"]
 
-#: Units of measure as questions write them (lowercase): length, area, volume, mass, time,
-#: temperature, speed, energy, power, pressure, electricity, amount and data.
-UNITS = frozenset((
-    "m", "meter", "meters", "metre", "metres", "cm", "centimeter", "centimeters", "centimetre",
-    "centimetres", "mm", "millimeter", "millimeters", "millimetre", "millimetres", "km",
-    "kilometer", "kilometers", "kilometre", "kilometres", "inch", "inches", "ft", "foot",
-    "feet", "yd", "yard", "yards", "mi", "mile", "miles", "nm", "nanometer", "nanometers",
-    "m2", "m²", "sq.m", "km2", "km²", "acre", "acres", "hectare", "hectares",
-    "l", "liter", "liters", "litre", "litres", "ml", "milliliter", "milliliters", "millilitre",
-    "millilitres", "gallon", "gallons", "gal", "cup", "cups", "tablespoon", "tablespoons",
-    "tbsp", "teaspoon", "teaspoons", "tsp", "m3", "m³", "cm3", "cm³",
-    "g", "gram", "grams", "kg", "kilogram", "kilograms", "mg", "milligram", "milligrams", "lb",
-    "lbs", "pound", "pounds", "oz", "ounce", "ounces", "ton", "tons", "tonne", "tonnes",
-    "s", "sec", "secs", "second", "seconds", "ms", "millisecond", "milliseconds", "min",
-    "mins", "minute", "minutes", "h", "hr", "hrs", "hour", "hours",
-    "celsius", "fahrenheit", "kelvin", "°c", "°f", "km/h", "kmh", "kph", "mph", "m/s", "knots",
-    "j", "joule", "joules", "kj", "kilojoule", "kilojoules", "cal", "calorie", "calories",
-    "kcal", "kwh", "w", "watt", "watts", "kw", "kilowatt", "kilowatts", "hp",
-    "pa", "pascal", "pascals", "kpa", "atm", "atmosphere", "atmospheres", "bar", "psi", "mmhg",
-    "v", "volt", "volts", "a", "ampere", "amperes", "amp", "amps", "c", "coulomb", "coulombs",
-    "n", "newton", "newtons", "t", "tesla", "ohm", "ohms", "hz", "hertz", "khz", "mhz", "ghz",
-    "mol", "mole", "moles", "g/mol", "g/mole", "grams/mol", "grams/mole", "kb", "mb", "gb",
-    "tb", "bytes", "kilobytes", "megabytes", "gigabytes", "terabytes",
-))
-
-#: Units as they are written joined to a number ("5cm", "4C", "0.5A"), case kept: "$1.2M"
-#: and "$5K" are scales, not metres or kelvins.
-JOINED_UNITS = frozenset({u for u in UNITS if u.isalpha()}
-                         | {"A", "C", "V", "W", "J", "N", "T", "L", "Hz", "Pa", "KB", "MB", "GB",
-                            "TB", "kWh", "mAh"})
 
 _UNIT = r"(?:(?:square|cubic|sq\.?)\s+)?(?:[^\W\d_][\w°²³/.]*(?<!\.)|°[cfCF])"
 #: A number and the word after it: "5 meters", "5m", "4.5 km/h".

@@ -35,10 +35,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .choices import free_string, split_name, whole_spans
+from .choices import free_string
 from .copy_values import STOP_WORDS
+from .numbers import NUMBER_WORDS
 from .schemas import properties
-from .spoken import NUMBER_WORDS
+from .words import split_name, whole_spans
 
 __all__ = ["written_names"]
 
