@@ -4,15 +4,15 @@ without the model.
     python bench/fan_out_ceiling.py [--data-dir ../shared/bench/bfcl] [-v CATEGORY ...]
 
 For every case with a ground truth, the expected *first* call is taken as the model's (its
-first allowed value per parameter), :func:`tooluse.prompting.fan_out.fan_out` adds what the
-question's lists ask for, then :func:`tooluse.prompting.restate.restatements` what its
+first allowed value per parameter), :func:`tooluse.presets.en_bfcl.fan_out.fan_out` adds what the
+question's lists ask for, then :func:`tooluse.presets.en_bfcl.restate.restatements` what its
 clauses restate, and the result is compared with the expected calls (names and values, any
 order). In a several-call category the count of exact answers is the ceiling with a right
 first call; in a single-call category every case where a call is added is a false fire.
 ``-v CATEGORY`` prints the cases of that category that end wrong (with both).
 
 The last two columns start instead from the expected first call of *each* tool the answer
-calls, and go through :func:`tooluse.prompting.call_edits.fanned_out` as the backend does
+calls, and go through :func:`tooluse.presets.en_bfcl.call_edits.fanned_out` as the backend does
 (where the calls name several tools, ``restate`` restates each from the clauses it owns):
 the ceiling of ``parallel_multiple`` with a right first call of every tool.
 """
@@ -28,8 +28,8 @@ from typing import Any
 from replay_edits import fanned  # bench/, first on the path when run as a script
 
 from tooluse.eval.bfcl import build_request, build_toolset, load_category
-from tooluse.prompting.fan_out import fan_out
-from tooluse.prompting.restate import restatements
+from tooluse.presets.en_bfcl.fan_out import fan_out
+from tooluse.presets.en_bfcl.restate import restatements
 
 ROOT = Path(__file__).resolve().parents[1]
 CATEGORIES = ("parallel", "parallel_multiple", "simple_python", "multiple", "live_simple")
@@ -63,7 +63,7 @@ def _exact(calls: list[tuple[str, dict[str, Any]]], expected: list[dict[str, Any
 
 def _each_tool(data: Path, category: str) -> tuple[int, int]:
     """Exact answers from the expected first call of each tool: with ``fan_out``, and with
-    ``fan_out`` then ``restate`` (:func:`~tooluse.prompting.call_edits.fanned_out`)."""
+    ``fan_out`` then ``restate`` (:func:`~tooluse.presets.en_bfcl.call_edits.fanned_out`)."""
     exact = [0, 0]
     for case in load_category(data, category):
         if not case.ground_truth:

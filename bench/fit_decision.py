@@ -15,7 +15,7 @@ Printed for each feature set, on the even and the **odd** (held-out) cases: the 
 per category, and the irrelevance cases answered without a call. The weights are printed in
 the ``-o decision=bias,w_open,w_tool,w_rel,w_name`` form.
 
-``name`` (:func:`~tooluse.prompting.choices.name_coverage`) is taken from the run when it
+``name`` (:func:`~tooluse.presets.en_bfcl.choices.name_coverage`) is taken from the run when it
 logged it, else computed from the BFCL data the run names. With ``--recompute``, ``rel``
 and ``name`` are computed again from that data by the current code (to see what a change to
 them, e.g. to the stemmer, does to the decision without running the model again); ``open``
@@ -33,7 +33,7 @@ import numpy as np
 
 from tooluse.backends.local import DEFAULT_DECISION
 from tooluse.eval.bfcl import build_request, build_toolset, load_category
-from tooluse.prompting.choices import name_coverage, question_text, relevance
+from tooluse.presets.en_bfcl.choices import name_coverage, question_text, relevance
 
 FEATURES = ("open", "tool", "rel", "name")
 KEYS = {"open": "call_open_lp", "tool": "call_tool_lp", "rel": "call_relevance",

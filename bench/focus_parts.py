@@ -2,7 +2,7 @@
 
     python bench/focus_parts.py [--data-dir DIR] [--category parallel_multiple] [-v]
 
-For each question with several tools that :func:`tooluse.prompting.focus.value_focus`
+For each question with several tools that :func:`tooluse.presets.en_bfcl.focus.value_focus`
 parts, against BFCL's expected calls: the expected values the question writes that a
 tool's part leaves out (**missed**: the value copier would not offer them to that tool's
 call) and the values of the other tools' expected calls that a tool's part keeps out
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from tooluse.eval.bfcl import build_request, build_toolset, load_category
-from tooluse.prompting.choices import question_text
-from tooluse.prompting.focus import value_focus
+from tooluse.presets.en_bfcl.choices import question_text
+from tooluse.presets.en_bfcl.focus import value_focus
 from tooluse.prompting.words import given_by
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "bfcl"

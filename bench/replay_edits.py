@@ -4,30 +4,30 @@
 
 ``RUN_DIR`` holds ``tooluse eval bfcl`` JSONs (``grammar_auto_<category>.json``, e.g. from
 ``bench/bfcl_eval.sh``). The edits that act after the model wrote its calls — ``restate``
-(further calls from the question's lists and clauses, :mod:`tooluse.prompting.fan_out` and
-:mod:`tooluse.prompting.restate`, then :mod:`tooluse.prompting.each_option`, replayed on the
+(further calls from the question's lists and clauses, :mod:`tooluse.presets.en_bfcl.fan_out` and
+:mod:`tooluse.presets.en_bfcl.restate`, then :mod:`tooluse.presets.en_bfcl.each_option`, replayed on the
 model's own calls: the recorded ones without the last ``timings.fanned_out`` the run added),
-``each_option`` (:mod:`tooluse.prompting.each_option` alone, on all the recorded calls, as
-it acts after ``restate``), ``pair_in_order`` (:mod:`tooluse.prompting.pairing`, on all
-the recorded calls), ``share_optionals`` (:mod:`tooluse.prompting.shared`, on all the
+``each_option`` (:mod:`tooluse.presets.en_bfcl.each_option` alone, on all the recorded calls, as
+it acts after ``restate``), ``pair_in_order`` (:mod:`tooluse.presets.en_bfcl.pairing`, on all
+the recorded calls), ``share_optionals`` (:mod:`tooluse.presets.en_bfcl.shared`, on all the
 recorded calls),
 ``calls_as_planned`` (the model's own calls cut to the planned ones where two to five
 tools are offered, ``timings.planned_calls``, then ``fan_out`` and ``restate`` again),
-``date_formats`` (:mod:`tooluse.prompting.dates`), ``city_state``
-(:mod:`tooluse.prompting.regions`), ``asked_flags`` (:mod:`tooluse.prompting.flags`),
-``whole_phrases`` and ``after_names`` (:mod:`tooluse.prompting.phrases`), ``scaled_numbers``
-(:func:`tooluse.prompting.spoken.scaled`), ``described_codes``
-(:mod:`tooluse.prompting.codes`), ``enum_values`` (:mod:`tooluse.prompting.enum_values`),
-``from_to`` (:mod:`tooluse.prompting.directions`), ``named_options``
-(:mod:`tooluse.prompting.named_options`), ``named_numbers``
-(:mod:`tooluse.prompting.named_numbers`), ``compounding``
-(:func:`tooluse.prompting.spoken.compounding`), ``implied_numbers``
-(:func:`tooluse.prompting.spoken.implied`), ``stray_numbers``
-(:mod:`tooluse.prompting.stray_numbers`), ``literal_lists``
-(:mod:`tooluse.prompting.literal_lists`), ``written_names``
-(:mod:`tooluse.prompting.written_names`), ``currency_codes``
-(:mod:`tooluse.prompting.currencies`), ``inside_others``
-(:func:`tooluse.prompting.choices.without_inside_others`, the pipeline's second look at
+``date_formats`` (:mod:`tooluse.presets.en_bfcl.dates`), ``city_state``
+(:mod:`tooluse.presets.en_bfcl.regions`), ``asked_flags`` (:mod:`tooluse.presets.en_bfcl.flags`),
+``whole_phrases`` and ``after_names`` (:mod:`tooluse.presets.en_bfcl.phrases`), ``scaled_numbers``
+(:func:`tooluse.presets.en_bfcl.spoken.scaled`), ``described_codes``
+(:mod:`tooluse.presets.en_bfcl.codes`), ``enum_values`` (:mod:`tooluse.presets.en_bfcl.enum_values`),
+``from_to`` (:mod:`tooluse.presets.en_bfcl.directions`), ``named_options``
+(:mod:`tooluse.presets.en_bfcl.named_options`), ``named_numbers``
+(:mod:`tooluse.presets.en_bfcl.named_numbers`), ``compounding``
+(:func:`tooluse.presets.en_bfcl.spoken.compounding`), ``implied_numbers``
+(:func:`tooluse.presets.en_bfcl.spoken.implied`), ``stray_numbers``
+(:mod:`tooluse.presets.en_bfcl.stray_numbers`), ``literal_lists``
+(:mod:`tooluse.presets.en_bfcl.literal_lists`), ``written_names``
+(:mod:`tooluse.presets.en_bfcl.written_names`), ``currency_codes``
+(:mod:`tooluse.presets.en_bfcl.currencies`), ``inside_others``
+(:func:`tooluse.presets.en_bfcl.choices.without_inside_others`, the pipeline's second look at
 optional strings once the edits have written values whole) and ``optional`` (the optional
 parameters left out, then the edits after it in the pipeline's order) — are pure functions of the calls, the question and
 the tools, so applying one to a run made without it gives exactly what the run would have
@@ -48,38 +48,38 @@ from typing import Any
 from tooluse.eval.bfcl import build_request, build_toolset, load_category
 from tooluse.eval.checker import check_calls
 from tooluse.messages import Request, ToolUseBlock
-from tooluse.prompting.call_edits import _valid, fanned_out
-from tooluse.prompting.choices import (
+from tooluse.presets.en_bfcl.call_edits import _valid, fanned_out
+from tooluse.presets.en_bfcl.choices import (
     PLAN_MAX_TOOLS,
     conversation_text,
     keep_given_optionals,
     question_text,
     without_inside_others,
 )
-from tooluse.prompting.codes import described_codes
-from tooluse.prompting.currencies import currency_codes
-from tooluse.prompting.dates import dated
-from tooluse.prompting.directions import from_to
-from tooluse.prompting.each_option import option_calls
-from tooluse.prompting.enum_values import enum_values
-from tooluse.prompting.flags import asked_flags
-from tooluse.prompting.literal_lists import literal_lists
-from tooluse.prompting.named_numbers import named_numbers
-from tooluse.prompting.named_options import named_options
-from tooluse.prompting.pairing import in_order
-from tooluse.prompting.phrases import values_after_names, whole_phrases
-from tooluse.prompting.regions import with_region
-from tooluse.prompting.shared import shared_optionals
-from tooluse.prompting.spoken import compounding, implied, scaled
-from tooluse.prompting.stray_numbers import stray_numbers
-from tooluse.prompting.written_names import written_names
+from tooluse.presets.en_bfcl.codes import described_codes
+from tooluse.presets.en_bfcl.currencies import currency_codes
+from tooluse.presets.en_bfcl.dates import dated
+from tooluse.presets.en_bfcl.directions import from_to
+from tooluse.presets.en_bfcl.each_option import option_calls
+from tooluse.presets.en_bfcl.enum_values import enum_values
+from tooluse.presets.en_bfcl.flags import asked_flags
+from tooluse.presets.en_bfcl.literal_lists import literal_lists
+from tooluse.presets.en_bfcl.named_numbers import named_numbers
+from tooluse.presets.en_bfcl.named_options import named_options
+from tooluse.presets.en_bfcl.pairing import in_order
+from tooluse.presets.en_bfcl.phrases import values_after_names, whole_phrases
+from tooluse.presets.en_bfcl.regions import with_region
+from tooluse.presets.en_bfcl.shared import shared_optionals
+from tooluse.presets.en_bfcl.spoken import compounding, implied, scaled
+from tooluse.presets.en_bfcl.stray_numbers import stray_numbers
+from tooluse.presets.en_bfcl.written_names import written_names
 
 Call = tuple[str, dict[str, Any]]
 
 
 def fanned(request: Request, names: Sequence[str], calls: Sequence[Call], *,
            clauses: bool = True, options: bool = True) -> list[Call]:
-    """The calls :func:`tooluse.prompting.call_edits.fanned_out` adds after ``calls``, as
+    """The calls :func:`tooluse.presets.en_bfcl.call_edits.fanned_out` adds after ``calls``, as
     the backend does after the model's: ``fan_out``, then ``restate`` with ``clauses``,
     then ``each_option`` with ``options``.
     ``names`` are the BFCL functions' names in the order of ``request.tools``, whose names

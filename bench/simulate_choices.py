@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tooluse.backends.local import DEFAULT_DECISION
 from tooluse.eval import check_calls, load_category
-from tooluse.prompting.choices import CallDecision, keep_given_optionals
+from tooluse.presets.en_bfcl.choices import CallDecision, keep_given_optionals
 from tooluse.tools import normalize_schema
 
 

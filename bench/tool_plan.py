@@ -3,9 +3,9 @@
     python bench/tool_plan.py [--data-dir ../shared/bench/bfcl] [--need 2]
 
 For every case of the several-tool categories, the tool the first call is forced to
-(:func:`tooluse.prompting.choices.relevance`, the model's likelihood left aside: a tie goes
+(:func:`tooluse.presets.en_bfcl.choices.relevance`, the model's likelihood left aside: a tie goes
 to the first offered tool here) and the further tools planned after it
-(:func:`tooluse.prompting.choices.further_tools`) are compared with the expected calls'
+(:func:`tooluse.presets.en_bfcl.choices.further_tools`) are compared with the expected calls'
 functions, on the even cases (where ``plan_tools``' rule was chosen) and the odd ones
 (held out). "first right": the first tool is one of the expected functions; "set exact":
 the first and the planned tools are exactly the expected functions.
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from tooluse.eval.bfcl import build_request, build_toolset, load_category
-from tooluse.prompting.choices import further_tools, question_text, relevance
+from tooluse.presets.en_bfcl.choices import further_tools, question_text, relevance
 
 ROOT = Path(__file__).resolve().parents[1]
 CATEGORIES = ("multiple", "parallel_multiple")

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tooluse.prompting.named_options import named_options
+from tooluse.presets.en_bfcl.named_options import named_options
 from tooluse.prompting.schemas import properties, required
 
 

@@ -7,15 +7,17 @@
   decoding without checking the whole vocabulary).
 """
 
+from .assist import Assist
 from .backend import PromptToolsBackend, build_text_prompt
-from .focus import ValueFocus, value_focus
 from .grammar import GrammarLimits, ToolGrammar, tool_call_grammar, value_grammar
 from .grammar_ir import sample as sample_grammar
 from .grammar_ir import to_gbnf
+from .hints import ToolNaming, ValueFocus
 from .matcher import Matcher
 from .text_backend import Generation, GenerationOptions, TextBackend, TextEnd, TextMessage
 
 __all__ = [
+    "Assist",
     "Generation",
     "GenerationOptions",
     "GrammarLimits",
@@ -25,11 +27,11 @@ __all__ = [
     "TextEnd",
     "TextMessage",
     "ToolGrammar",
+    "ToolNaming",
     "ValueFocus",
     "build_text_prompt",
     "sample_grammar",
     "to_gbnf",
     "tool_call_grammar",
-    "value_focus",
     "value_grammar",
 ]

@@ -20,7 +20,9 @@ a value; ``max_tokens`` still applies on top.
 What a grammar cannot express is left to validation after parsing: ``pattern``, ``format``,
 ``minimum``/``maximum``, ``multipleOf``, ``uniqueItems``, ``allOf``. A value whose schema uses
 one of them is wrapped in a :class:`~.grammar_ir.Native` rule carrying llguidance's rendering
-of it (:mod:`.grammar_lark`): the llguidance engine enforces those while decoding.
+of it (:mod:`.grammar_lark`): the llguidance engine enforces those while decoding. So is a
+string parameter whose schema has ``x-lark`` (a Lark grammar its text must follow, as a
+Responses ``custom`` tool's ``lark`` format travels): llguidance holds it to that grammar.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from typing import Any
 from ..codecs.legacy import escape, parameter_tag, resolve, schema_types
 from ..messages import ToolChoice, ToolSpec
 from .grammar_ir import Chars, Native, Node, Rep, Rule, alt, opt, seq, to_gbnf
-from .grammar_lark import has_native, native_lark, to_lark
+from .grammar_lark import LARK_KEY, has_native, lark_subgrammar, native_lark, to_lark, to_llguidance
 from .matcher import Matcher
 
 __all__ = ["GrammarLimits", "ToolGrammar", "tool_call_grammar", "value_grammar"]
@@ -83,6 +85,12 @@ class ToolGrammar:
     def lark(self) -> str:
         """The llguidance (Lark) rendering, with native constraints where ours have none."""
         return to_lark(self.root)
+
+    @cached_property
+    def llguidance(self) -> str:
+        """llguidance's top-level grammar: :attr:`lark` and the Lark subgrammars of values
+        whose schema has ``x-lark`` (:func:`~.grammar_lark.to_llguidance`)."""
+        return to_llguidance(self.root)
 
     @cached_property
     def native(self) -> bool:
@@ -185,6 +193,10 @@ def value_grammar(schema: Any, rules: _Rules, root: Mapping[str, Any] | None, *,
     """The grammar of one value (see :func:`_value`), wrapped in a :class:`Native` rule when
     its schema uses a keyword only llguidance enforces."""
     node = _value(schema, rules, root, xml=xml, depth=depth, _active=_active)
+    if xml and isinstance(resolved := resolve(schema, root), Mapping) and LARK_KEY in resolved:
+        sub = lark_subgrammar(resolved, root, node, rules.fresh("lark"), xml=xml)
+        if sub is not None:
+            return sub
     lark = native_lark(resolve(schema, root), root, xml=xml,
                        max_string=rules.limits.max_string)
     return node if lark is None else Native(rules.fresh("native"), node, lark)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 __all__ = [
     "Alt",
     "Chars",
+    "LarkSub",
     "Lit",
     "Native",
     "Node",
@@ -101,6 +102,18 @@ class Native(Rule):
     sampling) leaves to validation after parsing (``pattern``, ``format``, bounds, ...)."""
 
     lark: str = ""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LarkSub(Native):
+    """A :class:`Native` value whose llguidance rendering (``lark``) refers to a whole Lark
+    grammar of its own, ``grammar``, as the subgrammar ``@<sub>``: a string parameter
+    whose schema carries ``x-lark``. Rendered by :func:`~.grammar_lark.to_llguidance` as one
+    more grammar of llguidance's top-level grammar, so the grammar's rule names never
+    clash with ours."""
+
+    sub: str = ""
+    grammar: str = ""
 
 
 def seq(*items: Node | str) -> Node:

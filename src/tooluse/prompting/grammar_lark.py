@@ -11,6 +11,14 @@ uses one of them, the llguidance rendering of that value:
 - a bare XML string parameter with ``pattern`` or a known ``format``: a regex terminal,
   intersected with what an XML value may hold (no ``<``, no line break, no leading blank).
 
+A bare XML string parameter whose schema carries ``x-lark`` (:data:`LARK_KEY`: the Lark text
+of a whole grammar, as a Responses ``custom`` tool's ``lark`` format travels) is held to
+exactly that grammar: :func:`lark_subgrammar` makes it a :class:`~.grammar_ir.LarkSub`, one
+more grammar of llguidance's top-level grammar (:func:`to_llguidance`), written between a
+newline after the opening tag and one before the closing tag (the parser trims exactly
+those, so the value is the subgrammar's text unchanged). ``x-lark`` elsewhere (inside an
+array or object, on a type other than ``string``) is not enforced.
+
 Not enforced even here: a bare XML string mixed with other types (``["string", "null"]``)
 with a pattern, ``format``\\ s outside :data:`FORMAT_REGEXES`, and patterns llguidance's regex
 dialect (Rust ``regex``: no look-around, no back-references) rejects — the whole grammar then
@@ -19,15 +27,20 @@ fails to compile and the request falls back to the fast engine.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..codecs.legacy import schema_types
-from .grammar_ir import Alt, Chars, Lit, Native, Node, Rep, Rule, Seq
+from .grammar_ir import Alt, Chars, LarkSub, Lit, Native, Node, Rep, Rule, Seq
 
-__all__ = ["FORMAT_REGEXES", "has_native", "local_unenforced", "native_lark", "to_lark", "unenforced"]
+__all__ = ["FORMAT_REGEXES", "LARK_KEY", "has_native", "lark_subgrammar", "local_unenforced",
+           "native_lark", "subgrammars", "to_lark", "to_llguidance", "unenforced"]
+
+#: The schema key of a string whose text follows a Lark grammar (llguidance's Lark dialect).
+LARK_KEY = "x-lark"
 
 #: Regexes of the ``format``\\ s a bare XML string can be held to (llguidance's JSON compiler
 #: knows these and more for JSON values).
@@ -156,6 +169,56 @@ def native_lark(schema: Any, root: Mapping[str, Any] | None, *, xml: bool,
     return "%json " + json.dumps(sub, ensure_ascii=False)
 
 
+def lark_subgrammar(schema: Any, root: Mapping[str, Any] | None, body: Node, name: str, *,
+                    xml: bool) -> LarkSub | None:
+    """The value of a bare XML string parameter whose schema has a Lark grammar under
+    :data:`LARK_KEY`: ``body`` (our approximation) for the fast engine, the grammar for
+    llguidance; None for any other value."""
+    if not xml or not isinstance(schema, Mapping):
+        return None
+    grammar = schema.get(LARK_KEY)
+    if not isinstance(grammar, str) or not grammar.strip():
+        return None
+    if schema_types(schema, root) != {"string"}:
+        return None
+    sub = "lark_" + hashlib.sha256(grammar.encode()).hexdigest()[:12]
+    # one newline after the opening tag and one before the closing tag: the parser trims
+    # exactly one at each end, so the value is what the subgrammar produced
+    return LarkSub(name, body, f'"\\n" @{sub} "\\n"', sub=sub, grammar=grammar)
+
+
+def subgrammars(root: Node) -> dict[str, str]:
+    """The Lark grammars of the :class:`~.grammar_ir.LarkSub` values in ``root``, by name."""
+    found: dict[str, str] = {}
+    seen: set[int] = set()
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, LarkSub):
+            found[node.sub] = node.grammar
+        if isinstance(node, Rule):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            todo.append(node.body)
+        elif isinstance(node, Seq):
+            todo.extend(node.items)
+        elif isinstance(node, Alt):
+            todo.extend(node.options)
+        elif isinstance(node, Rep):
+            todo.append(node.item)
+    return dict(sorted(found.items()))
+
+
+def to_llguidance(root: Node) -> str:
+    """llguidance's top-level grammar (JSON text, what ``LLMatcher`` takes): :func:`to_lark`
+    of ``root`` first, then each Lark subgrammar it refers to under its name."""
+    grammars: list[dict[str, str]] = [{"lark_grammar": to_lark(root)}]
+    grammars.extend({"name": name, "lark_grammar": text}
+                    for name, text in subgrammars(root).items())
+    return json.dumps({"grammars": grammars}, ensure_ascii=False)
+
+
 def has_native(root: Node) -> bool:
     """Whether the grammar holds a :class:`Native` rule (something only llguidance enforces)."""
     seen: set[int] = set()
@@ -217,7 +280,8 @@ def to_lark(root: Node) -> str:
         known = names.get(id(rule))
         if known is not None:
             return known
-        upper = is_terminal(rule) or (isinstance(rule, Native) and not rule.lark.startswith("%"))
+        upper = is_terminal(rule) or (isinstance(rule, Native) and not isinstance(rule, LarkSub)
+                                      and not rule.lark.startswith("%"))
         stem = re.sub(r"[^a-z0-9]+", "_", rule.name.lower()).strip("_") or "r"
         name = stem.upper() if upper else stem
         n = 1

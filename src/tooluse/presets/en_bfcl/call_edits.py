@@ -1,0 +1,343 @@
+"""Edits to the calls a model wrote, made after it wrote them, from the conversation: optional
+parameters it gives no value for left out, percentages written as fractions where a rate is
+due, numbers written with a scale ("213 million") written whole (:mod:`.spoken`), dates
+written in the format a parameter asks for (:mod:`.dates`), a city with its state
+where that is asked (:mod:`.regions`), booleans set as the question asks
+(:mod:`.flags`), optional parameters left out whose option the question names added
+(:mod:`.named_options`), values the question writes as part of a word, name or quote
+written whole and a name written right after a parameter's name given to it
+(:mod:`.phrases`), a number the question labels with a parameter's name given to it
+(:mod:`.named_numbers`), a number taken from inside another value replaced by the
+question's unused one (:mod:`.stray_numbers`), a list the question writes out given whole
+(:mod:`.literal_lists`), a value replaced by the name the question writes for it
+(:mod:`.written_names`), currency codes for the currencies it names (:mod:`.currencies`),
+the times a year "compounded quarterly" says (:mod:`.spoken`), the
+code a parameter's description lists for what the question names (:mod:`.codes`), a
+value naming another parameter's enum member given to it (:mod:`.enum_values`), the unit
+the question states for a unit parameter (:mod:`.units`), a "from" and a "to" value in the
+question's order (:mod:`.directions`), a value an earlier call looked up written as that
+call returned it, the calls its lists ask for added (:mod:`.fan_out`), those its clauses
+restate with other values (:mod:`.restate`), one for each option of a parameter it lists
+(:mod:`.each_option`), a tool's calls' values paired in the question's order where they
+cross it (:mod:`.pairing`), and an optional value the question gives once for all of a
+tool's calls written into each (:mod:`.shared`). Each edited or added call is validated against
+its tool's schema."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from jsonschema.exceptions import SchemaError, UnknownType
+from referencing.exceptions import Unresolvable
+
+from ...codecs.legacy import new_tool_use_id
+from ...messages import CallOrigin, Request, ToolUseBlock
+from ...prompting.assist import changes_between
+from ...prompting.assist import edited as edited_block
+from ...tools.validation import compile_validator
+from .choices import (
+    conversation_text,
+    keep_given_optionals,
+    looks_up,
+    percents_as_fractions,
+    question_text,
+    unasked_required,
+    without_inside_others,
+)
+from .codes import described_codes
+from .currencies import currency_codes
+from .dates import dated
+from .directions import from_to
+from .each_option import option_calls
+from .enum_values import enum_values
+from .fan_out import fan_out
+from .flags import asked_flags
+from .focus import owned_spans
+from .literal_lists import literal_lists
+from .named_numbers import named_numbers as numbers_by_name
+from .named_options import named_options
+from .pairing import in_order
+from .phrases import values_after_names, whole_phrases
+from .regions import with_region
+from .restate import restatements
+from .shared import shared_optionals
+from .spoken import compounding as per_year
+from .spoken import implied as implied_numbers
+from .spoken import scaled
+from .stray_numbers import stray_numbers as strays
+from .units import stated_units
+from .written_names import written_names
+
+__all__ = ["call_adjuster", "fanned_out"]
+
+#: A call as (tool name, input).
+Call = tuple[str, dict[str, Any]]
+
+
+def call_adjuster(request: Request, optional: bool, percent: bool,
+                  looked_up: bool = False,
+                  dates: bool = False,
+                  regions: bool = False,
+                  flags: bool = False,
+                  phrases: bool = False,
+                  scales: bool = False,
+                  codes: bool = False,
+                  enums: bool = False,
+                  units: bool = False,
+                  directions: bool = False,
+                  options: bool = False,
+                  after_names: bool = False,
+                  named_numbers: bool = False,
+                  compounding: bool = False,
+                  implied: bool = False,
+                  stray: bool = False,
+                  lists: bool = False,
+                  names: bool = False,
+                  currencies: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
+    """Leaves out of each call the optional parameters the conversation gives no value for
+    (``optional``), writes as fractions the rates it gives as percentages (``percent``),
+    gives a parameter that an earlier call looked up that call's result (``looked_up``:
+    ``symbol`` the ``GM`` that ``get_ticker_symbol`` returned; see
+    :func:`~.choices.looks_up`), and writes dates in the format a parameter asks for, an
+    optional one left out given the question's one date (``dates``, :func:`.dates.dated`),
+    completes a city with its state where the parameter asks for it (``regions``,
+    :func:`.regions.with_region`), and sets each boolean the question speaks of as it asks
+    (``flags``, :func:`.flags.asked_flags`), and writes whole a value the question writes
+    only as a piece of a word, name or quote (``phrases``, :func:`.phrases.whole_phrases`: ``Treaty
+    of Tordesillas`` for ``Tordesillas``), and writes whole a number the question writes
+    only with a scale (``scales``, :func:`.spoken.scaled`: 213000000 for "213 million"),
+    and writes the code a parameter's description lists for the thing the question names
+    (``codes``, :func:`.codes.described_codes`: ``service_id: 2`` for "ironing services"
+    where "2 for ironing service" is listed), after giving a free value that names another
+    parameter's enum member to that parameter (``enums``, :func:`.enum_values.enum_values`:
+    ``genre: "Drama"`` for ``directed_by: "Drama"``). Before the optional parameters are
+    left out, a unit parameter whose value the question does not write gets the unit the
+    question states (``units``, :func:`.units.stated_units`: ``unit: "meters"`` for "a radius
+    of 5 meters" where the model wrote ``"cm"``), and keeps it. A "from" and a "to" value
+    the question writes the other way round are swapped (``directions``,
+    :func:`.directions.from_to`: ``_from: "Seattle"`` for "from Seattle to Boston").
+    A name the question writes right after a parameter's name goes to that parameter
+    (``after_names``, :func:`.phrases.values_after_names`: ``directed_by: "Edgar Wright"``
+    for "directed by Edgar Wright", not ``cast``). A number the question labels with a
+    numeric parameter's name goes to that parameter (``named_numbers``,
+    :func:`.named_numbers.named_numbers`: ``current: 20`` for "a current of 20 Amperes",
+    not ``distance``). The times a year interest is compounded, said in a word, are written
+    where a parameter counts them (``compounding``, :func:`.spoken.compounding`: ``n: 4``
+    for "compounded quarterly"). An initial velocity is 0 for an object "dropped" or
+    starting "from rest", and "11 PM" is 23 to a parameter "in 24 hour format"
+    (``implied``, :func:`.spoken.implied`). A numeric parameter holding a number the
+    question writes only inside another of the call's values or as an exponent, or not at
+    all but for a lost zero, gets the question's one number the call leaves unused
+    (``stray``, :func:`.stray_numbers.stray_numbers`: ``value: 1`` for "the derivative of
+    2x^2 at x = 1", not the 2 of ``function: "2x^2"``). An array parameter holding a part
+    of a list the question writes out, or held empty beside the question's one list the
+    call holds nowhere else, gets the list whole (``lists``,
+    :func:`.literal_lists.literal_lists`: ``elements: ['Sam', 'Alice', 'Jack']`` for
+    ``elements: []``). A free string value gives way to the name the question writes for
+    it (``names``, :func:`.written_names.written_names`, after the numbers are mended):
+    where the question does not write the value, its one name ending in the parameter's
+    name (``league: "Premier League"`` for ``"Manchester City"``) or the one word the
+    value misspells (``"Liverpool"`` for ``"Liverly"``); the part before another
+    parameter's value the value ends in (``"New York"`` for ``"New York to
+    Philadelphia"``); for a ``<thing>_type`` holding a count, the word before the thing
+    (``room_type: "single"`` for ``"two"`` in "a single room for two nights"). Where the
+    call writes currencies as codes, each currency parameter gets the ISO code of the
+    currency the question names for it (``currencies``,
+    :func:`.currencies.currency_codes`: ``to_currency: "CAD"`` for ``"CAN"`` in "150 Euros
+    to Canadian dollars").
+    An optional string the conversation writes only inside a value these edits wrote
+    whole is then left out too (``optional``, :func:`.choices.without_inside_others`).
+    Last, an optional parameter the call leaves out whose option the question names is
+    added (``options``, :func:`.named_options.named_options`: ``root_type: "all"`` for
+    "Find all the roots"). An edit is kept only if the call still validates.
+    Returns the call and how many parameters were left out."""
+    conversation = conversation_text(request)
+    question = question_text(request)
+    schemas = {t.name: t.input_schema for t in request.tools}
+    lookups = _looked_up(request, question) if looked_up else {}
+    # (on, rule, edit, the text it reads): in this order, each kept only if the call still
+    # validates.
+    table: list[tuple[bool, str, Callable[[dict[str, Any], Any, str], dict[str, Any]],
+                      str]] = [
+        (enums, "enum_values", enum_values, question),
+        (lists, "literal_lists", literal_lists, question),
+        (percent, "percent_fractions", lambda a, s, t: percents_as_fractions(a, s, t)[0],
+         conversation),
+        (scales, "scaled_numbers", scaled, conversation),
+        (phrases, "whole_phrases", whole_phrases, question),
+        (after_names, "after_names", values_after_names, question),
+        (directions, "from_to", from_to, question),
+        (currencies, "currency_codes", currency_codes, question),
+        (dates, "date_formats", dated, question),
+        (regions, "city_state", with_region, question),
+        (flags, "asked_flags", asked_flags, question),
+        (codes, "described_codes", described_codes, question),
+        (named_numbers, "named_numbers", numbers_by_name, question),
+        (compounding, "compounding", per_year, question),
+        (implied, "implied_numbers", implied_numbers, question),
+        (stray, "stray_numbers", strays, question),
+        # After the numbers are mended: a kind read off a count ("single" for the two
+        # nights) needs the count the question writes, not the model's 2022.
+        (names, "written_names", written_names, question),
+    ]
+    edits = [(rule, edit, text) for on, rule, edit, text in table if on]
+
+    def adjust(block: ToolUseBlock) -> tuple[ToolUseBlock, int]:
+        schema = schemas.get(block.name)
+        arguments = dict(block.input)
+        #: The rule that last changed each parameter (recorded on the call's origin).
+        by: dict[str, str] = {}
+
+        def step(rule: str, after: dict[str, Any]) -> dict[str, Any]:
+            for change in changes_between(arguments, after, rule):
+                by[change.parameter] = rule
+            return after
+
+        stated = stated_units(arguments, schema, question) if units else {}
+        if stated and _valid(schema, {**arguments, **stated}):
+            arguments = step("stated_units", {**arguments, **stated})
+        else:
+            stated = {}
+        dropped: list[str] = []
+        if optional:
+            kept, dropped = keep_given_optionals(arguments, schema, conversation,
+                                                 block.name)
+            # The question states these units, if not as words of their own ("5cm").
+            arguments = step("optional_from_conversation",
+                             {k: kept.get(k, stated.get(k)) for k in block.input
+                              if k in kept or k in stated})
+            dropped = [k for k in dropped if k not in stated]
+        for rule, edit, text in edits:
+            edited = edit(arguments, schema, text)
+            if edited != arguments and _valid(schema, edited):
+                arguments = step(rule, edited)
+        if optional:  # the edits may have written whole a value an optional one is part of
+            edited = without_inside_others(arguments, schema, conversation)
+            if edited != arguments and _valid(schema, edited):
+                dropped += [k for k in arguments if k not in edited]
+                arguments = step("optional_from_conversation", edited)
+        if options:
+            edited = named_options(arguments, schema, question, block.name)
+            if edited != arguments and _valid(schema, edited):
+                arguments = step("named_options", edited)
+        found = {p: v for (name, p), v in lookups.items() if name == block.name}
+        if found and _valid(schema, {**arguments, **found}):
+            arguments = step("prerequisite_tools", {**arguments, **found})
+        if arguments == block.input:
+            return block, 0
+        changes = [change.model_copy(update={"rule": by.get(change.parameter, "unknown")})
+                   for change in changes_between(block.input, arguments, "unknown")]
+        return edited_block(block, changes, arguments), len(dropped)
+
+    return adjust
+
+
+def _looked_up(request: Request, question: str) -> dict[tuple[str, str], str]:
+    """``(tool, parameter) -> value`` for each required parameter ``question`` (the
+    request's) does not speak of that an earlier call of the conversation looked up (its last result, when it
+    succeeded with one short line of text)."""
+    called: dict[str, str] = {}  # a call comes before its result
+    results: dict[str, str] = {}
+    for message in request.messages:
+        for block in message.content:
+            if block.type == "tool_use":
+                called[block.id] = block.name
+            elif block.type == "tool_result" and not block.is_error \
+                    and block.tool_use_id in called:
+                text = "".join(getattr(part, "text", "") for part in block.content).strip()
+                if text and "\n" not in text and len(text) <= 100:
+                    results[called[block.tool_use_id]] = text
+    found: dict[tuple[str, str], str] = {}
+    for target in request.tools:
+        for parameter in unasked_required(question, target):
+            for tool in request.tools:
+                if tool.name != target.name and tool.name in results \
+                        and looks_up(tool, parameter, target):
+                    found[(target.name, parameter)] = results[tool.name]
+    return found
+
+
+def _valid(schema: Any, arguments: dict[str, Any]) -> bool:
+    """Does ``arguments`` validate against ``schema`` (False when jsonschema cannot apply
+    it: "type": "dict", a $ref to nowhere)?"""
+    try:
+        return bool(compile_validator(schema).is_valid(arguments))
+    except (SchemaError, UnknownType, Unresolvable):
+        return False
+
+
+def _validator(request: Request) -> Callable[[str, dict[str, Any]], bool]:
+    """Does a call (its tool's name, its input) name a tool of ``request`` and validate
+    against that tool's schema?"""
+    specs = {t.name: t for t in request.tools}
+
+    def valid(name: str, arguments: dict[str, Any]) -> bool:
+        spec = specs.get(name)
+        return spec is not None and _valid(spec.input_schema, arguments)
+
+    return valid
+
+
+def fanned_out(request: Request, blocks: list[ToolUseBlock], limit: int, *,
+               lists: bool = True, clauses: bool = False,
+               options: bool = False) -> list[ToolUseBlock]:
+    """The calls the question asks for that the model's ``blocks`` leave out, as new
+    blocks: one per further item of a list (``lists``, :func:`.fan_out.fan_out`), then one
+    per clause restating a call with other values (``clauses``,
+    :func:`.restate.restatements`; where the calls name several tools, each tool from the
+    clauses it alone owns, :func:`.focus.owned_spans`), then, for all of those, one per
+    further option of a parameter the question lists (``options``,
+    :func:`.each_option.option_calls`)."""
+    valid = _validator(request)
+    question = question_text(request)
+    schemas = {t.name: t.input_schema for t in request.tools}
+    calls = [(b.name, dict(b.input)) for b in blocks]
+    made = fan_out(calls, question, schemas, limit=limit, valid=valid) if lists else []
+    rules = ["fan_out"] * len(made)
+    if clauses:
+        every = [*calls, *made]
+        parts = owned_spans(question, request.tools) if len({n for n, _ in every}) > 1 \
+            else None
+        restated = restatements(every, question, schemas, limit=limit, valid=valid,
+                                parts=parts)
+        made += restated
+        rules += ["restate"] * len(restated)
+    if options:
+        each = option_calls([*calls, *made], question, schemas, limit=limit, valid=valid)
+        made += each
+        rules += ["each_option"] * len(each)
+    return [ToolUseBlock(id=new_tool_use_id(), name=name, input=arguments,
+                         origin=CallOrigin(source="added", rule=rule))
+            for (name, arguments), rule in zip(made, rules, strict=True)]
+
+
+def paired_in_order(request: Request, blocks: list[ToolUseBlock]) -> list[ToolUseBlock]:
+    """``blocks`` with each tool's values paired in the question's order where the calls
+    cross them (:func:`.pairing.in_order`); the blocks keep their ids and places. Each
+    changed call is validated against its tool's schema: if one fails, none changes."""
+    return _edited_together(request, blocks, in_order, "pair_in_order")
+
+
+def given_to_all(request: Request, blocks: list[ToolUseBlock]) -> list[ToolUseBlock]:
+    """``blocks`` with the optional values the question gives once for all of a tool's
+    calls written into each that leaves them out (:func:`.shared.shared_optionals`); the
+    blocks keep their ids and places. Each changed call is validated against its tool's
+    schema: if one fails, none changes."""
+    return _edited_together(request, blocks, shared_optionals, "share_optionals")
+
+
+def _edited_together(request: Request, blocks: list[ToolUseBlock],
+                     edit: Callable[[list[Call], str], list[Call]],
+                     rule: str) -> list[ToolUseBlock]:
+    """``blocks`` after ``edit`` (the calls and the question in, as many calls out), all
+    or none: a changed call that does not validate leaves every block as it was. Each
+    changed block's origin records its changes, made by ``rule``."""
+    valid = _validator(request)
+    calls = edit([(b.name, dict(b.input)) for b in blocks], question_text(request))
+    if any(arguments != b.input and not valid(b.name, arguments)
+           for (_, arguments), b in zip(calls, blocks, strict=True)):
+        return list(blocks)
+    return [b if arguments == b.input
+            else edited_block(b, changes_between(b.input, arguments, rule), arguments)
+            for (_, arguments), b in zip(calls, blocks, strict=True)]
