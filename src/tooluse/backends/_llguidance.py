@@ -6,7 +6,9 @@ numeric bounds, ``allOf`` and a few more keywords to validation after parsing; l
 and ~1-4 s of tokenizer set-up per process (docs/benchmarks/speed.md §2). So it is used only
 where it adds a guarantee: ``grammar_engine="auto"`` picks it for a grammar that holds a
 :class:`~tooluse.prompting.grammar_ir.Native` value (:attr:`ToolGrammar.native`) when the
-``llguidance`` package is installed; ``"llguidance"`` forces it for every grammar.
+``llguidance`` package is installed; ``"llguidance"`` forces it for every grammar. A string
+parameter with a Lark grammar (``x-lark``) is such a value: llguidance runs that grammar as a
+subgrammar (:attr:`ToolGrammar.llguidance`).
 
 The turn: the forced tokens llguidance computes are evaluated in one batch (the last one held
 back at a tag boundary, as the fast engine's token healing does); elsewhere the model's
@@ -118,11 +120,9 @@ def matcher_for(loaded: LoadedModel, grammar: ToolGrammar, engine: str) -> Any |
 
     cache: dict[Any, Any] = getattr(loaded, "_llg_matchers", None) or {}
     setattr(loaded, "_llg_matchers", cache)  # noqa: B010 - not a declared field
-    key = grammar.key or grammar.lark
+    key = grammar.key or grammar.llguidance
     if key not in cache:
-        template: Any = llguidance.LLMatcher(tokenizer(loaded),
-                                             llguidance.grammar_from("lark", grammar.lark),
-                                             log_level=0)
+        template: Any = llguidance.LLMatcher(tokenizer(loaded), grammar.llguidance, log_level=0)
         if template.is_error():
             log.warning("llguidance rejected the grammar, using the fast engine: %s",
                         template.get_error()[:300])

@@ -6,7 +6,8 @@ ordinary tool and the codec can write its calls back in the API's own shape:
 
 - a ``custom`` tool takes free text, not JSON: it becomes a tool whose input is one string
   property ``input`` (:func:`custom_schema`; a ``regex`` grammar becomes that property's
-  ``pattern``, so text backends constrain it with their JSON grammar); its calls
+  ``pattern``, a ``lark`` grammar its ``x-lark``, so text backends constrain the text with
+  their grammar engine: llguidance runs the Lark grammar itself); its calls
   (``custom_tool_call``) carry ``{"input": text}``.
 - a ``namespace`` groups tools under a name; each member becomes a tool named
   ``<namespace>__<name>`` (:func:`joined_name`), and its calls carry the two names apart
@@ -23,6 +24,10 @@ from typing import Any
 
 from ...messages import Request
 from ._wire import TARGET
+
+#: The schema key the grammar engine reads a string's Lark grammar from
+#: (:data:`tooluse.prompting.grammar_lark.LARK_KEY`; not imported: codecs stay below prompting).
+LARK_KEY = "x-lark"
 
 __all__ = ["CUSTOM_INPUT", "ToolKinds", "custom_schema", "joined_name"]
 
@@ -44,6 +49,7 @@ def custom_schema(fmt: dict[str, Any] | None) -> dict[str, Any]:
             prop["pattern"] = f"^(?:{fmt['definition']})$"
         else:
             prop["description"] = "text in the language of the tool's Lark grammar"
+            prop[LARK_KEY] = str(fmt["definition"])
     return {"type": "object", "properties": {CUSTOM_INPUT: prop}, "required": [CUSTOM_INPUT],
             "additionalProperties": False}
 
