@@ -78,8 +78,14 @@ def test_json_answers_carry_the_header_and_bodies_stay_to_spec(
             "messages": [{"role": "user", "content": [{"text": "timers"}]}]})
         assert converse.status_code == 200, converse.text
         assert ORIGINS_HEADER in converse.headers and _origin_keys(converse.json()) == []
+        # The Responses API: the same header, its function_call items without an origin.
+        answer = httpx2.post(server.url + "/v1/responses", json={
+            "model": "m", "input": "timers", "store": False})
+        assert answer.status_code == 200, answer.text
+        assert answer.headers[ORIGINS_HEADER] == header_value([PLAIN, EDITED, ADDED])
+        assert _origin_keys(answer.json()) == []
     lines = [r.getMessage() for r in caplog.records if "not the model's" in r.getMessage()]
-    assert len(lines) == 3
+    assert len(lines) == 4
     assert "2 of 3 calls" in lines[0] and "added (restate)" in lines[0] \
         and 'label removed "timer" (optional_from_conversation)' in lines[0]
 

@@ -34,6 +34,7 @@ from .disconnect import ClientGone, unless_disconnected
 from .encoding import JsonResponse
 from .endpoint import WireApi, check_key
 from .errors import GatewayError
+from .origins import logged_stream, response_headers
 from .policy import check_servable
 from .response_store import ResponseStore
 from .sse import named_event
@@ -169,7 +170,8 @@ async def create_response(request: HttpRequest) -> Response:
 
     if stream:
         def encode(events: Iterator[StreamEvent]) -> Iterator[bytes]:
-            return _stream_bytes(events, data, neutral, response_id, created, echo,
+            return _stream_bytes(logged_stream(events, "responses", request_id), data,
+                                 neutral, response_id, created, echo,
                                  store if keep else None, items)
 
         return state.streaming_response(  # type: ignore[return-value]
@@ -186,6 +188,7 @@ async def create_response(request: HttpRequest) -> Response:
         return fail(GatewayError("the client disconnected", "api"))
     except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return fail(output_error(exc))
+    headers.update(response_headers("responses", request_id, answer))
     return JsonResponse(out, headers=headers)
 
 
