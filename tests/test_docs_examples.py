@@ -28,6 +28,7 @@ printed at the end of the session.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import signal
@@ -39,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from pytest_examples import EvalExample, find_examples
+from pytest_examples import CodeExample, EvalExample, find_examples
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -146,6 +147,12 @@ def test_the_examples_are_found() -> None:
 
 # -- running them ----------------------------------------------------------------------------
 
+@functools.cache
+def _python_examples(path: Path) -> list[CodeExample]:
+    # one find_examples() per file: --update-examples rewrites a file's examples as one group
+    return list(find_examples(path))
+
+
 def _skip_if_needed(block: Block, count: _Count) -> None:
     if "not-run" in block.tags:
         count.not_run.append((block.id, block.reason))
@@ -251,7 +258,7 @@ def test_output_matching() -> None:
 def test_example(block: Block, eval_example: EvalExample, count: _Count, tmp_path: Path) -> None:
     _skip_if_needed(block, count)
     if block.lang == "python":
-        example = next(ex for ex in find_examples(block.path) if ex.start_line == block.line)
+        example = next(ex for ex in _python_examples(block.path) if ex.start_line == block.line)
         checked = "#>" in example.source
         eval_example.set_config(line_length=120)  # printed lines up to 120 stay one #> line
         try:
