@@ -9,8 +9,8 @@ Codex runs with its default config except the provider: a throw-away ``CODEX_HOM
 only a ``config.toml`` that names the provider, and the key in an environment variable.
 
 Install: ``npm install @openai/codex@CODEX_VERSION`` into ``~/.cache/tooluse/npm/`` (or
-``$TOOLUSE_NPM_CACHE``), once; later runs reuse it (about 10 s the first time with npm's own
-cache warm, 420 MB on disk). Skipped, saying how to install, without node/npm or the registry.
+``$TOOLUSE_NPM_CACHE``), once; later runs reuse it (9 s the first time here, even with an
+empty npm cache; 420 MB on disk). Skipped, saying how to install, without node/npm or the registry.
 """
 
 from __future__ import annotations
