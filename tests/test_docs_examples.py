@@ -45,7 +45,7 @@ from pytest_examples import CodeExample, EvalExample, find_examples
 ROOT = Path(__file__).resolve().parents[1]
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
-MARK = re.compile(r"<!--\s*([a-z][a-z, -]*?)\s*:\s*(.*?)\s*-->\s*\Z", re.DOTALL)
+MARK = re.compile(r"<!--\s*([a-z][a-z, -]*?)\s*:\s*(.*?)\s*-->\Z", re.DOTALL)
 TAGS = {"not-run", "slow", "bfcl-data", "numbers"}
 LANGS = {"python", "bash", "console", "text", ""}
 RUNNABLE = {"python", "bash", "console"}
@@ -74,8 +74,8 @@ def _blocks() -> list[Block]:
             before = text[: m.start()].rstrip("\n")
             block = Block(path, text[: m.start()].count("\n") + 1, m.group(1).strip().lower(),
                           m.group(2))
-            mark = MARK.search(before[-400:])
-            if mark and before.endswith("-->"):
+            mark = MARK.match(before[before.rfind("<!--"):]) if before.endswith("-->") else None
+            if mark:
                 block.tags = {t.strip() for t in mark.group(1).split(",")}
                 block.reason = mark.group(2)
             found.append(block)
