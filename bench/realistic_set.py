@@ -443,12 +443,13 @@ def compare(base: dict[str, Any], others: Sequence[dict[str, Any]]) -> str:
 
     lines = [f"Baseline: **{name(base)}** (`{' '.join(base['meta'].get('serve_args', []))}`)",
              "", ("| config | right | accuracy | broken | fixed | calls added (origin) "
-                  "| calls beyond expected | calls edited (cases) |"),
+                  "| calls beyond expected | cases with an edited call |"),
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     s = base["summary"]
+    own = diff(base, base)
     lines.append(f"| {name(base)} (baseline) | {s['right']}/{s['cases']} | "
-                 f"{100 * s['accuracy']:.1f}% | - | - | {s['calls_added']} | "
-                 f"{s['calls_beyond_expected']} | {s['calls_edited']} |")
+                 f"{100 * s['accuracy']:.1f}% | - | - | {len(own['added'])} | "
+                 f"{len(own['beyond'])} | {len(own['edited'])} |")
     diffs = [diff(base, o) for o in others]
     for o, d in zip(others, diffs, strict=True):
         s = o["summary"]
