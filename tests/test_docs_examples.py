@@ -86,8 +86,30 @@ BLOCKS = _blocks()
 EXAMPLES = [b for b in BLOCKS if b.lang in RUNNABLE]
 
 
+# Blocks of docs that other people own, known to fail as written: (file, the block's first
+# line) -> why. Each is an expected failure (strict: once fixed, remove it here), so the
+# suite stays green while the owner fixes the doc, and the count shows them.
+KNOWN_BROKEN = {
+    ("docs/runner.md", "from tooluse.runner import Runner"):
+        "get_current_stock_price is never defined (owner of docs/runner.md to fix)",
+    ("docs/runner.md", "saved = [m.model_dump(mode=\"json\") for m in result.messages]      # JSON-able"):
+        "a fragment: result and runner are never defined (owner of docs/runner.md to fix)",
+    ("docs/runner.md", "from tooluse.runner import extract"):
+        "{\"type\": \"object\", ...} is a SyntaxError; backend, Contact, text undefined "
+        "(owner of docs/runner.md to fix)",
+}
+
+
+def _broken(block: Block) -> str | None:
+    first = block.source.splitlines()[0] if block.source else ""
+    return KNOWN_BROKEN.get((str(block.path.relative_to(ROOT)), first))
+
+
 def _marks(block: Block) -> list[pytest.MarkDecorator]:
-    return [pytest.mark.slow] if "slow" in block.tags else []
+    marks = [pytest.mark.slow] if "slow" in block.tags else []
+    if (why := _broken(block)) is not None:
+        marks.append(pytest.mark.xfail(reason=why, strict=True, raises=AssertionError))
+    return marks
 
 
 # -- the count -------------------------------------------------------------------------------
@@ -100,16 +122,20 @@ class _Count:
 
     def pytest_terminal_summary(self, terminalreporter) -> None:  # type: ignore[no-untyped-def]
         tr = terminalreporter
-        total = len(EXAMPLES)
         declared = sum("not-run" in b.tags for b in EXAMPLES)
+        slow = sum("slow" in b.tags and "not-run" not in b.tags for b in EXAMPLES)
+        broken = sum(_broken(b) is not None for b in EXAMPLES)
         tr.write_sep("-", "docs examples (tests/test_docs_examples.py)")
-        tr.write_line(f"{total} code blocks in README.md and docs/*.md; this run: "
-                      f"{len(self.ran)} run, {len(self.checked)} of them checked for output, "
-                      f"{len(self.not_run)} not run with a reason "
-                      f"({declared} marked not-run in the docs; slow or data-less ones are "
-                      "counted only when collected)")
+        tr.write_line(f"in README.md and docs/*.md: {len(EXAMPLES)} code blocks (python, bash, "
+                      f"console), {declared} marked not-run with a reason, {slow} slow, "
+                      f"{broken} known to fail (owned elsewhere)")
+        tr.write_line(f"this run: {len(self.ran)} blocks run, {len(self.checked)} of them "
+                      f"checked for output, {len(self.not_run)} not run with a reason")
         for where, reason in self.not_run:
             tr.write_line(f"  not run: {where}: {reason}")
+        for b in EXAMPLES:
+            if (why := _broken(b)) is not None:
+                tr.write_line(f"  known to fail: {b.id}: {why}")
 
 
 @pytest.fixture(scope="module")
@@ -170,7 +196,7 @@ def _skip_if_needed(block: Block, count: _Count) -> None:
 def _format(exc: BaseException) -> str:
     try:
         return "".join(traceback.format_exception(exc))
-    except Exception:  # the same fake frames may break the standard library's formatter
+    except Exception:  # noqa: BLE001 - the same fake frames may break the standard library's formatter
         return f"{type(exc).__name__}: {exc}"
 
 
@@ -268,7 +294,7 @@ def test_example(block: Block, eval_example: EvalExample, count: _Count, tmp_pat
                 eval_example.run_print_check(example)
             else:
                 eval_example.run(example)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any error of the example fails the test
             # pytest-examples maps the traceback onto the doc's lines, which pytest 9 cannot
             # render (an INTERNALERROR): report it as text instead
             raise AssertionError(f"{block.id} raised:\n{_format(exc)}") from None
