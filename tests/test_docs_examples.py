@@ -313,3 +313,48 @@ def test_example(block: Block, eval_example: EvalExample, count: _Count, tmp_pat
     count.ran.append(block.id)
 
 
+
+
+def _closure(dist: str, extras: frozenset[str]) -> set[str]:
+    """The distributions ``dist[extras]`` installs, transitively (markers evaluated)."""
+    from importlib import metadata
+
+    from packaging.markers import default_environment
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    seen: set[str] = set()
+    todo = [(dist, extras)]
+    done: set[tuple[str, frozenset[str]]] = set()
+    while todo:
+        name, wanted = todo.pop()
+        if (name, wanted) in done:
+            continue
+        done.add((name, wanted))
+        seen.add(canonicalize_name(name))
+        for text in metadata.distribution(name).requires or []:
+            req = Requirement(text)
+            envs = [{**default_environment(), "extra": e} for e in (wanted or {""})]
+            if req.marker is None or any(req.marker.evaluate(env) for env in envs):
+                todo.append((req.name, frozenset(req.extras)))
+    return seen
+
+
+def test_all_extra_installs_what_the_readme_imports() -> None:
+    """``pip install -e ".[all]"`` (the README's first command) is enough for every module the
+    README's examples import or run with ``python -m`` / ``python -c "import ..."``."""
+    from importlib import metadata
+
+    from packaging.utils import canonicalize_name
+
+    modules = set()
+    for b in (b for b in EXAMPLES if b.path.name == "README.md" and "not-run" not in b.tags):
+        modules |= set(re.findall(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", b.source, re.MULTILINE))
+        modules |= set(re.findall(r"python -m ([A-Za-z_]\w*)", b.source))
+        modules |= set(re.findall(r"python -c [\"']import ([A-Za-z_]\w*)", b.source))
+    assert {"anthropic", "mcp_server_time", "tooluse"} <= modules
+    installed = _closure("tooluse", frozenset({"all"}))
+    owners = metadata.packages_distributions()
+    missing = {m: owners.get(m) for m in modules - set(sys.stdlib_module_names)
+               if m != "tooluse" and not {canonicalize_name(d) for d in owners.get(m, [])} & installed}
+    assert not missing, f"the README imports these, which [all] does not install: {missing}"
