@@ -89,15 +89,7 @@ EXAMPLES = [b for b in BLOCKS if b.lang in RUNNABLE]
 # Blocks of docs that other people own, known to fail as written: (file, the block's first
 # line) -> why. Each is an expected failure (strict: once fixed, remove it here), so the
 # suite stays green while the owner fixes the doc, and the count shows them.
-KNOWN_BROKEN = {
-    ("docs/runner.md", "from tooluse.runner import Runner"):
-        "get_current_stock_price is never defined (owner of docs/runner.md to fix)",
-    ("docs/runner.md", "saved = [m.model_dump(mode=\"json\") for m in result.messages]      # JSON-able"):
-        "a fragment: result and runner are never defined (owner of docs/runner.md to fix)",
-    ("docs/runner.md", "from tooluse.runner import extract"):
-        "{\"type\": \"object\", ...} is a SyntaxError; backend, Contact, text undefined "
-        "(owner of docs/runner.md to fix)",
-}
+KNOWN_BROKEN: dict[tuple[str, str], str] = {}
 
 
 def _broken(block: Block) -> str | None:
