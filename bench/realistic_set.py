@@ -7,6 +7,7 @@
     python bench/realistic_set.py run --name mine --out X.json -- --backend local -o KEY=VALUE
     python bench/realistic_set.py compare BASELINE.json OTHER.json [OTHER.json ...]
     python bench/realistic_set.py per-rule BASELINE.json PRESET.json
+    python bench/realistic_set.py rescore RUN.json [...]   # verdicts again, after a scorer fix
 
 ``run`` starts ``python -m tooluse.cli serve --port PORT SERVE_ARGS...`` as a subprocess (in
 its own session, stopped by its process-group id), waits for ``GET /health``, sends each case
@@ -25,7 +26,7 @@ the expected calls one to one: same tool name; every expected parameter has one 
 acceptable values (``null`` in the list: it may be left out); no parameter that is not
 listed. Strings compare case-insensitively after trimming, numbers numerically (``10 ==
 10.0``; a boolean is not a number), arrays element by element, objects key by key. A
-parameter given as JSON ``null`` counts as left out.
+parameter given as JSON ``null`` or as an empty array (``"cc": []``) counts as left out.
 
 Origins: the header holds ``ID=SOURCE[:RULE+RULE...]`` items joined by ``", "``, SOURCE one of
 ``model`` / ``edited`` / ``added`` (e.g. ``toolu_01=model, toolu_02=edited:stated_units+
@@ -103,7 +104,7 @@ def call_mismatch(name: str, arguments: dict[str, Any], expected: dict[str, Any]
     """Why a call does not match one expected call, or ``None`` when it does."""
     if name != expected["name"]:
         return f"tool {name} instead of {expected['name']}"
-    given = {k: v for k, v in (arguments or {}).items() if v is not None}
+    given = {k: v for k, v in (arguments or {}).items() if v is not None and v != []}
     wanted: dict[str, list[Any]] = expected["arguments"]
     extra = sorted(set(given) - set(wanted))
     if extra:
@@ -516,6 +517,20 @@ def per_rule(base: dict[str, Any], preset: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def rescore(doc: dict[str, Any], cases_path: Path = DEFAULT_CASES) -> dict[str, Any]:
+    """``doc`` with every verdict and the summary recomputed from the recorded calls against
+    ``cases_path`` (after the scorer or an expected value changed; nothing is re-run)."""
+    cases = {c["id"]: c for c in load_cases(cases_path)}
+    for record in doc["cases"]:
+        if record["id"] in cases and not record.get("error"):
+            record["right"], record["reason"] = score_case(record["calls"],
+                                                           cases[record["id"]]["expected"])
+    doc["summary"] = summarize(doc["cases"], cases)
+    doc["meta"]["rescored"] = {"cases_file": str(cases_path), "cases_sha256": hashlib.sha256(
+        cases_path.read_bytes()).hexdigest()}
+    return doc
+
+
 def _short_calls(record: dict[str, Any]) -> str:
     parts = []
     for c in record["calls"]:
@@ -555,10 +570,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     r = sub.add_parser("per-rule", help="rules named in the cases a preset run changed")
     r.add_argument("baseline")
     r.add_argument("preset")
+    s = sub.add_parser("rescore", help="recompute verdicts of run JSONs in place (no re-run)")
+    s.add_argument("runs", nargs="+")
+    s.add_argument("--cases", type=Path, default=DEFAULT_CASES)
     args = parser.parse_args(argv)
 
     if args.command == "compare":
         print(compare(_load(args.baseline), [_load(o) for o in args.others]), end="")
+        return 0
+    if args.command == "rescore":
+        for path in args.runs:
+            doc = rescore(_load(path), args.cases)
+            Path(path).write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n",
+                                  encoding="utf-8")
+            print(f"{path}: {doc['summary']['right']}/{doc['summary']['cases']} right")
         return 0
     if args.command == "per-rule":
         print(per_rule(_load(args.baseline), _load(args.preset)), end="")

@@ -100,6 +100,14 @@ def test_null_counts_as_omitted() -> None:
     assert rs.score_case([c("set_timer", minutes=10, repeat=None)], [TIMER])[0]
 
 
+def test_empty_array_counts_as_omitted() -> None:
+    want = [e("send_email", to=[["a@b.c"]], cc=[None])]
+    assert rs.score_case([c("send_email", to=["a@b.c"], cc=[])], want)[0]
+    assert rs.score_case([c("send_email", to=["a@b.c"], bcc=[])], want)[0]
+    assert not rs.score_case([c("send_email", to=["a@b.c"], cc=["x@y.z"])], want)[0]
+    assert not rs.score_case([c("send_email", to=[])], want)[0]
+
+
 def test_strings_case_insensitive_and_trimmed() -> None:
     want = [e("get_weather", city=["New York"])]
     assert rs.score_case([c("get_weather", city="  new YORK ")], want)[0]
@@ -178,6 +186,14 @@ def _rec(case_id: str, right: bool, calls: list[tuple[str, dict[str, Any], str, 
     return {"id": case_id, "category": [], "right": right, "reason": "",
             "calls": [{"id": f"t{i}", "name": n, "input": inp, "origin": o, "rules": r}
                       for i, (n, inp, o, r) in enumerate(calls)]}
+
+
+def test_rescore(tmp_path: Path) -> None:
+    doc = _doc("x", [_rec("en_timer_simple", False, [("set_timer", {"minutes": 12}, "model", [])]),
+                     _rec("de_timer", True, [("set_timer", {"minutes": 9}, "model", [])])])
+    doc = rs.rescore(doc)
+    assert [r["right"] for r in doc["cases"]] == [True, False]
+    assert doc["summary"]["right"] == 1 and "minutes" in doc["cases"][1]["reason"]
 
 
 def test_compare_and_per_rule() -> None:
