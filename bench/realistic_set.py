@@ -19,7 +19,8 @@ header, scores each case, and writes one JSON document. Named configs:
 * ``default``  — ``--backend local``;
 * ``preset``   — ``--backend local --preset en-bfcl``;
 * ``rule:NAME``— ``--backend local -o NAME=1``;
-* ``model+rule:NAME`` — ``--backend local:<path> -o NAME=1``: that rule alone on the model.
+* ``model+rule:NAME`` — ``--backend local:<path> -o NAME=1``: that rule alone on the model;
+* ``preset-without:NAME`` — ``--backend local --preset en-bfcl -o NAME=0``: leave one out.
 
 Scoring (``score_case``): a case is right when its calls, as a multiset (order-free), match
 the expected calls one to one: same tool name; every expected parameter has one of its
@@ -196,10 +197,12 @@ def config_args(config: str) -> list[str]:
         return ["--backend", "local", "--preset", config.split(":", 1)[1]]
     if config.startswith("rule:"):
         return ["--backend", "local", "-o", f"{config.split(':', 1)[1]}=1"]
+    if config.startswith("preset-without:"):
+        return [*config_args("preset"), "-o", f"{config.split(':', 1)[1]}=0"]
     if config.startswith("model+rule:"):
         return [*config_args("model"), "-o", f"{config.split(':', 1)[1]}=1"]
     raise SystemExit(f"unknown config {config!r}: model, default, preset[:NAME], rule:NAME, "
-                     "model+rule:NAME")
+                     "model+rule:NAME, preset-without:NAME")
 
 
 def _free_port() -> int:
@@ -506,7 +509,9 @@ def per_rule(base: dict[str, Any], preset: dict[str, Any]) -> str:
     lines = [title, "",
              "| case | verdict | rules named | baseline calls | calls |",
              "| --- | --- | --- | --- | --- |", *rows, "",
-             "A case whose calls name several rules counts for each of them.", "",
+             ("A case whose calls name several rules counts for each of them (rules that steer "
+              "decoding are named on most calls): for one rule's own effect, run "
+              "`rule:NAME` or `preset-without:NAME` and `compare`."), "",
              "| rule | cases touched | fixed | broken | calls added | cases |",
              "| --- | ---: | ---: | ---: | ---: | --- |"]
     for rule, e in sorted(per.items(), key=lambda kv: (-len(kv[1]["touched"]), kv[0])):
@@ -554,7 +559,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("run", help="run the set through tooluse serve (serve args after --)")
     p.add_argument("--config",
-                   help="model, default, preset[:NAME], rule:NAME, model+rule:NAME")
+                   help="model, default, preset[:NAME], rule:NAME, model+rule:NAME, "
+                        "preset-without:NAME")
     p.add_argument("--name", help="name of this config in reports (default: --config)")
     p.add_argument("--out", required=True, help="where to write the JSON result")
     p.add_argument("--cases", type=Path, default=DEFAULT_CASES)

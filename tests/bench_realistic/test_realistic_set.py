@@ -171,6 +171,8 @@ def test_named_configs() -> None:
     alone = rs.config_args("model+rule:fan_out")
     assert alone[0] == "--backend" and alone[1].startswith("local:") and alone[1].endswith(".gguf")
     assert alone[2:] == ["-o", "fan_out=1"]
+    assert rs.config_args("preset-without:fan_out") == [
+        "--backend", "local", "--preset", "en-bfcl", "-o", "fan_out=0"]
     with pytest.raises(SystemExit):
         rs.config_args("nonsense")
 
