@@ -351,3 +351,26 @@ def test_asked_more_stays_within_max_tokens_and_drops_a_call_the_limit_cuts() ->
     assert fake.calls[1]["max_tokens"] == 64 - len(first.removesuffix("</function_calls>")) // 4
     assert [b.input for b in response.tool_uses] == [{"company_name": "Ford"}]
     assert response.stop_reason == "tool_use" and response.text() == ""
+
+
+def test_a_forced_call_repeating_the_conversation_is_returned_not_dropped() -> None:
+    """Under ``any`` the answer must hold a call: when the one call the model writes repeats
+    a call the conversation already made (a small model does, on a second turn), it is
+    returned rather than dropped into an empty turn; under ``auto`` the model is asked for
+    text instead, as before."""
+    earlier = ToolUseBlock(id="toolu_1", name="get_ticker_symbol",
+                           input={"company_name": "General Motors"})
+    history = [QUESTION, Message(role="assistant", content=[earlier]),
+               Message(role="user", content=[ToolResultBlock(tool_use_id="toolu_1",
+                                                             content="GM")])]
+    again = ("get_ticker_symbol</tool_name>\n<parameters>\n<company_name>General Motors"
+             "</company_name>\n</parameters>\n</invoke>\n</function_calls>")
+    forced = PromptToolsBackend(FakeText(again)).complete(Request(
+        messages=history, tools=[TICKER, PRICE], tool_choice=ToolChoice(type="any")))
+    assert forced.stop_reason == "tool_use"
+    assert [(b.name, b.input) for b in forced.tool_uses] == [
+        ("get_ticker_symbol", {"company_name": "General Motors"})]
+    text = PromptToolsBackend(FakeText("<function_calls>\n<invoke>\n<tool_name>" + again,
+                                       "GM trades at 38.50.")).complete(Request(
+        messages=history, tools=[TICKER, PRICE], tool_choice=ToolChoice(type="auto")))
+    assert not text.tool_uses and text.text() == "GM trades at 38.50."

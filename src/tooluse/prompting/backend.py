@@ -198,6 +198,11 @@ class PromptToolsBackend(Backend):
             retry.output_tokens += end.output_tokens
             retry.timings["retried_after_repeat"] = 1.0
             end = retry
+        elif emitter.repeated == "history" and not emitter.blocks \
+                and choice.type in ("any", "tool"):
+            # The one call the model wrote repeats a call of the conversation, and
+            # tool_choice asks for a call: the model's call, not an empty turn.
+            yield from emitter.keep_repeat()
         elif grammar is not None and emitter.repeated is None and end.reason != "length" \
                 and self.assist.wants_one_more(request, emitter.blocks, self.limits.max_calls):
             yield from self._one_more(request, emitter, messages, prefill + "".join(written),

@@ -73,6 +73,8 @@ class Emitter:
         #: While set: the calls the model writes are there because this rule asked.
         self.forced_by: str | None = None
         self._written = 0
+        #: The last call dropped as a repeat (see :meth:`keep_repeat`).
+        self.last_repeat: ToolUseBlock | None = None
 
     def feed(self, chunk: str, *, emit_text: bool = True) -> Iterator[StreamEvent]:
         """Parse ``chunk``; ``emit_text=False`` for the prefill, which is the start of the
@@ -142,6 +144,7 @@ class Emitter:
         key = _call_key(block)
         if key in self.seen_calls or key in self.history:
             self.repeated = "turn" if key in self.seen_calls else "history"
+            self.last_repeat = block
             return
         self.seen_calls.add(key)
         self.blocks.append(block)
@@ -152,6 +155,22 @@ class Emitter:
         if self.hold:
             self.pending.append(block)
             return
+        yield from self._emit(block)
+
+    def keep_repeat(self) -> Iterator[StreamEvent]:
+        """The events of the call last dropped as a repeat of one the conversation made,
+        kept after all: where ``tool_choice`` asks for a call and the model wrote only that
+        one, an empty turn would break the request's contract."""
+        block, self.last_repeat = self.last_repeat, None
+        if block is None:
+            return
+        self.repeated = None
+        self.seen_calls.add(_call_key(block))
+        self.blocks.append(block)
+        self.held = ""
+        if self.text_open:
+            yield BlockStop(index=self.index)
+            self.text_open = False
         yield from self._emit(block)
 
     def release(self, edit: Callable[[list[ToolUseBlock]], list[ToolUseBlock]] | None = None
