@@ -14,7 +14,9 @@ names_not_values, distinct_values, asked_more) need the model: measure those wit
 ``realistic_set.py run --config rule:NAME``.
 
 Per rule: right answers broken, wrong ones fixed, calls added, cases with an edited call,
-against the recorded run.
+against the recorded run; then all of them together, and each one's share of that
+(leave-one-out), since the rules interact (an added call breaks an answer only once another
+rule has made the model's own call right).
 """
 
 from __future__ import annotations
@@ -28,12 +30,12 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from realistic_set import load_cases, score_case  # noqa: E402
+from realistic_set import load_cases, score_case
 
-from tooluse.codecs import get_codec  # noqa: E402
-from tooluse.messages import Request, ToolUseBlock  # noqa: E402
-from tooluse.presets.en_bfcl import RULES, EnBfcl  # noqa: E402
-from tooluse.prompting.grammar import GrammarLimits  # noqa: E402
+from tooluse.codecs import get_codec
+from tooluse.messages import Request, ToolUseBlock
+from tooluse.presets.en_bfcl import RULES, EnBfcl
+from tooluse.prompting.grammar import GrammarLimits
 
 #: The rules that need the model (they steer decoding or plan the calls).
 MODEL_RULES = ("decide", "rank_tools", "plan_tools", "calls_as_planned", "focus_values",
@@ -51,10 +53,11 @@ def request_of(case: dict[str, Any]) -> Request:
     return get_codec("anthropic").decode_request(body)
 
 
-def replay(rule: str, request: Request, calls: list[dict[str, Any]]) -> list[ToolUseBlock]:
-    """The calls the backend would return with ``rule`` alone on, after the model wrote
+def replay(rules: tuple[str, ...], request: Request,
+           calls: list[dict[str, Any]]) -> list[ToolUseBlock]:
+    """The calls the backend would return with ``rules`` on, after the model wrote
     ``calls``."""
-    assist = EnBfcl(only=(rule,))
+    assist = EnBfcl(only=rules)
     blocks = [ToolUseBlock(id=c["id"], name=c["name"], input=c["input"]) for c in calls]
     editor = assist.call_editor(request)
     if editor is not None:
@@ -67,6 +70,30 @@ def replay(rule: str, request: Request, calls: list[dict[str, Any]]) -> list[Too
     return blocks
 
 
+def _effect(rules: tuple[str, ...], base: dict[str, bool], cases: dict[str, Any],
+            run: dict[str, Any]) -> tuple[dict[str, bool], int, list[str]]:
+    """Each case's verdict with ``rules`` on, the calls they added, the cases they edited."""
+    verdicts: dict[str, bool] = {}
+    added, edited = 0, []
+    for record in run["cases"]:
+        case = cases[record["id"]]
+        blocks = replay(rules, request_of(case), record["calls"])
+        verdicts[record["id"]] = score_case([{"name": b.name, "input": b.input} for b in blocks],
+                                            case["expected"])[0]
+        added += sum(b.source == "added" for b in blocks)
+        if any(b.source == "edited" for b in blocks):
+            edited.append(record["id"])
+    return verdicts, added, edited
+
+
+def _row(name: str, base: dict[str, bool], after: dict[str, bool], added: int,
+         edited: list[str]) -> str:
+    broken = [k for k in base if base[k] and not after[k]]
+    fixed = [k for k in base if after[k] and not base[k]]
+    return (f"| {name} | {len(broken)} | {len(fixed)} | {added} | {len(edited)} | "
+            f"{', '.join(broken) or '-'} | {', '.join(fixed) or '-'} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run", help="a realistic_set.py run JSON (the default path's)")
@@ -74,30 +101,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cases = {c["id"]: c for c in load_cases()}
     run = json.loads(Path(args.run).read_text())
-    rows = []
-    for rule in args.rules.split(","):
-        broken, fixed, edited_cases = [], [], []
-        added = 0
-        for record in run["cases"]:
-            case = cases[record["id"]]
-            blocks = replay(rule, request_of(case), record["calls"])
-            new = [{"name": b.name, "input": b.input} for b in blocks]
-            right = score_case(new, case["expected"])[0]
-            added += sum(b.source == "added" for b in blocks)
-            if any(b.source == "edited" for b in blocks):
-                edited_cases.append(record["id"])
-            if record["right"] and not right:
-                broken.append(record["id"])
-            elif right and not record["right"]:
-                fixed.append(record["id"])
-        rows.append((rule, broken, fixed, added, edited_cases))
+    rules = tuple(args.rules.split(","))
+    recorded = {r["id"]: bool(r["right"]) for r in run["cases"]}
+    header = ("| rule | broken | fixed | calls added | cases edited | broken cases | "
+              "fixed cases |\n| --- | ---: | ---: | ---: | ---: | --- | --- |")
     print(f"Replayed on {args.run} ({len(run['cases'])} cases, "
-          f"{sum(r['right'] for r in run['cases'])} right as recorded)\n")
-    print("| rule | broken | fixed | calls added | cases edited | broken cases | fixed cases |")
-    print("| --- | ---: | ---: | ---: | ---: | --- | --- |")
-    for rule, broken, fixed, added, edited in rows:
-        print(f"| `{rule}` | {len(broken)} | {len(fixed)} | {added} | {len(edited)} | "
-              f"{', '.join(broken) or '-'} | {', '.join(fixed) or '-'} |")
+          f"{sum(recorded.values())} right as recorded)\n")
+    print("Each rule alone, against the recorded calls:\n")
+    print(header)
+    for rule in rules:
+        print(_row(f"`{rule}`", recorded, *_effect((rule,), recorded, cases, run)))
+    every, added, edited = _effect(rules, recorded, cases, run)
+    print("\nAll of them together, against the recorded calls; then each one's share: all "
+          "of them against all but that one (what it breaks or fixes among the others):\n")
+    print(header)
+    print(_row("all", recorded, every, added, edited))
+    for rule in rules:
+        others, _, _ = _effect(tuple(r for r in rules if r != rule), recorded, cases, run)
+        changed = [k for k in every if every[k] != others[k]]
+        if changed:
+            print(_row(f"`{rule}` (leave-one-out)", others, every, 0, []))
     return 0
 
 

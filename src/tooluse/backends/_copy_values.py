@@ -85,7 +85,7 @@ class ValueCopier:
         self.naming = naming or {}
         #: Where each tool's values are in the question: a call is offered only the spans
         #: of its tool's part, and the model's value, if the question writes it only
-        #: elsewhere, is not taken as given (:mod:`tooluse.prompting.focus`).
+        #: elsewhere, is not taken as given (:class:`tooluse.prompting.hints.ValueFocus`).
         self.focus = focus
         # One pass over the conversation: the first spans are offered at every value, all
         # of them anchor the lists offered where an array is due.

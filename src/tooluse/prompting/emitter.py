@@ -62,7 +62,8 @@ class Emitter:
         #: "turn": a call repeated one of this turn; "history": one already made earlier.
         self.repeated: Literal["turn", "history"] | None = None
         #: Hold the calls back until :meth:`release`, so that the block's calls can be
-        #: edited together (:mod:`.pairing`); text after them releases them as they are.
+        #: edited together (a preset's :meth:`~.assist.Assist.edit_together`); text after
+        #: them releases them as they are.
         self.hold = False
         self.pending: list[ToolUseBlock] = []
         #: The rules that steered the values of every call the model writes (recorded on

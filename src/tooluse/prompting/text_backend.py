@@ -59,8 +59,8 @@ class GenerationOptions(TypedDict, total=False):
     #: ``NotImplementedError`` rather than ignore it).
     grammar: ToolGrammar | None
     #: For each tool, the part of the question its calls' values come from
-    #: (:mod:`.focus`); a backend that copies values from the conversation may prefer
-    #: that part, any other ignores it.
+    #: (:class:`.hints.ValueFocus`, set by a preset); a backend that copies values from the
+    #: conversation may prefer that part, any other ignores it.
     focus: ValueFocus | None
     #: For each tool, the words (stemmed) of its name and its parameters' names, and its
     #: required parameters (:class:`.hints.ToolNaming`): a value made of these words alone
