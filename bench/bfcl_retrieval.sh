@@ -24,7 +24,7 @@ heldout="${HELDOUT:-/tmp/bfcl-heldout}"
 values=("$@")
 [[ ${#values[@]} -gt 0 ]] || values=(0 5)
 for n in "${values[@]}"; do
-    OUT="$out/max_tools$n" DATA_DIR="$heldout" OPTIONS="max_tools=$n" EVERY="${EVERY:-2}" \
+    OUT="$out/max_tools$n" DATA_DIR="$heldout" OPTIONS="preset=en-bfcl max_tools=$n" EVERY="${EVERY:-2}" \
         MODES=grammar TOOL_CHOICE=auto MAX_TOKENS=256 JOBS="${JOBS:-2}" \
         CATEGORIES="live_multiple_tools6 live_irrelevance_tools6 live_parallel_multiple_tools6" \
         "$here/bfcl_eval.sh"

@@ -4,8 +4,9 @@
 
 ``IDS_FILE`` holds one ``<category> <case id>`` per line (e.g. the cases a technique acts
 on); ``RUN_DIR`` a recorded run of ``tooluse eval bfcl`` (``grammar_<choice>_<category>
-.json``, from ``bench/bfcl_eval.sh``). Each case is run with the backend's defaults and the
-``-o`` options (``-o names_not_values=0`` turns a technique off) and graded as ``tooluse
+.json``, from ``bench/bfcl_eval.sh``). Each case is run with the en-bfcl preset (the rules
+the probes study; ``-o preset=none`` for the default path) and the ``-o`` options (``-o
+names_not_values=0`` turns one of its rules off) and graded as ``tooluse
 eval bfcl`` does (``tooluse.eval.harness.run_case``); the cases whose verdict differs from
 the recorded one are listed: a measure of what a change to the model's side
 (``copy_values``' spans, a new option) does on the cases it touches, without a full run. Run it twice, with and without a technique, to isolate it.
@@ -38,7 +39,8 @@ def main() -> int:
         if line.strip():
             category, case_id = line.split()
             wanted.setdefault(category, set()).add(case_id)
-    options: dict[str, Any] = dict(o.split("=", 1) for o in args.options)
+    options: dict[str, Any] = {"preset": "en-bfcl",
+                               **dict(o.split("=", 1) for o in args.options)}
     backend = from_spec("", n_threads=2, **options)
     data_dir = None
     before = now = 0
