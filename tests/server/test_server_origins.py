@@ -129,6 +129,17 @@ def test_serve_refuses_bad_options_and_presets_in_one_line() -> None:
     assert refused.returncode == 2 and "does not take these options" in refused.stderr
 
 
+@pytest.mark.slow
+def test_a_preset_that_does_not_exist_is_refused_in_one_line() -> None:
+    pytest.importorskip("llama_cpp")
+    refused = _serve("--preset", "nope", "-o", "n_threads=1")
+    assert refused.returncode == 2
+    assert "unknown preset 'nope'; available: en-bfcl" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    bad_rule = _serve("--preset", "en-bfcl", "-o", "fan_out=maybe", "-o", "n_threads=1")
+    assert bad_rule.returncode == 2 and "must be true or false" in bad_rule.stderr
+
+
 @pytest.fixture()
 def local_gateway(request: pytest.FixtureRequest) -> Iterator[tuple[str, list[str]]]:
     pytest.importorskip("llama_cpp")

@@ -96,13 +96,15 @@ class LocalBackend(PromptToolsBackend):
                                "pip install 'tooluse[local]'", kind="invalid_request")
         if options.style not in ("xml", "json"):
             raise ValueError(f"style must be 'xml' or 'json', not {options.style!r}")
-        assist = _preset(options.preset, options.rules)
         path = Path(model_path) if model_path else default_model_path()
         self.settings: ModelSettings = model_settings(
             path, n_ctx=options.n_ctx, n_threads=options.n_threads,
             n_threads_decode=options.n_threads_decode, n_batch=options.n_batch,
             extra_buffers=options.extra_buffers, seed=options.seed)
         self.loaded: LoadedModel = load_model(self.settings)
+        # After the load: a model loading in the background (the CLI's early load) holds
+        # stderr redirected, and a bad preset's one-line error must be seen.
+        assist = _preset(options.preset, options.rules)
         mb = options.prompt_cache_mb
         disk = prompt_cache_from_option(options.prompt_cache,
                                         None if mb is None else int(mb * 2**20))

@@ -52,7 +52,7 @@ def load_cli_backend(spec: str, options: dict[str, Any], command: str) -> Any:
         raise SystemExit(
             f"{command}: backend {spec!r} does not take these options ({exc}){hint}"
         ) from None
-    except (ValueError, ImportError, OSError) as exc:
+    except (ValueError, ImportError, OSError, BackendError) as exc:
         raise SystemExit(f"{command}: cannot load backend {spec!r}: {exc}") from None
 
 

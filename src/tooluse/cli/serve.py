@@ -14,6 +14,7 @@ from ..backends.options import (
     RetryPolicy,
     UpstreamOptions,
 )
+from ..errors import BackendError
 from ._backend import parse_pairs, start_local_load
 
 __all__ = ["register"]
@@ -234,7 +235,7 @@ def _run(args: argparse.Namespace) -> int:
             max_concurrency=args.max_concurrency,
             responses_store=_responses_store(args),
         )
-    except (ValueError, ImportError, OSError) as exc:
+    except (ValueError, ImportError, OSError, BackendError) as exc:
         print(f"tooluse serve: cannot start with backend {args.backend!r}: {exc}", file=sys.stderr)
         return 2
     _log_to_stderr(args.log_level)
