@@ -70,7 +70,7 @@ def replay(rules: tuple[str, ...], request: Request,
     return blocks
 
 
-def _effect(rules: tuple[str, ...], base: dict[str, bool], cases: dict[str, Any],
+def _effect(rules: tuple[str, ...], cases: dict[str, Any],
             run: dict[str, Any]) -> tuple[dict[str, bool], int, list[str]]:
     """Each case's verdict with ``rules`` on, the calls they added, the cases they edited."""
     verdicts: dict[str, bool] = {}
@@ -110,14 +110,14 @@ def main(argv: list[str] | None = None) -> int:
     print("Each rule alone, against the recorded calls:\n")
     print(header)
     for rule in rules:
-        print(_row(f"`{rule}`", recorded, *_effect((rule,), recorded, cases, run)))
-    every, added, edited = _effect(rules, recorded, cases, run)
+        print(_row(f"`{rule}`", recorded, *_effect((rule,), cases, run)))
+    every, added, edited = _effect(rules, cases, run)
     print("\nAll of them together, against the recorded calls; then each one's share: all "
           "of them against all but that one (what it breaks or fixes among the others):\n")
     print(header)
     print(_row("all", recorded, every, added, edited))
     for rule in rules:
-        others, _, _ = _effect(tuple(r for r in rules if r != rule), recorded, cases, run)
+        others, _, _ = _effect(tuple(r for r in rules if r != rule), cases, run)
         changed = [k for k in every if every[k] != others[k]]
         if changed:
             print(_row(f"`{rule}` (leave-one-out)", others, every, 0, []))

@@ -137,7 +137,7 @@ def _preset(name: str | None, rules: Mapping[str, Any]) -> Assist | None:
     """The preset ``name`` with ``rules``; without a name, :data:`DEFAULT_PRESET` with only
     the rules set true on (and its other options as given), or none if no rule is on."""
     # A switch from a command line ("1", "off") is a bool; other values go as they are.
-    rules = {k: flag_option(v, k) if _flag_like(v) else v for k, v in rules.items()}
+    rules = {k: _switch_or_value(k, v) for k, v in rules.items()}
     try:
         if name is None or name in ("", "none", "off"):
             on = tuple(k for k, v in rules.items() if v is True)
@@ -150,9 +150,13 @@ def _preset(name: str | None, rules: Mapping[str, Any]) -> Assist | None:
         raise BackendError(str(exc), kind="invalid_request") from exc
 
 
-def _flag_like(value: Any) -> bool:
-    return isinstance(value, bool) or str(value).strip().lower() in (
-        "1", "0", "true", "false", "yes", "no", "on", "off")
+def _switch_or_value(key: str, value: Any) -> Any:
+    """``value`` as a bool where :func:`~.registry.flag_option` reads it as one, else as
+    given (a preset checks its own options)."""
+    try:
+        return flag_option(value, key)
+    except ValueError:
+        return value
 
 
 def from_spec(rest: str, **options: Any) -> LocalBackend:

@@ -118,6 +118,13 @@ class EnBfclRules:
                      or (f.name == "max_tools" and self.max_tools > 0))
 
 
+#: The rules :func:`.call_edits.call_adjuster` applies to each call as it is written.
+_CALL_EDITS = ("optional_from_conversation", "percent_fractions", "prerequisite_tools",
+               "date_formats", "city_state", "asked_flags", "whole_phrases", "scaled_numbers",
+               "described_codes", "enum_values", "stated_units", "from_to", "named_options",
+               "after_names", "named_numbers", "compounding", "implied_numbers",
+               "stray_numbers", "literal_lists", "written_names", "currency_codes")
+
 #: The names of the on/off rules (every field but ``max_tools`` and ``decision``).
 RULES: tuple[str, ...] = tuple(f.name for f in fields(EnBfclRules)
                                if f.name not in ("max_tools", "decision"))
@@ -267,13 +274,7 @@ class EnBfcl(Assist):
 
     def call_editor(self, request: Request) -> CallEditor | None:
         o = self.options
-        if not request.tools or not (
-                o.optional_from_conversation or o.percent_fractions or o.prerequisite_tools
-                or o.date_formats or o.city_state or o.asked_flags or o.whole_phrases
-                or o.scaled_numbers or o.described_codes or o.enum_values or o.stated_units
-                or o.from_to or o.named_options or o.after_names or o.named_numbers
-                or o.compounding or o.implied_numbers or o.stray_numbers or o.literal_lists
-                or o.written_names or o.currency_codes):
+        if not request.tools or not any(getattr(o, rule) for rule in _CALL_EDITS):
             return None
         return call_adjuster(
             request, o.optional_from_conversation, o.percent_fractions, o.prerequisite_tools,
