@@ -23,12 +23,15 @@ __all__ = [
     "JsonBlock",
     "Message",
     "Passthrough",
+    "Reasoning",
+    "RedactedThinkingBlock",
     "Request",
     "Response",
     "ResultPart",
     "Role",
     "StopReason",
     "TextBlock",
+    "ThinkingBlock",
     "ToolChoice",
     "ToolResultBlock",
     "ToolSpec",
@@ -82,6 +85,40 @@ class JsonBlock(_Model):
 
     type: Literal["json"] = "json"
     value: Any
+
+
+class ThinkingBlock(_Model):
+    """The model's reasoning before its answer (Messages ``thinking``, Converse
+    ``reasoningContent.reasoningText``, Chat ``reasoning_content``, a Responses ``reasoning``
+    item, a local model's ``<think>`` section).
+
+    - ``text``: the reasoning as the model or provider gave it (may be empty when only an
+      encrypted form or a summary came back);
+    - ``summary``: a provider's summary parts, when it gives them beside or instead of the
+      text (Responses ``summary_text`` parts);
+    - ``signature``: the provider's opaque proof or encrypted payload (Messages
+      ``signature``, Converse ``reasoningText.signature``, Responses ``encrypted_content``),
+      kept byte for byte: an API that issued it needs it back unchanged in the next turn;
+    - ``id``: the provider's id of the block, where it has one (a Responses item id).
+
+    A backend of another vendor cannot check a signature: it reads ``text`` (or ignores the
+    block, by the policy in docs/server.md); it never invents one.
+    """
+
+    type: Literal["thinking"] = "thinking"
+    text: str = ""
+    summary: list[str] = Field(default_factory=list)
+    signature: str | None = None
+    id: str | None = None
+
+
+class RedactedThinkingBlock(_Model):
+    """Reasoning the provider returns only in encrypted form (Messages
+    ``redacted_thinking.data``, Converse ``reasoningContent.redactedContent`` as base64
+    text): opaque, kept byte for byte to be handed back to the same provider."""
+
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+    data: str
 
 
 class ValueChange(_Model):
@@ -189,7 +226,9 @@ class ToolResultBlock(_Model):
 
 
 ContentBlock = Annotated[
-    TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock, Field(discriminator="type")
+    TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock
+    | RedactedThinkingBlock,
+    Field(discriminator="type"),
 ]
 
 Role = Literal["user", "assistant"]
@@ -212,6 +251,11 @@ class Message(_Model):
     @property
     def tool_results(self) -> list[ToolResultBlock]:
         return [b for b in self.content if isinstance(b, ToolResultBlock)]
+
+    @property
+    def thinking(self) -> list[ThinkingBlock | RedactedThinkingBlock]:
+        """The message's thinking blocks, redacted ones included, in order."""
+        return [b for b in self.content if isinstance(b, (ThinkingBlock, RedactedThinkingBlock))]
 
 
 class ToolSpec(_Model):
@@ -263,6 +307,35 @@ class Passthrough(_Model):
     required: list[str] = Field(default_factory=list)
 
 
+class Reasoning(_Model):
+    """What a request asks of the model's reasoning, in one neutral field.
+
+    - ``mode``: ``enabled`` (think, within ``budget_tokens`` where given), ``adaptive``
+      (the model decides how much), ``disabled``;
+    - ``budget_tokens``: a token budget (Messages ``thinking.budget_tokens``, Converse's
+      ``reasoning_config.budget_tokens``);
+    - ``effort``: a named level (Chat ``reasoning_effort``, Responses ``reasoning.effort``:
+      ``none``, ``minimal``, ``low``, ``medium``, ``high``, ``xhigh``, kept as given);
+    - ``summary``: the summary a Responses client asks for (``auto``, ``concise``,
+      ``detailed``);
+    - ``display``: how Messages shows thinking (``summarized``, ``omitted``).
+
+    Each codec maps its own spelling to these and back; a field a target cannot express is
+    left out by the policy in docs/server.md.
+    """
+
+    mode: Literal["enabled", "adaptive", "disabled"] = "enabled"
+    budget_tokens: int | None = None
+    effort: str | None = None
+    summary: str | None = None
+    display: str | None = None
+
+    @property
+    def on(self) -> bool:
+        """The request asks the model to reason."""
+        return self.mode != "disabled" and self.effort not in ("none",)
+
+
 class Request(_Model):
     """One model call: the conversation so far, the tools and the sampling settings."""
 
@@ -279,6 +352,8 @@ class Request(_Model):
     metadata: dict[str, Any] = Field(default_factory=dict)
     #: Structured output: the answer is one JSON value matching this schema, as text.
     response_schema: dict[str, Any] | None = None
+    #: What the client asks of the model's reasoning; None: the API's default (no thinking).
+    reasoning: Reasoning | None = None
     passthrough: Passthrough | None = None
 
     @field_validator("system", mode="before")
@@ -318,6 +393,11 @@ class Response(_Model):
     @property
     def tool_uses(self) -> list[ToolUseBlock]:
         return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+    @property
+    def thinking(self) -> list[ThinkingBlock | RedactedThinkingBlock]:
+        """The answer's thinking blocks, redacted ones included, in order."""
+        return [b for b in self.content if isinstance(b, (ThinkingBlock, RedactedThinkingBlock))]
 
     def text(self) -> str:
         return "".join(b.text for b in self.content if isinstance(b, TextBlock))

@@ -21,9 +21,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import BackendError, WireFormatError
 from .messages import (
+    RedactedThinkingBlock,
     Response,
     StopReason,
     TextBlock,
+    ThinkingBlock,
     ToolUseBlock,
     Usage,
 )
@@ -35,8 +37,10 @@ __all__ = [
     "MessageDelta",
     "MessageStart",
     "MessageStop",
+    "SignatureDelta",
     "StreamEvent",
     "TextDelta",
+    "ThinkingDelta",
     "ToolInputDelta",
     "aaccumulate",
     "accumulate",
@@ -58,13 +62,18 @@ class MessageStart(_Event):
     usage: Usage = Field(default_factory=Usage)
 
 
+_Block = TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock
+
+
 class BlockStart(_Event):
     """A content block begins. For a tool call, ``block.input`` is ``{}``: the input
-    arrives as :class:`ToolInputDelta` JSON fragments."""
+    arrives as :class:`ToolInputDelta` JSON fragments. A thinking block starts empty and
+    fills from :class:`ThinkingDelta` and :class:`SignatureDelta`; a redacted one arrives
+    whole in its start."""
 
     type: Literal["block_start"] = "block_start"
     index: int
-    block: Annotated[TextBlock | ToolUseBlock, Field(discriminator="type")]
+    block: Annotated[_Block, Field(discriminator="type")]
 
 
 class TextDelta(_Event):
@@ -79,6 +88,25 @@ class ToolInputDelta(_Event):
     type: Literal["tool_input_delta"] = "tool_input_delta"
     index: int
     partial_json: str
+
+
+class ThinkingDelta(_Event):
+    """A piece of a thinking block's text (or, with ``summary``, of its summary part
+    ``summary`` — an index into :attr:`ThinkingBlock.summary`)."""
+
+    type: Literal["thinking_delta"] = "thinking_delta"
+    index: int
+    text: str
+    summary: int | None = None
+
+
+class SignatureDelta(_Event):
+    """A thinking block's signature (or encrypted payload), appended to what came so far:
+    Messages sends it whole in one ``signature_delta``; a stream may cut it."""
+
+    type: Literal["signature_delta"] = "signature_delta"
+    index: int
+    signature: str
 
 
 class BlockStop(_Event):
@@ -98,7 +126,8 @@ class MessageStop(_Event):
 
 
 StreamEvent = Annotated[
-    MessageStart | BlockStart | TextDelta | ToolInputDelta | BlockStop | MessageDelta | MessageStop,
+    MessageStart | BlockStart | TextDelta | ToolInputDelta | ThinkingDelta | SignatureDelta
+    | BlockStop | MessageDelta | MessageStop,
     Field(discriminator="type"),
 ]
 
@@ -113,12 +142,12 @@ class Accumulator:
         self._index_map: dict[int, int] = {}
         self.closed_blocks: set[int] = set()
 
-    def _block(self, index: int) -> TextBlock | ToolUseBlock:
+    def _block(self, index: int) -> _Block:
         try:
             block = self.response.content[self._index_map[index]]
         except KeyError:
             raise WireFormatError(f"delta for content block {index} that never started") from None
-        assert isinstance(block, (TextBlock, ToolUseBlock))
+        assert isinstance(block, (TextBlock, ToolUseBlock, ThinkingBlock, RedactedThinkingBlock))
         return block
 
     def add(self, event: StreamEvent) -> None:
@@ -138,12 +167,29 @@ class Accumulator:
         elif isinstance(event, TextDelta):
             block = self._block(event.index)
             if not isinstance(block, TextBlock):
-                raise WireFormatError(f"text delta for tool_use block {event.index}")
+                raise WireFormatError(f"text delta for {block.type} block {event.index}")
             block.text += event.text
+        elif isinstance(event, ThinkingDelta):
+            block = self._block(event.index)
+            if not isinstance(block, ThinkingBlock):
+                raise WireFormatError(f"thinking delta for {block.type} block {event.index}")
+            if event.summary is None:
+                block.text += event.text
+            else:
+                parts = list(block.summary)
+                while len(parts) <= event.summary:
+                    parts.append("")
+                parts[event.summary] += event.text
+                block.summary = parts
+        elif isinstance(event, SignatureDelta):
+            block = self._block(event.index)
+            if not isinstance(block, ThinkingBlock):
+                raise WireFormatError(f"signature delta for {block.type} block {event.index}")
+            block.signature = (block.signature or "") + event.signature
         elif isinstance(event, ToolInputDelta):
             block = self._block(event.index)
             if not isinstance(block, ToolUseBlock):
-                raise WireFormatError(f"input_json delta for text block {event.index}")
+                raise WireFormatError(f"input_json delta for {block.type} block {event.index}")
             self._json[event.index].append(event.partial_json)
         elif isinstance(event, BlockStop):
             self._finish_block(event.index, complete=True)
@@ -244,7 +290,8 @@ def _well_formed(events: Iterable[StreamEvent],
             yield held
         if delta is not None and not isinstance(event, MessageStop):
             raise cut(f"a {event.type} after the stop reason")
-        if isinstance(event, (TextDelta, ToolInputDelta, BlockStop)) and (
+        if isinstance(event, (TextDelta, ToolInputDelta, ThinkingDelta, SignatureDelta,
+                              BlockStop)) and (
             event.index not in open_blocks
         ):
             raise cut(f"a {event.type} for content block {event.index}, which never started "
@@ -318,6 +365,17 @@ def events_from_response(response: Response, *, chunk_size: int = 0) -> Iterator
                                                              origin=block.origin))
             for piece in pieces(json.dumps(block.input, ensure_ascii=False)):
                 yield ToolInputDelta(index=index, partial_json=piece)
+        elif isinstance(block, ThinkingBlock):
+            yield BlockStart(index=index, block=ThinkingBlock(id=block.id))
+            for piece in pieces(block.text):
+                yield ThinkingDelta(index=index, text=piece)
+            for number, part in enumerate(block.summary):
+                for piece in pieces(part) or [""]:
+                    yield ThinkingDelta(index=index, text=piece, summary=number)
+            if block.signature is not None:
+                yield SignatureDelta(index=index, signature=block.signature)
+        elif isinstance(block, RedactedThinkingBlock):
+            yield BlockStart(index=index, block=block.model_copy())
         else:
             raise WireFormatError(f"a response cannot hold a {block.type} block", ("content", index))
         yield BlockStop(index=index)
