@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -173,6 +174,18 @@ def unsupported(
     """Raise in strict mode; return (so the caller applies its fallback) otherwise."""
     if strict:
         raise ConversionError(message, path, target=target)
+
+
+_log = logging.getLogger("tooluse.codecs")
+
+
+def dropped(message: str, path: Path, target: str, strict: bool) -> None:
+    """Something the target format cannot hold is left out (a thinking block's signature, a
+    redacted thinking block...): raise in strict mode; otherwise say so in a log line
+    (logger ``tooluse.codecs``, INFO) and return, so the loss is never silent."""
+    unsupported(message, path, target, strict)
+    where = ".".join(str(p) for p in path)
+    _log.info("%s: %s%s; left out", target, message, f" (at {where})" if where else "")
 
 
 # --- conversation rules --------------------------------------------------------------
