@@ -17,7 +17,7 @@ from tooluse.backends.scripted import ScriptedBackend, from_spec
 from tooluse.errors import BackendError
 from tooluse.messages import Request, TextBlock
 from tooluse.server import ServerThread, create_app
-from tooluse.server.response_store import ResponseStore
+from tooluse.server.response_store import SqliteResponseStore
 from tooluse.stream import BlockStart, MessageStart, TextDelta
 
 WEATHER = {"type": "function", "name": "get_weather", "description": "Weather in a city.",
@@ -206,14 +206,14 @@ def test_previous_response_id_survives_a_gateway_restart(tmp_path: Path) -> None
 
 
 def test_store_is_bounded_by_count(tmp_path: Path) -> None:
-    store = ResponseStore(tmp_path / "s.sqlite3", max_responses=3)
+    store = SqliteResponseStore(tmp_path / "s.sqlite3", max_responses=3)
     for n in range(5):
         store.put(f"resp_{n}", {"id": f"resp_{n}"}, [], {})
     assert len(store) == 3 and store.get("resp_1") is None and store.get("resp_4") is not None
     assert store.delete("resp_4") and not store.delete("resp_4")
     store.close()
     with pytest.raises(OSError, match="cannot open the responses store"):
-        ResponseStore(tmp_path)  # a directory
+        SqliteResponseStore(tmp_path)  # a directory
 
 
 def test_same_conversation_reaches_the_backend_as_through_chat(loop_server: Any) -> None:

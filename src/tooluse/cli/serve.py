@@ -103,11 +103,11 @@ def register(sub: Any) -> None:
         f"answer starts, with backoff honouring retry-after (default {RetryPolicy.max_retries})")
     p.add_argument(
         "--responses-store",
-        metavar="PATH",
+        metavar="PATH|URL",
         default=None,
-        help="SQLite file keeping /v1/responses responses (store: true) for "
-        "previous_response_id and GET; ':memory:' keeps them in memory only "
-        "(default: ~/.cache/tooluse/responses.sqlite3)",
+        help="where /v1/responses keeps responses (store: true) for previous_response_id "
+        "and GET: a SQLite file, ':memory:' (gone on exit), or a postgresql:// URL that "
+        "replicas share (the [postgres] extra) (default: ~/.cache/tooluse/responses.sqlite3)",
     )
     p.add_argument("--log-level", default="info")
     p.set_defaults(func=_run)
@@ -143,7 +143,7 @@ def _upstream_options(args: argparse.Namespace) -> UpstreamOptions:
 
 
 def _responses_store(args: argparse.Namespace) -> str:
-    """The SQLite file of /v1/responses (``--responses-store``, else the default path)."""
+    """Where /v1/responses keeps responses (``--responses-store``, else the default path)."""
     path = getattr(args, "responses_store", None)
     if path:
         return str(path)

@@ -31,7 +31,7 @@ from .errors import ErrorKind, GatewayError
 from .info_api import count_tokens_endpoint, model_endpoint, models_endpoint
 from .messages_api import MESSAGES, messages_endpoint
 from .openapi import openapi_endpoint
-from .response_store import ResponseStore
+from .response_store import ResponseStore, open_response_store
 from .responses_api import create_response, delete_response, get_response, list_input_items
 from .state import GatewayState
 
@@ -112,7 +112,8 @@ def create_app(
       ``ping`` keep-alive.
     - ``close_backend``: close the backend on shutdown (default: only when built from a spec).
     - ``responses_store``: where ``/v1/responses`` keeps stored responses: a
-      :class:`~.response_store.ResponseStore` or a SQLite file path (default: in memory).
+      :class:`~.response_store.ResponseStore`, a SQLite file path, or a ``postgresql://``
+      URL for replicas that share their responses (default: SQLite in memory).
     """
     owned = isinstance(backend, str)
     instance = load_backend(backend) if isinstance(backend, str) else backend
@@ -132,8 +133,8 @@ def create_app(
         ping_interval=ping_interval,
     )
 
-    store = responses_store if isinstance(responses_store, ResponseStore) else ResponseStore(
-        responses_store if responses_store is not None else ":memory:")
+    store = responses_store if isinstance(responses_store, ResponseStore) else (
+        open_response_store(responses_store if responses_store is not None else ":memory:"))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -1,4 +1,5 @@
-"""Where the Responses API keeps its responses: an embedded SQLite store.
+"""Where the Responses API keeps its responses: an embedded SQLite store by default, or
+PostgreSQL for replicas that share one (:mod:`.response_store_pg`).
 
 ``store: true`` (the API's default) keeps each response so that a later request can chain
 on it with ``previous_response_id`` and ``GET``/``DELETE /v1/responses/{id}`` and
@@ -15,8 +16,12 @@ no server to run; safe for several processes on one machine (WAL). The store is 
 count: past ``max_responses`` the oldest rows are deleted, so it never grows without bound
 (a chain whose start was evicted answers 404 for that id, as an expired response does).
 
-One connection, used from the event loop and from stream worker threads alike, behind a
-lock: each operation is a single short statement, so the lock is never held for long.
+One connection, used from worker threads (the gateway calls the store through
+``anyio.to_thread``), behind a lock: each operation is a single short statement, so the lock
+is never held for long.
+
+:class:`ResponseStore` is what the gateway needs of a store; :func:`open_response_store`
+picks one from ``tooluse serve --responses-store``: a ``postgresql://`` URL or a file path.
 """
 
 from __future__ import annotations
@@ -26,11 +31,20 @@ import os
 import sqlite3
 import threading
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["DEFAULT_MAX_RESPONSES", "ResponseStore", "StoredResponse", "default_store_path"]
+__all__ = [
+    "DEFAULT_MAX_RESPONSES",
+    "ResponseStore",
+    "SqliteResponseStore",
+    "StoredResponse",
+    "check_max_responses",
+    "default_store_path",
+    "open_response_store",
+]
 
 #: Responses kept before the oldest are deleted.
 DEFAULT_MAX_RESPONSES: Final = 10_000
@@ -62,15 +76,60 @@ class StoredResponse:
     context: dict[str, Any]
 
 
-class ResponseStore:
+class ResponseStore(ABC):
+    """What ``/v1/responses`` needs of a store: responses by id, bounded by count (past
+    ``max_responses`` the oldest go first). Calls may come from several threads at once."""
+
+    max_responses: int
+
+    @abstractmethod
+    def put(self, response_id: str, body: dict[str, Any], input_items: list[dict[str, Any]],
+            context: dict[str, Any]) -> None:
+        """Keep a response (replacing one of the same id), then drop the oldest past the bound."""
+
+    @abstractmethod
+    def get(self, response_id: str) -> StoredResponse | None:
+        """The response, or None when there is none (never stored, deleted or evicted)."""
+
+    @abstractmethod
+    def delete(self, response_id: str) -> bool:
+        """Whether there was such a response."""
+
+    @abstractmethod
+    def __len__(self) -> int:
+        """How many responses are kept."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the connection(s)."""
+
+
+def check_max_responses(max_responses: object) -> int:
+    if not isinstance(max_responses, int) or isinstance(max_responses, bool) or max_responses < 1:
+        raise ValueError(f"max_responses must be a positive integer, not {max_responses!r}")
+    return max_responses
+
+
+def open_response_store(where: str | os.PathLike[str], *,
+                        max_responses: int = DEFAULT_MAX_RESPONSES) -> ResponseStore:
+    """The store ``where`` names: a ``postgresql://`` (or ``postgres://``) URL is a
+    :class:`~.response_store_pg.PostgresResponseStore` (the ``[postgres]`` extra), anything
+    else a SQLite file (``":memory:"``: in memory)."""
+    text = str(where)
+    if text.startswith(("postgresql://", "postgres://")):
+        from .response_store_pg import PostgresResponseStore
+
+        return PostgresResponseStore(text, max_responses=max_responses)
+    return SqliteResponseStore(text, max_responses=max_responses)
+
+
+class SqliteResponseStore(ResponseStore):
     """Responses by id in SQLite at ``path`` (``":memory:"``: in memory, gone on exit)."""
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:", *,
                  max_responses: int = DEFAULT_MAX_RESPONSES) -> None:
-        if not isinstance(max_responses, int) or max_responses < 1:
-            raise ValueError(f"max_responses must be a positive integer, not {max_responses!r}")
+        self.max_responses = check_max_responses(max_responses)
         self.path = str(path)
-        self.max_responses = max_responses
         if self.path != ":memory:":
             Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
             self.path = str(Path(self.path).expanduser())
@@ -86,8 +145,7 @@ class ResponseStore:
 
     def put(self, response_id: str, body: dict[str, Any], input_items: list[dict[str, Any]],
             context: dict[str, Any]) -> None:
-        """Keep a response (replacing one of the same id), then drop the oldest past the bound."""
-        row = (response_id, time.time(), _dumps(body), _dumps(input_items), _dumps(context))
+        row = (response_id, time.time(), dumps(body), dumps(input_items), dumps(context))
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -111,11 +169,9 @@ class ResponseStore:
                 (response_id,)).fetchone()
         if row is None:
             return None
-        return StoredResponse(id=row[0], created_at=row[1], body=json.loads(row[2]),
-                              input_items=json.loads(row[3]), context=json.loads(row[4]))
+        return stored_from_row(row)
 
     def delete(self, response_id: str) -> bool:
-        """Whether there was such a response."""
         with self._lock:
             cursor = self._db.execute("DELETE FROM responses WHERE id = ?", (response_id,))
         return cursor.rowcount > 0
@@ -130,7 +186,13 @@ class ResponseStore:
             self._db.close()
 
 
-def _dumps(value: Any) -> str:
+def stored_from_row(row: tuple[Any, ...]) -> StoredResponse:
+    """A row ``(id, created_at, body, input_items, context)`` with JSON text columns."""
+    return StoredResponse(id=row[0], created_at=float(row[1]), body=json.loads(row[2]),
+                          input_items=json.loads(row[3]), context=json.loads(row[4]))
+
+
+def dumps(value: Any) -> str:
     """Compact JSON with ASCII escapes: a lone surrogate an upstream sent (see
     server/encoding.py) cannot be stored as UTF-8 text, its escape can."""
     return json.dumps(value, ensure_ascii=True, separators=(",", ":"))

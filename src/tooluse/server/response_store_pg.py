@@ -1,0 +1,102 @@
+"""The Responses API's store on PostgreSQL, for gateway replicas that share their responses.
+
+``tooluse serve --responses-store postgresql://user@host/db`` on each replica: a response one
+replica answered is found by ``previous_response_id``, ``GET`` or ``DELETE`` on any other, so
+the replicas can sit behind any load balancer (no sticky sessions).
+
+Why PostgreSQL with psycopg 3 (the ``[postgres]`` extra): the database most deployments
+already run and back up, and psycopg is its maintained driver; ``psycopg_pool`` gives each
+worker thread its own connection. The table is the SQLite store's (one row per response,
+JSON as text columns, so ``GET`` answers the body byte for byte as it was stored: ``jsonb``
+would reorder its keys), created when missing; the bound by count holds across replicas: each
+``put`` deletes, in its own transaction, the rows older than the newest ``max_responses``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from .response_store import (
+    DEFAULT_MAX_RESPONSES,
+    ResponseStore,
+    StoredResponse,
+    check_max_responses,
+    dumps,
+    stored_from_row,
+)
+
+__all__ = ["PostgresResponseStore"]
+
+_TABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+
+
+class PostgresResponseStore(ResponseStore):
+    """Responses by id in the PostgreSQL database at ``url``, table ``table``.
+
+    ``pool_size``: connections at most (one per thread that uses the store at once).
+    Raises :class:`OSError` naming the database when it cannot be reached.
+    """
+
+    def __init__(self, url: str, *, max_responses: int = DEFAULT_MAX_RESPONSES,
+                 table: str = "tooluse_responses", pool_size: int = 8,
+                 connect_timeout: float = 10.0) -> None:
+        self.max_responses = check_max_responses(max_responses)
+        if not _TABLE.match(table):
+            raise ValueError(f"not a plain SQL table name: {table!r}")
+        try:
+            import psycopg
+            from psycopg_pool import ConnectionPool
+        except ImportError:
+            raise OSError("a postgresql:// responses store needs psycopg: "
+                          "pip install 'tooluse[postgres]'") from None
+        self.url = url
+        self.table = table
+        try:  # one direct connection first: a clear error at once, not the pool's retries
+            with psycopg.connect(url, connect_timeout=max(1, round(connect_timeout)),
+                                 autocommit=True) as db:
+                db.execute(
+                    f"CREATE TABLE IF NOT EXISTS {table} ("
+                    "seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
+                    "created_at DOUBLE PRECISION NOT NULL, body TEXT NOT NULL, "
+                    "input_items TEXT NOT NULL, context TEXT NOT NULL)")
+        except psycopg.Error as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise OSError(f"cannot open the responses store {_redacted(url)}: {reason}") from None
+        self._pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=True,
+                                    kwargs={"autocommit": True}, timeout=connect_timeout)
+
+    def put(self, response_id: str, body: dict[str, Any], input_items: list[dict[str, Any]],
+            context: dict[str, Any]) -> None:
+        row = (response_id, time.time(), dumps(body), dumps(input_items), dumps(context))
+        with self._pool.connection() as db, db.transaction():
+            db.execute(f"DELETE FROM {self.table} WHERE id = %s", (response_id,))
+            db.execute(f"INSERT INTO {self.table} (id, created_at, body, input_items, context) "
+                       "VALUES (%s, %s, %s, %s, %s)", row)
+            db.execute(f"DELETE FROM {self.table} WHERE seq <= (SELECT seq FROM {self.table} "
+                       "ORDER BY seq DESC LIMIT 1 OFFSET %s)", (self.max_responses,))
+
+    def get(self, response_id: str) -> StoredResponse | None:
+        with self._pool.connection() as db:
+            row = db.execute(f"SELECT id, created_at, body, input_items, context FROM "
+                             f"{self.table} WHERE id = %s", (response_id,)).fetchone()
+        return None if row is None else stored_from_row(tuple(row))
+
+    def delete(self, response_id: str) -> bool:
+        with self._pool.connection() as db:
+            cursor = db.execute(f"DELETE FROM {self.table} WHERE id = %s", (response_id,))
+            return cursor.rowcount > 0
+
+    def __len__(self) -> int:
+        with self._pool.connection() as db:
+            row = db.execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()
+        return int(row[0]) if row else 0
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+def _redacted(url: str) -> str:
+    """The URL without its password (``user:secret@`` -> ``user:***@``)."""
+    return re.sub(r"(//[^/:@]*:)[^@/]*@", r"\1***@", url)
