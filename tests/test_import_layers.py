@@ -40,6 +40,8 @@ LAYERS: list[tuple[str, ...]] = [
     # tool sources over the tools layer: MCP servers' tools as Tool objects
     ("tooluse.mcp",),
     ("tooluse.codecs",),
+    # per-request traces, written by the prompting layer and everything above it
+    ("tooluse.trace",),
     ("tooluse.prompting",),
     # opt-in rule sets over the prompting layer's hook (tooluse.prompting.assist)
     ("tooluse.presets",),
