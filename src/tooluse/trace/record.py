@@ -26,7 +26,7 @@ Context variables follow ``anyio.to_thread.run_sync`` and ``asyncio.to_thread`` 
 threads (they copy the context), and the objects are shared, not copied, so a backend
 writing in its worker thread writes into the request's trace.
 
-:meth:`Trace.to_dict` is the stored form (JSON): it adds each call's origin, its validation
+:func:`.serialize.trace_dict` gives the stored form (JSON): it adds each call's origin, its validation
 against the request's tool schema and its span in the raw text. :mod:`.store` keeps traces
 in SQLite; :mod:`.view` reads them back for ``tooluse logs`` and the trace page.
 """
@@ -39,7 +39,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from ..messages import Request, Response
 from ..stream import Accumulator, StreamEvent
@@ -240,9 +240,3 @@ class Trace:
     def add_phase(self, name: str, seconds: float) -> None:
         """Add ``seconds`` to the phase ``name`` (kept in milliseconds)."""
         self.phases[name] = self.phases.get(name, 0.0) + seconds * 1000.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """The stored form: plain JSON values (:mod:`.serialize`)."""
-        from .serialize import trace_dict
-
-        return trace_dict(self)
