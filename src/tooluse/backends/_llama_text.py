@@ -36,6 +36,7 @@ from ..prompting.text_backend import (
     TextEnd,
     TextMessage,
 )
+from ..trace import current_turn
 from . import _llguidance  # auto/llguidance: schemas only llguidance enforces
 from ._copy_values import ValueCopier, log_softmax, score_tokens
 from ._llama_cache import DiskPromptCache, eval_prompt, system_prefix_length, system_text
@@ -127,6 +128,8 @@ class LlamaTextBackend:
                       **options: Unpack[GenerationOptions]) -> Iterator[str | TextEnd]:
         g = Generation(**options)
         prompt = self.render(messages, g.prefill)
+        if (turn := current_turn()) is not None:
+            turn.rendered(prompt)
         system = system_text(messages)
         with self.loaded.lock:
             users = "\n".join(m["content"] for m in messages if m["role"] == "user")

@@ -35,6 +35,7 @@ from ..codecs.legacy import (
 from ..errors import BackendError, ConversionError
 from ..messages import Request, ToolChoice, ToolUseBlock, Usage
 from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
+from ..trace import TextPass, current_turn
 from .assist import Assist, Plan, PlanContext
 from .emitter import Emitter, earlier_calls
 from .grammar import (
@@ -111,7 +112,10 @@ class PromptToolsBackend(Backend):
         self.assist = assist or Assist()
         self.tools_under_none = tools_under_none
         self.none_reminder = none_reminder
-        #: Timings and token counts of the last request (for benchmarks and the demo).
+        #: Timings and token counts of the last request on this instance, for one caller
+        #: at a time (benchmarks, the demo): concurrent requests overwrite it. Each
+        #: request's own are in its trace (:mod:`tooluse.trace`: the turn's passes and
+        #: ``diagnostics``).
         self.last_end: TextEnd | None = None
         #: Tools retrieval left out of the last request's prompt.
         self.last_left_out: list[str] = []
@@ -137,6 +141,9 @@ class PromptToolsBackend(Backend):
     def stream(self, request: Request) -> Iterator[StreamEvent]:
         request = self._retrieve(request)
         messages, prefill, stops, grammar = self._prompt(request)
+        if (turn := current_turn()) is not None:
+            turn.text_prompt(messages)
+            turn.tools_left_out = list(self.last_left_out)
         if isinstance(self.text_backend, CountingTextBackend):
             # Known before the first event: the gateway answers an HTTP error, not a stream.
             used = self.text_backend.prompt_tokens(messages, prefill)
@@ -194,7 +201,8 @@ class PromptToolsBackend(Backend):
             # As under ``none`` with the tools in the prompt: the reminder to answer.
             again = reminded(messages, self.none_reminder) \
                 if self.none_reminder and self.tools_under_none else messages
-            retry = yield from self._generate(emitter, again, "", text_only, options)
+            retry = yield from self._generate(emitter, again, "", text_only, options,
+                                              purpose="answer_again")
             retry.output_tokens += end.output_tokens
             retry.timings["retried_after_repeat"] = 1.0
             end = retry
@@ -235,6 +243,8 @@ class PromptToolsBackend(Backend):
         if self.last_left_out:
             end.timings["tools_left_out"] = float(len(self.last_left_out))
         self.last_end = end
+        if turn is not None:
+            turn.diagnostics = dict(end.timings)
         yield MessageDelta(
             stop_reason=emitter.stop_reason(end),
             stop_sequence=end.stop_sequence if emitter.user_stop(end) else None,
@@ -305,7 +315,8 @@ class PromptToolsBackend(Backend):
         # The model writes the call's values, but the call is there because a rule asked.
         emitter.forced_by = "asked_more"
         more = yield from self._generate(emitter, messages, answer[:cut] + "\n" + header,
-                                         grammar, {**options, "max_tokens": left})
+                                         grammar, {**options, "max_tokens": left},
+                                         purpose="one_more_call")
         emitter.forced_by = None
         end.output_tokens += more.output_tokens
         end.timings["one_more_call"] = 1.0
@@ -316,9 +327,13 @@ class PromptToolsBackend(Backend):
 
     def _generate(self, emitter: Emitter, messages: list[TextMessage], prefill: str,
                   grammar: ToolGrammar | None, options: dict[str, Any],
-                  written: list[str] | None = None) -> Generator[Any, None, TextEnd]:
+                  written: list[str] | None = None,
+                  purpose: str = "answer") -> Generator[Any, None, TextEnd]:
         """Stream one generation through ``emitter`` (its text also into ``written``);
-        returns how it ended."""
+        returns how it ended. A traced request's turn gets it as a ``purpose`` pass."""
+        turn = current_turn()
+        if turn is not None and written is None:
+            written = []
         chunks = self.text_backend.generate_text(messages, prefill=prefill, grammar=grammar,
                                                  **options)
         end: TextEnd | None = None
@@ -353,4 +368,8 @@ class PromptToolsBackend(Backend):
             end.reason, end.stop_sequence = "end", None
         if malformed:
             end.timings["stopped_at_malformed_call"] = 1.0
+        if turn is not None and written is not None:
+            turn.add_pass(TextPass(
+                prefill, "".join(written), purpose, end.reason, end.stop_sequence,
+                end.input_tokens, end.output_tokens, end.cached_tokens, dict(end.timings)))
         return end
