@@ -18,9 +18,11 @@ from tooluse.codecs import responses as codec
 from tooluse.errors import BackendError, ConversionError, WireFormatError
 from tooluse.messages import (
     ImageBlock,
+    Reasoning,
     Request,
     Response,
     TextBlock,
+    ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
     Usage,
@@ -82,8 +84,10 @@ def test_decode_maps_items_tools_and_settings() -> None:
     assert req.system_text() == "Be brief.\n\nUse metric units."
     assert [m.role for m in req.messages] == ["user", "assistant"] * 3 + ["user"]
     assert req.messages[0].content[1] == ImageBlock(media_type="image/png", data="iVBORw0KGgo=")
-    assert req.messages[1].content == [ToolUseBlock(id="call_1", name="get_weather",
-                                                    input={"city": "Paris"})]
+    assert req.messages[1].content == [
+        ThinkingBlock(id="rs_1", signature="xyz"),
+        ToolUseBlock(id="call_1", name="get_weather", input={"city": "Paris"})]
+    assert req.reasoning == Reasoning(effort="low", summary="auto")
     assert req.messages[2].content == [ToolResultBlock(tool_use_id="call_1", content="18 C")]
     assert req.messages[3].content == [TextBlock(text="18 C.")]
     assert req.messages[5].content == [ToolUseBlock(

@@ -183,8 +183,22 @@ class _CustomToolCall(ItemModel):
     id: str | None = None
 
 
+class _SummaryText(ItemModel):
+    type: Literal["summary_text"]
+    text: str
+
+
+class _ReasoningText(ItemModel):
+    type: Literal["reasoning_text"]
+    text: str
+
+
 class _ReasoningItem(ItemModel):
     type: Literal["reasoning"]
+    summary: list[_SummaryText]
+    content: list[_ReasoningText] | None = None
+    encrypted_content: str | None = None
+    id: str | None = None
 
 
 class _ItemReference(ItemModel):
@@ -226,6 +240,14 @@ class _FunctionCallIn(LenientModel):
     name: str
     arguments: str = ""
     namespace: str | None = None
+
+
+class _ReasoningIn(LenientModel):
+    type: Literal["reasoning"]
+    id: str | None = None
+    summary: list[_SummaryText] = Field(default_factory=list)
+    content: list[_ReasoningText] | None = None
+    encrypted_content: str | None = None
 
 
 class _CustomToolCallIn(LenientModel):

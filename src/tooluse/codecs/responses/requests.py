@@ -8,7 +8,8 @@ Responses API"):
   / ``custom_tool_call_output`` make user turns, ``message`` (assistant),
   ``function_call`` and ``custom_tool_call`` assistant turns. ``system``/``developer``
   messages join the neutral system prompt after ``instructions``. ``reasoning`` items are
-  dropped (the neutral model has no thinking blocks yet).
+  assistant thinking blocks, and the request's ``reasoning`` is ``Request.reasoning`` (see
+  :mod:`._reasoning`).
 - a call's ``call_id`` is the neutral tool_use id; ``arguments`` is JSON text.
 - ``custom`` and ``namespace`` tools: see :mod:`._tools`. Server tools (``web_search``...)
   are kept in ``Request.passthrough`` for a Responses upstream; ``web_search`` is dropped on
@@ -35,8 +36,10 @@ from ...messages import (
     JsonBlock,
     Message,
     Passthrough,
+    RedactedThinkingBlock,
     Request,
     TextBlock,
+    ThinkingBlock,
     ToolChoice,
     ToolResultBlock,
     ToolSpec,
@@ -50,12 +53,14 @@ from .._common import (
     check_tool_pairing,
     data_url,
     dispatch,
+    dropped,
     json_text,
     place_blocks,
     unsupported,
     validate,
 )
 from ..openai.requests import _arguments, _image
+from ._reasoning import block_item, decode_item, decode_settings, encode_settings
 from ._tools import CUSTOM_INPUT, ToolKinds, custom_description, custom_schema, joined_name
 from ._wire import (
     TARGET,
@@ -183,8 +188,6 @@ def _items(raw: str | list[Any] | None, system: list[TextBlock],
         item = dispatch(data, path, _ITEMS)
         role: str
         blocks: list[ContentBlock]
-        if isinstance(item, _ReasoningItem):
-            continue  # no thinking blocks in the neutral model (docs/server.md)
         if isinstance(item, _ItemReference):
             raise WireFormatError("item_reference is not supported: send the item itself, or "
                                   "chain with previous_response_id", (*path, "id"))
@@ -200,6 +203,8 @@ def _items(raw: str | list[Any] | None, system: list[TextBlock],
             role = "assistant"
             blocks = [ToolUseBlock(id=item.call_id, name=joined_name(item.namespace, item.name),
                                    input=_arguments(item.arguments, (*path, "arguments")))]
+        elif isinstance(item, _ReasoningItem):
+            role, blocks = "assistant", [decode_item(item, path)]
         elif isinstance(item, _CustomToolCall):
             role = "assistant"
             blocks = [ToolUseBlock(id=item.call_id, name=joined_name(item.namespace, item.name),
@@ -355,8 +360,8 @@ def decode_request(data: Any, /, *, previous: Request | None = None) -> Request:
     """
     req = validate(_Request, data, ())
     _refuse(req)
-    if req.reasoning is not None:
-        validate(_Reasoning, req.reasoning, ("reasoning",))
+    reasoning = decode_settings(validate(_Reasoning, req.reasoning, ("reasoning",))
+                                if req.reasoning is not None else None)
     system: list[TextBlock] = [TextBlock(text=req.instructions)] if req.instructions else []
     turns: list[Turn] = []
     if previous is not None:
@@ -385,6 +390,7 @@ def decode_request(data: Any, /, *, previous: Request | None = None) -> Request:
         top_p=req.top_p,
         metadata={"user_id": user} if user is not None else {},
         response_schema=_response_schema(req.text),
+        reasoning=reasoning,
         passthrough=passthrough if passthrough != Passthrough(api=TARGET) else None,
     )
 
@@ -452,6 +458,11 @@ def _input(req: Request, kinds: ToolKinds, strict: bool) -> list[dict[str, Any]]
                 elif isinstance(block, ToolUseBlock):
                     calls[block.id] = block.name
                     items.append(encode_call(block, kinds))
+                elif isinstance(block, ThinkingBlock):
+                    items.append(block_item(block))
+                elif isinstance(block, RedactedThinkingBlock):
+                    dropped("the Responses API has no redacted reasoning (another API's opaque "
+                            "thinking)", (*path, j), TARGET, strict)
                 else:
                     unsupported(f"an assistant message cannot carry a {block.type} block",
                                 (*path, j), TARGET, strict)
@@ -464,6 +475,9 @@ def _input(req: Request, kinds: ToolKinds, strict: bool) -> list[dict[str, Any]]
                 parts.append({"type": "input_text", "text": block.text})
             elif isinstance(block, ImageBlock):
                 parts.append(_image_part(block))
+            elif isinstance(block, (ThinkingBlock, RedactedThinkingBlock)):
+                dropped(f"a {block.type} block belongs in an assistant turn", (*path, j), TARGET,
+                        strict)
         if parts:
             items.append({"role": "user", "content": parts})
     return items
@@ -553,5 +567,8 @@ def encode_request(req: Request, /, *, strict: bool = True) -> dict[str, Any]:
             out.setdefault(key, value)
         if forward.tools:
             out["tools"] = [*out.get("tools", []), *forward.tools]
+    if forward is None or "reasoning" not in forward.fields:  # a client's own is sent as it is
+        for key, value in encode_settings(req.reasoning, strict).items():
+            out.setdefault(key, value)
     out["store"] = False
     return out

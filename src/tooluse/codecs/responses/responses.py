@@ -2,13 +2,16 @@
 
 :func:`encode_response` writes the gateway's answer: each text block is one ``message``
 item with one ``output_text`` part, each tool call a ``function_call`` (or, for a custom
-tool, ``custom_tool_call``) item. Item ids derive from the response id and the item's
-position, so a streamed answer and the stored one name their items alike. The response
+tool, ``custom_tool_call``) item, each thinking block a ``reasoning`` item (see
+:mod:`._reasoning`; a redacted one is left out with a log line). Item ids derive from the
+response id and the item's position (a reasoning item keeps the id its upstream gave it),
+so a streamed answer and the stored one name their items alike. The response
 object also echoes the request's settings (``instructions``, ``tools``, ``tool_choice``...):
 the caller passes them as ``echo`` (see :func:`echo_fields`).
 
-:func:`decode_response` reads an upstream's answer; ``reasoning`` and server-tool items
-(``web_search_call``...) are left out, as the neutral model cannot carry them.
+:func:`decode_response` reads an upstream's answer: ``reasoning`` items are thinking
+blocks; server-tool items (``web_search_call``...) are left out, as the neutral model cannot
+carry them.
 """
 
 from __future__ import annotations
@@ -19,15 +22,32 @@ import uuid
 from typing import Any
 
 from ...errors import ConversionError, WireFormatError
-from ...messages import ContentBlock, Request, Response, TextBlock, ToolUseBlock, Usage
-from .._common import Path, validate
+from ...messages import (
+    ContentBlock,
+    RedactedThinkingBlock,
+    Request,
+    Response,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    Usage,
+)
+from .._common import Path, dropped, validate
 from ..openai.requests import _arguments
+from ._reasoning import block_item, decode_item
 from ._tools import CUSTOM_INPUT, ToolKinds, joined_name
-from ._wire import TARGET, _CustomToolCallIn, _FunctionCallIn, _OutputMessageIn, _ResponseIn
+from ._wire import (
+    TARGET,
+    _CustomToolCallIn,
+    _FunctionCallIn,
+    _OutputMessageIn,
+    _ReasoningIn,
+    _ResponseIn,
+)
 from .requests import encode_call
 
-__all__ = ["decode_response", "echo_fields", "encode_response", "envelope", "item_id",
-           "output_item", "status_of", "usage_body"]
+__all__ = ["answer_blocks", "decode_response", "echo_fields", "encode_response", "envelope",
+           "item_id", "output_item", "status_of", "usage_body"]
 
 #: Request fields a response object repeats, with the API's defaults.
 _ECHO_DEFAULTS: dict[str, Any] = {
@@ -88,8 +108,23 @@ def output_item(block: ContentBlock, response_id: str, index: int, kinds: ToolKi
         item = encode_call(block, kinds)
         prefix = "ctc" if item["type"] == "custom_tool_call" else "fc"
         return {"id": item_id(prefix, response_id, index), **item, "status": status}
+    if isinstance(block, ThinkingBlock):
+        return block_item(block, item_id("rs", response_id, index))
     raise ConversionError(f"a response cannot hold a {block.type} block", ("content", index),
                           target=TARGET)
+
+
+def answer_blocks(content: list[ContentBlock]) -> list[ContentBlock]:
+    """The blocks an answer shows: a redacted thinking block (another API's opaque
+    reasoning) has no Responses form and is left out, with a log line."""
+    kept: list[ContentBlock] = []
+    for k, block in enumerate(content):
+        if isinstance(block, RedactedThinkingBlock):
+            dropped("the Responses API has no redacted reasoning", ("content", k), TARGET,
+                    strict=False)
+        else:
+            kept.append(block)
+    return kept
 
 
 def envelope(response_id: str, *, created_at: float, model: str | None, status: str,
@@ -119,7 +154,8 @@ def encode_response(resp: Response, /, *, request: Request | None = None,
     kinds = ToolKinds(request)
     status, incomplete = status_of(resp.stop_reason)
     item_status = "incomplete" if status == "incomplete" else "completed"
-    output = [output_item(b, response_id, k, kinds, item_status) for k, b in enumerate(resp.content)]
+    output = [output_item(b, response_id, k, kinds, item_status)
+              for k, b in enumerate(answer_blocks(resp.content))]
     return envelope(response_id, created_at=time.time() if created_at is None else created_at,
                     model=resp.model, status=status, output=output,
                     echo=echo if echo is not None else echo_fields(), usage=resp.usage,
@@ -153,9 +189,11 @@ def decode_output_item(raw: Any, path: Path) -> list[ContentBlock]:
         custom = validate(_CustomToolCallIn, raw, path)
         return [ToolUseBlock(id=custom.call_id, name=joined_name(custom.namespace, custom.name),
                              input={CUSTOM_INPUT: custom.input})]
+    if kind == "reasoning":
+        return [decode_item(validate(_ReasoningIn, raw, path), path)]
     if not isinstance(kind, str):
         raise WireFormatError("an output item needs a type", (*path, "type"))
-    return []  # reasoning, web_search_call and other server-side items
+    return []  # web_search_call and other server-side items
 
 
 def decode_response(data: Any, /) -> Response:

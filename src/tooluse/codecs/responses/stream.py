@@ -12,11 +12,22 @@
   ``response.function_call_arguments.delta``..., ``.done``, ``response.output_item.done``
   (a custom tool: ``response.custom_tool_call_input.delta``/``.done``, with the call's
   text, not JSON);
+- per thinking block: ``response.output_item.added`` (a ``reasoning`` item), then for its
+  text ``response.content_part.added`` (a ``reasoning_text``),
+  ``response.reasoning_text.delta``..., ``.done``, ``response.content_part.done``, and for
+  each summary part ``response.reasoning_summary_part.added``,
+  ``response.reasoning_summary_text.delta``..., ``.done``,
+  ``response.reasoning_summary_part.done``; ``response.output_item.done`` carries the
+  whole item, its ``encrypted_content`` (the block's signature) included. A redacted thinking
+  block has no Responses form: its events are skipped (with a log line);
 - ``response.completed``, or ``response.incomplete`` (stopped at ``max_output_tokens``);
 - on a failure after the start, :meth:`StreamEncoder.fail`: an ``error`` event and
   ``response.failed``.
 
-:func:`decode_events` reads an upstream's stream back into neutral events.
+:func:`decode_events` reads an upstream's stream back into neutral events (a reasoning
+item's text and summary deltas as :class:`ThinkingDelta`, its ``encrypted_content`` from
+``response.output_item.done`` as one :class:`SignatureDelta`; what a finished item or part
+holds beyond the deltas that came is sent as one more delta).
 """
 
 from __future__ import annotations
@@ -30,21 +41,38 @@ from typing import Any
 import jiter
 
 from ...errors import BackendErrorKind, WireFormatError
-from ...messages import Request, TextBlock, ToolUseBlock, Usage
+from ...messages import (
+    RedactedThinkingBlock,
+    Request,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    Usage,
+)
 from ...stream import (
     BlockStart,
     BlockStop,
     MessageDelta,
     MessageStart,
     MessageStop,
+    SignatureDelta,
     StreamEvent,
     TextDelta,
+    ThinkingDelta,
     ToolInputDelta,
 )
+from .._common import dropped, validate
+from ._reasoning import decode_item, reasoning_item
 from ._tools import CUSTOM_INPUT, ToolKinds, joined_name
+from ._wire import TARGET, _ReasoningIn
 from .errors import backend_error, error_code, response_error
 from .requests import encode_call
 from .responses import echo_fields, envelope, item_id, status_of, stop_reason_of
+
+#: The stream events of a reasoning item's parts the decoder reads (the ``.done`` ones
+#: repeat what the deltas brought; the finished item is read at ``output_item.done``).
+_REASONING_EVENTS = ("response.reasoning_text.delta", "response.reasoning_summary_part.added",
+                     "response.reasoning_summary_text.delta")
 
 __all__ = ["StreamEncoder", "decode_events", "encode_events"]
 
@@ -57,6 +85,18 @@ class _Open:
     item: dict[str, Any]
     parts: list[str] = field(default_factory=list)
     custom_sent: int = 0  # characters of a custom call's text already sent
+
+
+@dataclass
+class _Thinking(_Open):
+    """A thinking block being streamed as a reasoning item: its text parts and summary
+    parts so far, the part now open (``("text", k)`` or ``("summary", k)``) and the
+    signature."""
+
+    texts: list[str] = field(default_factory=list)
+    summary: list[str] = field(default_factory=list)
+    current: tuple[str, int] | None = None
+    signature: str | None = None
 
 
 class StreamEncoder:
@@ -74,6 +114,7 @@ class StreamEncoder:
         self.started = False
         self.done: dict[int, dict[str, Any]] = {}
         self.open: dict[int, _Open] = {}
+        self.skipped: set[int] = set()  # redacted thinking blocks, which have no form here
         self.usage = Usage()
         self.stop_reason: str | None = None
         #: The final response object, once the stream ended (completed, incomplete, failed).
@@ -105,10 +146,20 @@ class StreamEncoder:
             yield self._event("response.in_progress", response=body)
         elif isinstance(event, BlockStart):
             yield from self._start(event)
+        elif isinstance(event, (TextDelta, ToolInputDelta, ThinkingDelta, SignatureDelta,
+                                BlockStop)) and event.index in self.skipped:
+            if isinstance(event, BlockStop):
+                self.skipped.discard(event.index)
         elif isinstance(event, TextDelta):
             yield from self._text(self.open[event.index], event.text)
         elif isinstance(event, ToolInputDelta):
             yield from self._arguments(self.open[event.index], event.partial_json)
+        elif isinstance(event, ThinkingDelta):
+            yield from self._thinking(self.open[event.index], event.text, event.summary)
+        elif isinstance(event, SignatureDelta):
+            state = self.open[event.index]
+            if isinstance(state, _Thinking):
+                state.signature = (state.signature or "") + event.signature
         elif isinstance(event, BlockStop):
             yield from self._stop(self.open.pop(event.index))
         elif isinstance(event, MessageDelta):
@@ -136,6 +187,22 @@ class StreamEncoder:
                               output_index=index, content_index=0, part=_text_part(""))
             if block.text:
                 yield from self._text(state, block.text)
+            return
+        if isinstance(block, RedactedThinkingBlock):
+            dropped("the Responses API has no redacted reasoning", ("content", event.index),
+                    TARGET, strict=False)
+            self.skipped.add(event.index)
+            return
+        if isinstance(block, ThinkingBlock):
+            item = {"id": block.id if block.id is not None else item_id(
+                "rs", self.response_id, index), "type": "reasoning", "summary": []}
+            thinking = _Thinking(index, item, signature=block.signature)
+            self.open[event.index] = thinking
+            yield self._event("response.output_item.added", output_index=index, item=item)
+            if block.text:
+                yield from self._thinking(thinking, block.text, None)
+            for number, part in enumerate(block.summary):
+                yield from self._thinking(thinking, part, number)
             return
         call = encode_call(block, self.kinds)
         prefix = "ctc" if call["type"] == "custom_tool_call" else "fc"
@@ -165,8 +232,67 @@ class StreamEncoder:
             yield self._event("response.custom_tool_call_input.delta", item_id=state.item["id"],
                               output_index=state.output_index, delta=delta)
 
+    def _thinking(self, state: _Open, text: str, summary: int | None) -> Iterator[dict[str, Any]]:
+        """A piece of a thinking block's text (``summary`` None) or of its summary part
+        ``summary``, opening (and closing the previous) part as needed."""
+        assert isinstance(state, _Thinking)
+        ids = {"item_id": state.item["id"], "output_index": state.output_index}
+        if summary is None:
+            if not text:
+                return
+            if state.current is None or state.current[0] != "text":
+                yield from self._close_part(state)
+                state.texts.append("")
+                state.current = ("text", len(state.texts) - 1)
+                yield self._event("response.content_part.added", **ids,
+                                  content_index=state.current[1],
+                                  part={"type": "reasoning_text", "text": ""})
+            k = state.current[1]
+            state.texts[k] += text
+            yield self._event("response.reasoning_text.delta", **ids, content_index=k, delta=text)
+            return
+        if state.current != ("summary", summary):
+            yield from self._close_part(state)
+            while len(state.summary) <= summary:
+                state.summary.append("")
+                state.current = ("summary", len(state.summary) - 1)
+                yield self._event("response.reasoning_summary_part.added", **ids,
+                                  summary_index=state.current[1],
+                                  part={"type": "summary_text", "text": ""})
+                if state.current[1] < summary:
+                    yield from self._close_part(state)
+            state.current = ("summary", summary)
+        state.summary[summary] += text
+        if text:
+            yield self._event("response.reasoning_summary_text.delta", **ids,
+                              summary_index=summary, delta=text)
+
+    def _close_part(self, state: _Thinking) -> Iterator[dict[str, Any]]:
+        """The ``.done`` events of the thinking block's open part, if one is open."""
+        if state.current is None:
+            return
+        (kind, k), state.current = state.current, None
+        ids = {"item_id": state.item["id"], "output_index": state.output_index}
+        if kind == "text":
+            text = state.texts[k]
+            yield self._event("response.reasoning_text.done", **ids, content_index=k, text=text)
+            yield self._event("response.content_part.done", **ids, content_index=k,
+                              part={"type": "reasoning_text", "text": text})
+        else:
+            text = state.summary[k]
+            yield self._event("response.reasoning_summary_text.done", **ids, summary_index=k,
+                              text=text)
+            yield self._event("response.reasoning_summary_part.done", **ids, summary_index=k,
+                              part={"type": "summary_text", "text": text})
+
     def _stop(self, state: _Open) -> Iterator[dict[str, Any]]:
         item, index = state.item, state.output_index
+        if isinstance(state, _Thinking):
+            yield from self._close_part(state)
+            item = reasoning_item(item["id"], state.summary, state.texts, state.signature)
+            self.done[index] = item
+            yield self._event("response.output_item.done", output_index=index, item=item)
+            return
         status = "incomplete" if self.stop_reason == "max_tokens" else "completed"
         text = "".join(state.parts)
         if item["type"] == "message":
@@ -225,10 +351,25 @@ def encode_events(events: Iterable[StreamEvent], /, *, request: Request | None =
 # --- decoding ------------------------------------------------------------------------------
 
 
+@dataclass
+class _Seen:
+    """What a reasoning item's deltas brought so far: its text, its summary parts."""
+
+    text: str = ""
+    summary: dict[int, str] = field(default_factory=dict)
+
+
+def _rest(full: str, seen: str) -> str:
+    """What a finished text holds beyond the deltas that came ("" when it does not
+    continue them: the deltas stand)."""
+    return full[len(seen):] if full.startswith(seen) else ""
+
+
 class _StreamDecoder:
     def __init__(self) -> None:
         self.started = False
         self.blocks: dict[Any, tuple[int, str]] = {}  # output_index -> (neutral index, type)
+        self.reasoning: dict[Any, _Seen] = {}  # output_index -> a reasoning item's deltas
         self.next_index = 0
         self.ended = False
 
@@ -250,7 +391,12 @@ class _StreamDecoder:
         position = data.get("output_index")
         if kind == "response.output_item.added":
             item = data.get("item") or {}
-            if item.get("type") in ("function_call", "custom_tool_call"):
+            if item.get("type") == "reasoning":
+                item_id = item.get("id")
+                yield from self._open(position, "reasoning", ThinkingBlock(
+                    id=item_id if isinstance(item_id, str) else None))
+                self.reasoning[position] = _Seen()
+            elif item.get("type") in ("function_call", "custom_tool_call"):
                 yield from self._open(position, item["type"], ToolUseBlock(
                     id=item["call_id"], name=joined_name(item.get("namespace"), item["name"])))
                 if item["type"] == "custom_tool_call":
@@ -268,7 +414,11 @@ class _StreamDecoder:
         elif kind == "response.custom_tool_call_input.delta":
             yield ToolInputDelta(index=self._index(position, n),
                                  partial_json=json.dumps(str(data.get("delta", "")))[1:-1])
+        elif kind in _REASONING_EVENTS:
+            yield from self._reasoning(kind, data, position, n)
         elif kind == "response.output_item.done" and position in self.blocks:
+            if self.blocks[position][1] == "reasoning":
+                yield from self._reasoning_done(data.get("item"), position, n)
             index, item_type = self.blocks.pop(position)
             if item_type == "custom_tool_call":
                 yield ToolInputDelta(index=index, partial_json='"}')
@@ -293,10 +443,46 @@ class _StreamDecoder:
             self.ended = True
 
     def _open(self, position: Any, item_type: str,
-              block: TextBlock | ToolUseBlock) -> Iterator[StreamEvent]:
+              block: TextBlock | ToolUseBlock | ThinkingBlock) -> Iterator[StreamEvent]:
         self.blocks[position] = (self.next_index, item_type)
         self.next_index += 1
         yield BlockStart(index=self.blocks[position][0], block=block)
+
+    def _reasoning(self, kind: str, data: dict[str, Any], position: Any,
+                   n: int) -> Iterator[StreamEvent]:
+        index = self._index(position, n)
+        seen = self.reasoning[position]
+        if kind == "response.reasoning_text.delta":
+            delta = str(data.get("delta", ""))
+            seen.text += delta
+            yield ThinkingDelta(index=index, text=delta)
+            return
+        number = data.get("summary_index")
+        if not isinstance(number, int) or number < 0:
+            raise WireFormatError("summary_index must be a number", (n, "summary_index"))
+        if kind == "response.reasoning_summary_part.added":
+            if number not in seen.summary:  # the part exists, even if it stays empty
+                seen.summary[number] = ""
+                yield ThinkingDelta(index=index, text="", summary=number)
+        elif kind == "response.reasoning_summary_text.delta":
+            delta = str(data.get("delta", ""))
+            seen.summary[number] = seen.summary.get(number, "") + delta
+            yield ThinkingDelta(index=index, text=delta, summary=number)
+
+    def _reasoning_done(self, raw: Any, position: Any, n: int) -> Iterator[StreamEvent]:
+        """The finished reasoning item: what it holds beyond the deltas, its signature."""
+        index = self.blocks[position][0]
+        seen = self.reasoning.pop(position)
+        done = decode_item(validate(_ReasoningIn, raw, (n, "item")), (n, "item"))
+        rest = _rest(done.text, seen.text)
+        if rest:
+            yield ThinkingDelta(index=index, text=rest)
+        for number, part in enumerate(done.summary):
+            rest = _rest(part, seen.summary.get(number, ""))
+            if rest or number not in seen.summary:
+                yield ThinkingDelta(index=index, text=rest, summary=number)
+        if done.signature is not None:
+            yield SignatureDelta(index=index, signature=done.signature)
 
     def _index(self, position: Any, n: int) -> int:
         if position not in self.blocks:
