@@ -38,6 +38,7 @@ class _Request(WireModel):
     stream: bool | None = None
     stream_options: _StreamOptions | None = None
     user: str | None = None
+    reasoning_effort: str | None = None
 
 
 class _SystemMessage(WireModel):
@@ -69,6 +70,10 @@ class _AssistantMessage(WireModel):
     tool_calls: list[Any] | None = None
     refusal: str | None = None
     name: str | None = None
+    #: The turn's reasoning as vLLM, SGLang, DeepSeek (``reasoning_content``) or Ollama and
+    #: newer vLLM (``reasoning``) return it; see :mod:`._reasoning`.
+    reasoning_content: str | None = None
+    reasoning: str | None = None
 
 
 class _ToolMessage(WireModel):
@@ -139,6 +144,8 @@ class _MessageIn(LenientModel):
     content: str | None = None
     refusal: str | None = None
     tool_calls: list[Any] | None = None
+    reasoning_content: Any = None
+    reasoning: Any = None
 
 
 class _ChoiceIn(LenientModel):

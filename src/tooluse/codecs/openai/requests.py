@@ -21,6 +21,9 @@ prefixed with ``"Error: "``), images in tool results or assistant turns (fallbac
 placeholder), ``top_k`` (dropped), metadata other than ``user_id`` (dropped), more than 4 stop
 sequences (the first 4 kept). JSON result parts always travel as their JSON text. Text after
 a tool call in an assistant turn moves before the calls (the format has one content field).
+Thinking blocks travel as the turn's ``reasoning_content`` and ``reasoning_effort`` as the
+request's effort; what of them Chat cannot hold (signatures, redacted blocks, a budget) is
+in :mod:`._reasoning`.
 
 OpenAI parameters tooluse cannot carry to every backend (``seed``, ``response_format``,
 ``logprobs``...) are rejected unless they hold their no-op default (``n: 1``,
@@ -45,6 +48,7 @@ from ...messages import (
     Message,
     Request,
     TextBlock,
+    ThinkingBlock,
     ToolChoice,
     ToolResultBlock,
     ToolSpec,
@@ -59,6 +63,7 @@ from .._common import (
     check_tool_pairing,
     data_url,
     dispatch,
+    dropped,
     image_placeholder,
     json_text,
     parse_data_url,
@@ -67,6 +72,7 @@ from .._common import (
     validate,
 )
 from .._images import decode_base64, sniff_media_type
+from ._reasoning import ReasoningText, decode_effort, encode_effort, read_reasoning
 from ._wire import (
     _MESSAGES,
     MAX_STOP,
@@ -240,6 +246,10 @@ def _messages(raw_messages: list[Any]) -> tuple[list[TextBlock], list[Turn]]:
             turns.append(Turn(role="user", path=path, blocks=blocks))
             continue
         assert isinstance(msg, _AssistantMessage)
+        thought = read_reasoning(msg.reasoning_content, msg.reasoning, path, lenient=False)
+        if thought is not None:
+            key = "reasoning_content" if msg.reasoning_content else "reasoning"
+            blocks.append(((*path, key), ThinkingBlock(text=thought)))
         if msg.content is not None:
             blocks = [
                 ((*path, "content"), b)
@@ -342,6 +352,7 @@ def decode_request(data: Any) -> Request:
         top_p=req.top_p,
         stop_sequences=_stop(req.stop),
         metadata={"user_id": req.user} if req.user is not None else {},
+        reasoning=decode_effort(req.reasoning_effort),
     )
 
 
@@ -389,11 +400,13 @@ def _user_messages(msg: Message, path: Path, strict: bool) -> list[dict[str, Any
         if isinstance(b, ToolResultBlock)
     ]
     parts: list[dict[str, Any]] = []
-    for b in msg.content:
+    for j, b in enumerate(msg.content):
         if isinstance(b, TextBlock):
             parts.append({"type": "text", "text": b.text})
         elif isinstance(b, ImageBlock):
             parts.append({"type": "image_url", "image_url": {"url": _image_url(b)}})
+        elif not isinstance(b, ToolResultBlock):
+            dropped(f"a user message cannot carry a {b.type} block", (*path, j), TARGET, strict)
     if parts or not out:
         content: Any = parts[0]["text"] if len(parts) == 1 and parts[0]["type"] == "text" else parts
         out.append({"role": "user", "content": content if parts else ""})
@@ -426,7 +439,11 @@ def _split_turn(
 
 
 def _assistant_message(msg: Message, path: Path, strict: bool) -> dict[str, Any]:
+    reasoning = ReasoningText(strict)
+
     def other(j: int, b: ContentBlock) -> str | None:
+        if reasoning.take(b, (*path, j)):
+            return None
         unsupported(
             f"an assistant message cannot carry a {b.type} block", (*path, j), TARGET, strict
         )
@@ -434,6 +451,8 @@ def _assistant_message(msg: Message, path: Path, strict: bool) -> dict[str, Any]
 
     texts, calls = _split_turn(msg.content, other)
     out: dict[str, Any] = {"role": "assistant", "content": _text_content(texts) if texts else None}
+    if reasoning.text is not None:
+        out["reasoning_content"] = reasoning.text
     if calls:
         out["tool_calls"] = calls
     return out
@@ -496,4 +515,5 @@ def encode_request(
                         ("metadata", extra[0]), TARGET, strict)
         if "user_id" in req.metadata:
             out["user"] = str(req.metadata["user_id"])
+    out.update(encode_effort(req.reasoning, strict))
     return out

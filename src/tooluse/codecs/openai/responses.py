@@ -10,8 +10,9 @@ import time
 from typing import Any
 
 from ...errors import ConversionError, WireFormatError
-from ...messages import ContentBlock, Response, TextBlock, ToolUseBlock, Usage
+from ...messages import ContentBlock, Response, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 from .._common import Path, validate
+from ._reasoning import ReasoningText, read_reasoning
 from ._wire import TARGET, _CallIn, _ResponseIn, _UsageIn
 from .requests import _arguments, _split_turn
 
@@ -40,11 +41,16 @@ def _finish(value: Any, path: Path) -> Any:
 
 
 def decode_response(data: Any) -> Response:
-    """A ``chat.completion`` -> :class:`Response` (one choice)."""
+    """A ``chat.completion`` -> :class:`Response` (one choice); the message's reasoning
+    (``reasoning_content`` or ``reasoning``) is a thinking block before the answer."""
     resp = validate(_ResponseIn, data, ())
     choice = resp.choices[0]
     path: Path = ("choices", 0, "message")
     content: list[ContentBlock] = []
+    thought = read_reasoning(choice.message.reasoning_content, choice.message.reasoning, path,
+                             lenient=True)
+    if thought is not None:
+        content.append(ThinkingBlock(text=thought))
     if choice.message.content:
         content.append(TextBlock(text=choice.message.content))
     if choice.message.refusal:
@@ -75,14 +81,22 @@ def _usage(usage: Usage) -> dict[str, int]:
 
 def encode_response(resp: Response, *, created: int | None = None) -> dict[str, Any]:
     """:class:`Response` -> ``chat.completion``. Text blocks are joined (the format has one
-    content string); the matched stop sequence is not carried."""
+    content string); the matched stop sequence is not carried. Thinking blocks are the
+    message's ``reasoning_content`` (a signature or a redacted block is left out with a log
+    line: an answer is never refused for its thinking)."""
+    reasoning = ReasoningText(strict=False)
+
     def other(k: int, b: ContentBlock) -> str | None:
+        if reasoning.take(b, ("content", k)):
+            return None
         raise ConversionError(f"a response cannot hold a {b.type} block", ("content", k),
                               target=TARGET)
 
     texts, calls = _split_turn(resp.content, other)
     message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None,
                                "refusal": None}
+    if reasoning.text is not None:
+        message["reasoning_content"] = reasoning.text
     if calls:
         message["tool_calls"] = calls
     return {

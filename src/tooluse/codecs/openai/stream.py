@@ -2,6 +2,9 @@
 
 :func:`encode_events` writes the gateway's chunks; :func:`decode_events` reads a backend's,
 opening and closing neutral blocks itself since the chunks have no block boundaries.
+Reasoning travels in the deltas' ``reasoning_content`` (read: also ``reasoning``), joined as
+:mod:`._reasoning` joins a whole message's; a signature or a redacted block is left out
+with a log line.
 """
 
 from __future__ import annotations
@@ -12,18 +15,22 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...errors import WireFormatError
-from ...messages import TextBlock, ToolUseBlock, Usage
+from ...messages import RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 from ...stream import (
     BlockStart,
     BlockStop,
     MessageDelta,
     MessageStart,
     MessageStop,
+    SignatureDelta,
     StreamEvent,
     TextDelta,
+    ThinkingDelta,
     ToolInputDelta,
 )
-from .._common import Path
+from .._common import Path, dropped
+from ._reasoning import SEPARATOR, read_reasoning
+from ._wire import TARGET
 from .errors import backend_error
 from .responses import _FINISH_OUT, _finish, _usage
 
@@ -38,6 +45,20 @@ def encode_events(
     stamp = int(time.time()) if created is None else created
     calls: dict[int, int] = {}
     input_tokens = 0
+    # Reasoning pieces (a block's text, each summary part) are joined by SEPARATOR, as in a
+    # whole message: the piece being written, and whether any came before it.
+    piece: tuple[int, int | None] | None = None
+    reasoned = False
+    unsigned: set[int] = set()
+
+    def reasoning(key: tuple[int, int | None], text: str) -> Iterator[dict[str, Any]]:
+        nonlocal piece, reasoned
+        if not text:
+            return
+        if key != piece and reasoned:
+            text = SEPARATOR + text
+        piece, reasoned = key, True
+        yield chunk({"reasoning_content": text})
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {"id": ident, "object": "chat.completion.chunk", "created": stamp, "model": model,
@@ -53,10 +74,27 @@ def encode_events(
                 calls[event.index] = len(calls)
                 yield chunk({"tool_calls": [{"index": calls[event.index], "id": block.id, "type": "function",
                                              "function": {"name": block.name, "arguments": ""}}]})
+            elif isinstance(block, ThinkingBlock):
+                yield from reasoning((event.index, None), block.text)
+                for number, part in enumerate(block.summary):
+                    yield from reasoning((event.index, number), part)
+                if block.signature is not None:
+                    unsigned.add(event.index)
+            elif isinstance(block, RedactedThinkingBlock):
+                dropped("Chat Completions cannot carry a redacted thinking block",
+                        ("content", event.index), TARGET, False)
             elif block.text:
                 yield chunk({"content": block.text})
         elif isinstance(event, TextDelta):
             yield chunk({"content": event.text})
+        elif isinstance(event, ThinkingDelta):
+            yield from reasoning((event.index, event.summary), event.text)
+        elif isinstance(event, SignatureDelta):
+            unsigned.add(event.index)
+        elif isinstance(event, BlockStop) and event.index in unsigned:
+            unsigned.discard(event.index)
+            dropped("Chat Completions cannot carry a thinking block's signature",
+                    ("content", event.index, "signature"), TARGET, False)
         elif isinstance(event, ToolInputDelta):
             yield chunk({"tool_calls": [{"index": calls[event.index],
                                          "function": {"arguments": event.partial_json}}]})
@@ -77,7 +115,7 @@ class _StreamDecoder:
     def __init__(self) -> None:
         self.started = False
         self.open: int | None = None
-        self.open_is_text = False
+        self.open_kind = ""
         self.next_index = 0
         self.calls: dict[int, int] = {}
         self.finish: str | None = None
@@ -88,11 +126,16 @@ class _StreamDecoder:
             yield BlockStop(index=self.open)
             self.open = None
 
-    def _open(self, block: TextBlock | ToolUseBlock) -> Iterator[StreamEvent]:
+    def _open(self, block: TextBlock | ToolUseBlock | ThinkingBlock) -> Iterator[StreamEvent]:
         yield from self._close()
-        self.open, self.open_is_text = self.next_index, isinstance(block, TextBlock)
+        self.open, self.open_kind = self.next_index, block.type
         self.next_index += 1
         yield BlockStart(index=self.open, block=block)
+
+    def _into(self, block: TextBlock | ThinkingBlock) -> Iterator[StreamEvent]:
+        """Open ``block`` unless a block of its kind is the open one."""
+        if self.open is None or self.open_kind != block.type:
+            yield from self._open(block)
 
     def feed(self, data: Any, path: Path) -> Iterator[StreamEvent]:
         if not isinstance(data, dict):
@@ -114,10 +157,17 @@ class _StreamDecoder:
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 raise WireFormatError("only one choice (index 0) is supported", cpath)
             delta = choice.get("delta") or {}
+            if not isinstance(delta, dict):
+                raise WireFormatError("delta must be an object", (*cpath, "delta"))
+            thought = read_reasoning(delta.get("reasoning_content"), delta.get("reasoning"),
+                                     (*cpath, "delta"), lenient=True)
+            if thought:
+                yield from self._into(ThinkingBlock())
+                assert self.open is not None
+                yield ThinkingDelta(index=self.open, text=thought)
             text = (delta.get("content") or "") + (delta.get("refusal") or "")
             if text:
-                if self.open is None or not self.open_is_text:
-                    yield from self._open(TextBlock(text=""))
+                yield from self._into(TextBlock(text=""))
                 assert self.open is not None
                 yield TextDelta(index=self.open, text=text)
             for k, call in enumerate(delta.get("tool_calls") or []):
