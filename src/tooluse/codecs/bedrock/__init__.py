@@ -24,10 +24,15 @@ Bedrock take it) and ``metadata`` as ``requestMetadata``. A response's ``stop_se
 travels as ``additionalModelResponseFields: {"stop_sequence": s}`` (what Bedrock returns for
 Anthropic models); Converse responses have no id and no model, so those are not carried.
 
+Reasoning is carried both ways (:mod:`.reasoning`): ``reasoningContent`` blocks (history,
+responses, stream deltas) are thinking blocks, signatures and redacted bytes byte for byte,
+and the reasoning setting in ``additionalModelRequestFields`` (``thinking``,
+``reasoning_config`` or Nova's ``reasoningConfig``) is :attr:`Request.reasoning`.
+
 The package's modules: :mod:`._wire` (pydantic wire models and shared constants),
 :mod:`.requests` (request decoding and encoding, boto3 binary mode included),
-:mod:`.responses`, :mod:`.stream` (ConverseStream events) and :mod:`.errors` (error bodies,
-backend errors). This module re-exports what callers use.
+:mod:`.responses`, :mod:`.stream` (ConverseStream events), :mod:`.reasoning` (reasoning
+blocks and settings) and :mod:`.errors` (error bodies, backend errors). This module re-exports what callers use.
 """
 
 from __future__ import annotations

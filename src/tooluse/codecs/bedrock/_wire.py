@@ -78,8 +78,8 @@ class _Empty(WireModel):
 
 
 class _AdditionalFields(BaseModel):
-    """Model-specific fields: ``top_k`` is applied; the rest is the upstream model's to read
-    (kept for a Bedrock upstream)."""
+    """Model-specific fields: ``top_k`` is applied, a reasoning setting is read (by
+    :mod:`.reasoning`); all but ``top_k`` are kept for a Bedrock upstream."""
 
     model_config = ConfigDict(extra="allow", strict=True)
 
@@ -109,6 +109,33 @@ class _ServiceTier(WireModel):
 
 class _PerformanceConfig(WireModel):
     latency: Literal["standard", "optimized"]
+
+
+class _ReasoningText(WireModel):
+    text: str
+    signature: str | None = None
+
+
+class _ReasoningTextIn(LenientModel):
+    text: str = ""
+    signature: str | None = None
+
+
+class _ClaudeThinking(WireModel):
+    """Claude's reasoning setting in ``additionalModelRequestFields``: ``thinking`` (the
+    Messages spelling) or ``reasoning_config`` (Claude 3.7 Sonnet's, as Bedrock documents it).
+    ``budget_tokens`` is required with ``enabled`` (checked in :mod:`.reasoning`)."""
+
+    type: Literal["enabled", "adaptive", "disabled"]
+    budget_tokens: int | None = Field(default=None, ge=1024)
+    display: Literal["summarized", "omitted"] | None = None
+
+
+class _NovaReasoning(WireModel):
+    """Amazon Nova 2's ``reasoningConfig``."""
+
+    type: Literal["enabled", "disabled"]
+    maxReasoningEffort: Literal["low", "medium", "high"] | None = None
 
 
 class _Request(WireModel):

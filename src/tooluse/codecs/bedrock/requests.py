@@ -18,8 +18,10 @@ from ...messages import (
     JsonBlock,
     Message,
     Passthrough,
+    RedactedThinkingBlock,
     Request,
     TextBlock,
+    ThinkingBlock,
     ToolChoice,
     ToolResultBlock,
     ToolSpec,
@@ -57,6 +59,7 @@ from ._wire import (
     _ToolSpec,
     _ToolUse,
 )
+from .reasoning import decode_block, decode_settings, encode_block, encode_settings
 
 __all__ = ["decode_request", "encode_request"]
 
@@ -184,10 +187,7 @@ def _block(data: Any, path: Path, role: str) -> ContentBlock | None:
     if key == "guardContent":
         return _guard_text(value, (*path, key))
     if key == "reasoningContent":
-        # Dropped, as thinking blocks are: tooluse never asks a model to reason, so there
-        # is no turn to give it back to.
-        one_key(value, (*path, key), ("reasoningText", "redactedContent"), "ReasoningContentBlock")
-        return None
+        return decode_block(value, (*path, key))
     if key == "toolUse":
         use = validate(_ToolUse, value, (*path, key))
         if not isinstance(use.input, dict):
@@ -329,6 +329,7 @@ def decode_request(data: Any, model_id: str | None = None) -> Request:
         top_k=extra.top_k,
         stop_sequences=list(inference.stopSequences or []),
         metadata=dict(req.requestMetadata or {}),
+        reasoning=decode_settings(model_fields),
         passthrough=passthrough if passthrough.fields else None,
     )
 
@@ -355,7 +356,10 @@ def _encode_image(image: ImageBlock, path: Path, strict: bool, binary: bool) -> 
     return {"image": {"format": fmt, "source": {"bytes": data}}}
 
 
-def _encode_block(block: ContentBlock, path: Path, strict: bool, binary: bool) -> dict[str, Any]:
+def _encode_block(block: ContentBlock, path: Path, strict: bool, binary: bool,
+                  role: str) -> dict[str, Any] | None:
+    if isinstance(block, (ThinkingBlock, RedactedThinkingBlock)):
+        return encode_block(block, path, strict, binary, role)
     if isinstance(block, TextBlock):
         return {"text": block.text}
     if isinstance(block, ImageBlock):
@@ -436,10 +440,12 @@ def encode_request(req: Request, *, strict: bool = True, binary: bool = False) -
         out["modelId"] = req.model
     messages: list[dict[str, Any]] = []
     for i, msg in enumerate(req.messages):
-        blocks = [
-            _encode_block(b, ("messages", i, "content", j), strict, binary)
-            for j, b in enumerate(msg.content)
-        ]
+        blocks: list[dict[str, Any]] = []
+        for j, b in enumerate(msg.content):
+            path: Path = ("messages", i, "content", j)
+            encoded = _encode_block(b, path, strict, binary, msg.role)
+            if encoded is not None:
+                blocks.append(encoded)
         if messages and messages[-1]["role"] == msg.role:
             messages[-1]["content"].extend(blocks)
         else:
@@ -461,8 +467,14 @@ def encode_request(req: Request, *, strict: bool = True, binary: bool = False) -
     config = _tool_config(req, strict)
     if config is not None:
         out["toolConfig"] = config
+    forward = req.passthrough if req.passthrough is not None and req.passthrough.api == TARGET else None
+    fields = encode_settings(
+        req.reasoning, forward.fields.get("additionalModelRequestFields", {}) if forward else {}, strict
+    )
     if req.top_k is not None:
-        out["additionalModelRequestFields"] = {"top_k": req.top_k}
+        fields["top_k"] = req.top_k
+    if fields:
+        out["additionalModelRequestFields"] = fields
     if req.metadata:
         meta: dict[str, str] = {}
         for key, item in req.metadata.items():
@@ -476,11 +488,8 @@ def encode_request(req: Request, *, strict: bool = True, binary: bool = False) -
                 item = json.dumps(item)
             meta[key] = item
         out["requestMetadata"] = meta
-    forward = req.passthrough if req.passthrough is not None and req.passthrough.api == TARGET else None
     if forward is not None:
         for key, value in forward.fields.items():
-            if key == "additionalModelRequestFields":
-                out[key] = {**value, **out.get(key, {})}
-            else:
+            if key != "additionalModelRequestFields":  # made above, reasoning and all
                 out.setdefault(key, value)
     return out

@@ -3,6 +3,7 @@
 
 Converse responses have no id and no model; the id comes from boto3's ``ResponseMetadata``
 when present. ``stop_sequence`` travels as ``additionalModelResponseFields``.
+``reasoningContent`` blocks are thinking blocks (:mod:`.reasoning`).
 """
 
 from __future__ import annotations
@@ -10,9 +11,18 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import BackendError, ConversionError, WireFormatError
-from ...messages import ContentBlock, Response, TextBlock, ToolUseBlock, Usage
+from ...messages import (
+    ContentBlock,
+    RedactedThinkingBlock,
+    Response,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    Usage,
+)
 from .._common import Path, one_key, validate
 from ._wire import TARGET, _ResponseIn, _ToolUse, _UsageIn
+from .reasoning import decode_block, encode_block
 from .requests import _text
 
 __all__ = ["decode_response", "encode_response"]
@@ -38,10 +48,12 @@ def _stop_reason(value: Any, path: Path) -> Any:
     return _STOP_IN[value]
 
 
-def _response_block(data: Any, path: Path) -> TextBlock | ToolUseBlock:
-    key, value = one_key(data, path, ("text", "toolUse"), "ContentBlock")
+def _response_block(data: Any, path: Path) -> ContentBlock:
+    key, value = one_key(data, path, ("text", "toolUse", "reasoningContent"), "ContentBlock")
     if key == "text":
         return _text(value, (*path, "text"), blank_ok=True)
+    if key == "reasoningContent":
+        return decode_block(value, (*path, key), lenient=True)
     use = validate(_ToolUse, value, (*path, key))
     if not isinstance(use.input, dict):
         raise WireFormatError("toolUse input must be a JSON object", (*path, key, "input"))
@@ -68,7 +80,10 @@ def decode_response(data: Any) -> Response:
     )
 
 
-def _response_block_out(block: ContentBlock, path: Path) -> dict[str, Any]:
+def _response_block_out(block: ContentBlock, path: Path) -> dict[str, Any] | None:
+    if isinstance(block, (ThinkingBlock, RedactedThinkingBlock)):
+        # A response has no strict mode: what Converse cannot hold is dropped with a log line.
+        return encode_block(block, path, strict=False, binary=False)
     if isinstance(block, TextBlock):
         return {"text": block.text}
     if isinstance(block, ToolUseBlock):
@@ -91,7 +106,8 @@ def encode_response(resp: Response, *, latency_ms: int = 0) -> dict[str, Any]:
             "message": {
                 "role": "assistant",
                 "content": [
-                    _response_block_out(b, ("content", k)) for k, b in enumerate(resp.content)
+                    wire for k, b in enumerate(resp.content)
+                    if (wire := _response_block_out(b, ("content", k))) is not None
                 ],
             }
         },

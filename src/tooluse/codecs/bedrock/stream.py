@@ -1,9 +1,15 @@
 """ConverseStream events (as boto3 yields them) <-> neutral stream events.
 
-Bedrock sends no ``contentBlockStart`` for text blocks, and splits the end of a message into
+Bedrock sends no ``contentBlockStart`` for text or reasoning blocks, and splits the end of a message into
 ``messageStop`` (stop reason) and ``metadata`` (usage); both directions bridge that to the
 neutral :class:`MessageDelta` / :class:`MessageStop`. Exception events become
 :class:`BackendError` through :func:`.errors.backend_error`.
+
+Reasoning arrives as ``contentBlockDelta`` with ``reasoningContent``: ``{text}`` pieces
+(:class:`ThinkingDelta`), ``{signature}`` (:class:`SignatureDelta`), or ``{redactedContent}``
+(a :class:`RedactedThinkingBlock`, whole, as its block's first delta; base64 text in JSON,
+raw bytes from boto3). A thinking block's summary parts have no Converse delta: dropped with a
+log line.
 """
 
 from __future__ import annotations
@@ -12,19 +18,22 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...errors import WireFormatError
-from ...messages import TextBlock, ToolUseBlock, Usage
+from ...messages import RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 from ...stream import (
     BlockStart,
     BlockStop,
     MessageDelta,
     MessageStart,
     MessageStop,
+    SignatureDelta,
     StreamEvent,
     TextDelta,
+    ThinkingDelta,
     ToolInputDelta,
 )
-from .._common import Path
+from .._common import Path, one_key
 from .errors import backend_error
+from .reasoning import log, redacted_data
 from .responses import _stop_reason, _usage
 
 __all__ = ["decode_events", "encode_events"]
@@ -35,6 +44,7 @@ def encode_events(events: Iterable[StreamEvent], *, latency_ms: int = 0) -> Iter
     input_tokens = 0
     usage = Usage()
     tool_blocks: set[int] = set()
+    summaries: set[int] = set()  # thinking blocks whose summary was dropped (logged once)
     for event in events:
         if isinstance(event, MessageStart):
             input_tokens = event.usage.input_tokens
@@ -48,10 +58,32 @@ def encode_events(events: Iterable[StreamEvent], *, latency_ms: int = 0) -> Iter
                         "start": {"toolUse": {"toolUseId": event.block.id, "name": event.block.name}},
                     }
                 }
+            elif isinstance(event.block, RedactedThinkingBlock):
+                yield _delta(event.index, {"reasoningContent": {"redactedContent": event.block.data}})
+            elif isinstance(event.block, ThinkingBlock):
+                # The neutral start is empty; one that is not opens with its content.
+                thinking = event.block
+                if thinking.text:
+                    yield _delta(event.index, {"reasoningContent": {"text": thinking.text}})
+                if thinking.summary:
+                    summaries.add(event.index)
+                    log.warning("converse: reasoning summary of block %d dropped (no "
+                                "Converse delta holds it)", event.index)
+                if thinking.signature:
+                    yield _delta(event.index, {"reasoningContent": {"signature": thinking.signature}})
             elif event.block.text:
                 yield _delta(event.index, {"text": event.block.text})
         elif isinstance(event, TextDelta):
             yield _delta(event.index, {"text": event.text})
+        elif isinstance(event, ThinkingDelta):
+            if event.summary is None:
+                yield _delta(event.index, {"reasoningContent": {"text": event.text}})
+            elif event.index not in summaries:
+                summaries.add(event.index)
+                log.warning("converse: reasoning summary of block %d dropped (no Converse "
+                            "delta holds it)", event.index)
+        elif isinstance(event, SignatureDelta):
+            yield _delta(event.index, {"reasoningContent": {"signature": event.signature}})
         elif isinstance(event, ToolInputDelta):
             yield _delta(event.index, {"toolUse": {"input": event.partial_json}})
         elif isinstance(event, BlockStop):
@@ -124,6 +156,9 @@ def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
                 delta["toolUse"].get("input"), str
             ):
                 yield ToolInputDelta(index=index, partial_json=delta["toolUse"]["input"])
+            elif isinstance(delta, dict) and "reasoningContent" in delta:
+                yield from _reasoning_delta(index, delta["reasoningContent"], started,
+                                            (*path, "delta", "reasoningContent"))
             else:
                 raise WireFormatError("unsupported contentBlockDelta", (*path, "delta"))
         elif kind == "contentBlockStop":
@@ -145,6 +180,25 @@ def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
     if stop is not None and not finished:
         yield _message_delta(stop, {}, ())
         yield MessageStop()
+
+
+def _reasoning_delta(index: int, body: Any, started: set[int], path: Path) -> Iterator[StreamEvent]:
+    """A ``reasoningContent`` delta: text, signature or (whole, opening its block) redacted."""
+    key, value = one_key(body, path, ("text", "signature", "redactedContent"),
+                         "ReasoningContentBlockDelta")
+    if key == "redactedContent":
+        if index in started:
+            raise WireFormatError("redactedContent must open its content block", (*path, key))
+        started.add(index)
+        yield BlockStart(index=index,
+                         block=RedactedThinkingBlock(data=redacted_data(value, (*path, key), check=False)))
+        return
+    if not isinstance(value, str):
+        raise WireFormatError("Input should be a valid string", (*path, key))
+    if index not in started:
+        started.add(index)
+        yield BlockStart(index=index, block=ThinkingBlock())
+    yield ThinkingDelta(index=index, text=value) if key == "text" else SignatureDelta(index=index, signature=value)
 
 
 def _message_delta(stop: dict[str, Any] | None, usage: dict[str, Any], path: Path) -> MessageDelta:
