@@ -271,6 +271,31 @@ def test_reasoning_text_is_not_part_of_the_continuation() -> None:
     assert run(server.text())[0] == "answer"
 
 
+@pytest.mark.parametrize("answer", [
+    # Ollama's (and vLLM >= 0.11's) field, and reasoning beside content in one delta.
+    sse(chunk(None, None, delta={"reasoning": "hmm"}),
+        chunk(None, None, delta={"reasoning_content": "more", "content": "ans"}),
+        chunk("wer"), chunk(None, "stop")),
+    # A server that answers one document: its message's reasoning is not the text either.
+    httpx2.Response(200, json={"choices": [{"index": 0, "finish_reason": "stop", "message": {
+        "role": "assistant", "reasoning_content": "hmm", "reasoning": "hmm", "content": "answer"}}]}),
+])
+def test_no_reasoning_field_reaches_the_continuation(answer: Any) -> None:
+    assert run(Server(answer).text())[0] == "answer"
+
+
+def test_a_reasoning_server_behind_openai_prompt_gives_the_call_only() -> None:
+    # Issue 41: a reasoning model's thinking (reasoning_content) must not be read as text
+    # before or inside the call block.
+    server = Server(sse(chunk(None, None, delta={"reasoning_content": "<function_calls> no"}),
+                        chunk("<function_calls>\n<invoke>\n<tool_name>get_weather</tool_name>\n"
+                              "<parameters>\n<city>Paris</city>\n</parameters>\n</invoke>\n"),
+                        chunk(None, "stop")))
+    response = server.prompt(grammar=False).complete(weather_request("auto"))
+    assert response.content == [ToolUseBlock(id=response.content[0].id, name="get_weather",  # type: ignore[union-attr]
+                                             input={"city": "Paris"})]
+
+
 @pytest.mark.parametrize("body, missing", [
     (sse(chunk("hi"), chunk(None, "stop"), done=False), "[DONE]"),  # cut after the finish
     (sse(chunk("hi"), done=True), "finish_reason"),  # a [DONE] with no finish before it

@@ -68,8 +68,9 @@ def _read_chunk(payload: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[st
 
 
 def _content_of(choice: dict[str, Any]) -> str:
-    """The answer text of a chunk's choice (reasoning text, which some servers send in
-    ``reasoning_content``, is not part of the continuation)."""
+    """The answer text of a chunk's choice. Reasoning text, which reasoning models' servers
+    send in ``reasoning_content`` (Ollama: ``reasoning``), is not part of the continuation:
+    only ``content`` is read."""
     delta = choice.get("delta")
     if not isinstance(delta, dict):
         delta = {}

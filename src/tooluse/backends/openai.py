@@ -9,6 +9,13 @@ Bearer`` key, the SSE stream ending with ``data: [DONE]``, and error bodies in t
 such servers use (``{"error": {"message", "type", "code"}}``, Ollama's ``{"error": "..."}``,
 vLLM's ``{"object": "error", "message"}``).
 
+A reasoning model's server (vLLM or SGLang with a reasoning parser, DeepSeek, Ollama) sends
+its reasoning as ``reasoning_content`` or ``reasoning``: it comes back as thinking blocks,
+streamed before the answer and the calls; the request's effort goes out as
+``reasoning_effort`` and the history's thinking as ``reasoning_content`` (what Chat cannot
+hold, such as another vendor's signature, is left out with a log line: see
+:mod:`tooluse.codecs.openai._reasoning`).
+
 Spec: ``openai:http://127.0.0.1:11434/v1#qwen2.5`` (base URL, then ``#model``), or
 ``openai:MODEL`` with the base URL from ``OPENAI_BASE_URL`` (default
 ``https://api.openai.com/v1``). The key comes from ``api_key=`` or ``OPENAI_API_KEY``.
