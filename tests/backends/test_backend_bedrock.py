@@ -23,15 +23,24 @@ from tooluse.errors import BackendError
 from tooluse.messages import (
     ImageBlock,
     Message,
+    RedactedThinkingBlock,
     Request,
     Response,
     TextBlock,
+    ThinkingBlock,
     ToolSpec,
     ToolUseBlock,
     Usage,
 )
 from tooluse.runner import Runner
-from tooluse.stream import accumulate, events_from_response
+from tooluse.stream import (
+    BlockStart,
+    BlockStop,
+    SignatureDelta,
+    ThinkingDelta,
+    accumulate,
+    events_from_response,
+)
 
 MODEL = "anthropic.claude-3-haiku-20240307-v1:0"
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
@@ -251,3 +260,80 @@ def test_spec_strings() -> None:
     assert (b.model, b.region, b.profile) == (MODEL, "eu-west-1", "dev")
     with pytest.raises(ValueError, match="unknown option"):
         load_backend(f"bedrock:{MODEL}?regoin=x")
+
+
+# -- reasoning (issue 41): settings and history blocks go up unchanged, reasoning comes back --
+
+SIGNATURE = "EqQBCkgIARABGAIiQGs1gnature+/="
+SECRET = bytes(range(3, 40))
+THINKING = {"type": "enabled", "budget_tokens": 2048}
+
+
+def reasoning_request() -> Request:
+    """A Converse client's second turn of a tool loop with thinking, as the gateway decodes it."""
+    return codec.decode_request({
+        "messages": [
+            {"role": "user", "content": [{"text": "Weather in Paris?"}]},
+            {"role": "assistant", "content": [
+                {"reasoningContent": {"reasoningText": {"text": "Paris, France.", "signature": SIGNATURE}}},
+                {"reasoningContent": {"redactedContent": base64.b64encode(SECRET).decode()}},
+                {"toolUse": {"toolUseId": "tooluse_1", "name": "get_weather", "input": {"city": "Paris"}}}]},
+            {"role": "user", "content": [{"toolResult": {"toolUseId": "tooluse_1", "content": [{"text": "sunny"}]}}]},
+        ],
+        "inferenceConfig": {"maxTokens": 4096},
+        "toolConfig": {"tools": [{"toolSpec": {"name": "get_weather", "inputSchema": {"json": SCHEMA}}}]},
+        "additionalModelRequestFields": {"thinking": THINKING, "anthropic_beta": ["interleaved-thinking-2025-05-14"]},
+    }, model_id=MODEL)
+
+
+def test_reasoning_goes_up_unchanged_and_comes_back() -> None:
+    c = client()
+    expected = {
+        "modelId": MODEL,
+        "messages": [
+            {"role": "user", "content": [{"text": "Weather in Paris?"}]},
+            {"role": "assistant", "content": [
+                {"reasoningContent": {"reasoningText": {"text": "Paris, France.", "signature": SIGNATURE}}},
+                {"reasoningContent": {"redactedContent": SECRET}},  # boto3 takes the raw bytes
+                {"toolUse": {"toolUseId": "tooluse_1", "name": "get_weather", "input": {"city": "Paris"}}}]},
+            {"role": "user", "content": [{"toolResult": {"toolUseId": "tooluse_1", "content": [{"text": "sunny"}]}}]},
+        ],
+        "inferenceConfig": {"maxTokens": 4096},
+        "toolConfig": {"tools": [{"toolSpec": {"name": "get_weather", "inputSchema": {"json": SCHEMA}}}]},
+        "additionalModelRequestFields": {"thinking": THINKING, "anthropic_beta": ["interleaved-thinking-2025-05-14"]},
+    }
+    reply = {**TOOL_REPLY, "stopReason": "end_turn", "output": {"message": {"role": "assistant", "content": [
+        {"reasoningContent": {"reasoningText": {"text": "It is sunny.", "signature": "sig-2"}}},
+        {"reasoningContent": {"redactedContent": b"\x00\xffredacted"}},
+        {"text": "Sunny in Paris."}]}}}
+    with Stubber(c) as stub:
+        stub.add_response("converse", reply, expected)
+        response = BedrockBackend(MODEL, client=c).complete(reasoning_request())
+        stub.assert_no_pending_responses()
+    assert response.content == [
+        ThinkingBlock(text="It is sunny.", signature="sig-2"),
+        RedactedThinkingBlock(data=base64.b64encode(b"\x00\xffredacted").decode()),
+        TextBlock(text="Sunny in Paris."),
+    ]
+
+
+REASONED = Response(
+    content=[ThinkingBlock(text="The user wants Paris weather.", signature=SIGNATURE),
+             RedactedThinkingBlock(data=base64.b64encode(SECRET).decode()),
+             ToolUseBlock(id="tooluse_9", name="get_weather", input={"city": "Paris"})],
+    stop_reason="tool_use",
+    usage=Usage(input_tokens=20, output_tokens=9),
+)
+
+
+def test_converse_stream_reasoning_arrives_in_order() -> None:
+    with eventstream_server(frames_for(REASONED)) as url:
+        c = client(endpoint_url=url, config=Config(retries={"max_attempts": 1}))
+        events = list(BedrockBackend(MODEL, client=c).stream(reasoning_request()))
+    thinking = [e for e in events if getattr(e, "index", None) == 0]
+    assert isinstance(thinking[0], BlockStart) and thinking[0].block == ThinkingBlock()
+    assert all(isinstance(e, ThinkingDelta) for e in thinking[1:-2])
+    assert len(thinking) > 4  # the text really arrives in pieces
+    assert thinking[-2] == SignatureDelta(index=0, signature=SIGNATURE)  # after the text
+    assert isinstance(thinking[-1], BlockStop)
+    assert accumulate(events).content == REASONED.content

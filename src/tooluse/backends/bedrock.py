@@ -1,15 +1,20 @@
 """AWS Bedrock's Converse API (``converse`` / ``converse_stream``) as a backend, via boto3.
 
 The Converse wire format is :mod:`tooluse.codecs.bedrock`'s job; its JSON form carries
-image bytes as base64 text (as the HTTP API and the gateway do), while boto3 wants raw
-``bytes`` and hands back raw ``bytes``. This module converts at exactly that boundary, and
-maps botocore's errors (``ClientError`` codes such as ``ThrottlingException``, missing
-credentials, connection failures) to :class:`~tooluse.errors.BackendError` kinds.
+image bytes and redacted reasoning as base64 text (as the HTTP API and the gateway do), while
+boto3 wants raw ``bytes`` and hands back raw ``bytes``. This module converts at exactly that
+boundary, and maps botocore's errors (``ClientError`` codes such as ``ThrottlingException``,
+missing credentials, connection failures) to :class:`~tooluse.errors.BackendError` kinds.
 
 Credentials and region come from boto3's standard chain (environment, ``~/.aws``, instance
 role); ``region=`` / ``profile=`` override them, or pass your own ``client=`` (a
 ``bedrock-runtime`` client; tests pass one wrapped in botocore's ``Stubber``). Retries are
 botocore's own (``standard`` mode, ``max_retries`` retries), so they are not doubled here.
+
+Reasoning is forwarded as it came: a Converse client's reasoning setting
+(``additionalModelRequestFields``) and history ``reasoningContent`` go up unchanged, a Messages
+client's ``thinking`` as Claude's ``thinking`` field, and the model's reasoning comes back as
+thinking blocks, streamed in order.
 
 Spec: ``bedrock:MODEL_ID`` or ``bedrock:MODEL_ID?region=eu-west-1&profile=dev``.
 """
@@ -80,14 +85,14 @@ def error_from_botocore(exc: Exception) -> BackendError | None:
     return None
 
 
-def _images_to_base64(value: Any) -> Any:
-    """boto3 → wire JSON: raw image bytes become base64 text."""
+def _bytes_to_base64(value: Any) -> Any:
+    """boto3 → wire JSON: raw bytes (images, redacted reasoning) become base64 text."""
     if isinstance(value, list):
-        return [_images_to_base64(v) for v in value]
+        return [_bytes_to_base64(v) for v in value]
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, dict):
-        return {k: _images_to_base64(v) for k, v in value.items()}
+        return {k: _bytes_to_base64(v) for k, v in value.items()}
     return value
 
 
@@ -172,7 +177,7 @@ class BedrockBackend(Backend):
             if mapped is None:
                 raise
             raise mapped from None
-        data = _images_to_base64({k: v for k, v in data.items() if k != "ResponseMetadata"})
+        data = _bytes_to_base64({k: v for k, v in data.items() if k != "ResponseMetadata"})
         try:
             response = codec.decode_response(data)
         except WireFormatError as exc:
