@@ -36,6 +36,9 @@ LAYERS: list[tuple[str, ...]] = [
         "tooluse.stream",
         "tooluse.backend",
     ),
+    # OpenTelemetry spans (off unless switched on) over the neutral model, for the runner,
+    # the gateway and the backends alike
+    ("tooluse.telemetry",),
     ("tooluse.tools",),
     # tool sources over the tools layer: MCP servers' tools as Tool objects
     ("tooluse.mcp",),

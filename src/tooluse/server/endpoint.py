@@ -28,6 +28,7 @@ from starlette.responses import Response
 from ..messages import Request
 from ..messages import Response as NeutralResponse
 from ..stream import StreamEvent
+from ..telemetry import chat_span
 from .auth import check_api_key
 from .body import parse_json_object, read_body
 from .common import input_error, output_error
@@ -127,8 +128,9 @@ def api_endpoint(api: WireApi) -> Callable[[HttpRequest], Awaitable[Response]]:
         if stream:
             return state.streaming_response(  # type: ignore[return-value]
                 neutral,
-                lambda events: api.encode_stream(
-                    logged_stream(events, api.name, request_id), data),
+                lambda events: api.encode_stream(logged_stream(
+                    chat_span(neutral, state.backend, api=api.name, headers=request.headers,
+                              stream=True).watch(events), api.name, request_id), data),
                 media_type=api.stream_media_type,
                 headers={api.request_id_header: request_id},
                 error_response=fail,
@@ -137,7 +139,10 @@ def api_endpoint(api: WireApi) -> Callable[[HttpRequest], Awaitable[Response]]:
             )
         try:
             started = time.monotonic()
-            response = await unless_disconnected(request.receive, lambda: state.complete(neutral))
+            with chat_span(neutral, state.backend, api=api.name, headers=request.headers) as span:
+                response = await unless_disconnected(request.receive,
+                                                     lambda: state.complete(neutral))
+                span.record(response)
             latency_ms = int((time.monotonic() - started) * 1000)
             out = api.encode_response(response, latency_ms)
         except ClientGone:  # the client left: its upstream call was stopped; nobody reads this

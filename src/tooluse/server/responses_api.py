@@ -28,6 +28,7 @@ from ..codecs import responses as codec
 from ..messages import Message, Request, TextBlock
 from ..messages import Response as NeutralResponse
 from ..stream import Accumulator, StreamEvent
+from ..telemetry import chat_span
 from .body import parse_json_object, read_body
 from .common import input_error, output_error
 from .disconnect import ClientGone, unless_disconnected
@@ -170,7 +171,9 @@ async def create_response(request: HttpRequest) -> Response:
 
     if stream:
         def encode(events: Iterator[StreamEvent]) -> Iterator[bytes]:
-            return _stream_bytes(logged_stream(events, "responses", request_id), data,
+            span = chat_span(neutral, state.backend, api="responses", headers=request.headers,
+                             stream=True)
+            return _stream_bytes(logged_stream(span.watch(events), "responses", request_id), data,
                                  neutral, response_id, created, echo,
                                  store if keep else None, items)
 
@@ -178,8 +181,10 @@ async def create_response(request: HttpRequest) -> Response:
             neutral, encode, media_type=RESPONSES.stream_media_type, headers=headers,
             error_response=fail, error_chunk=_error_chunk, heartbeat=KEEP_ALIVE)
     try:
-        answer = await unless_disconnected(request.receive, lambda: state.complete(neutral))
-        answer = answer.model_copy(update={"id": response_id})
+        with chat_span(neutral, state.backend, api="responses", headers=request.headers) as span:
+            answer = await unless_disconnected(request.receive, lambda: state.complete(neutral))
+            answer = answer.model_copy(update={"id": response_id})
+            span.record(answer)
         out = codec.encode_response(answer, request=neutral, echo=echo, created_at=created)
         if keep:
             await anyio.to_thread.run_sync(
