@@ -22,6 +22,7 @@ from starlette.routing import Route
 
 from ..backend import Backend
 from ..backends.registry import load_backend
+from ..trace.store import TraceStore, open_store
 from .body import DEFAULT_MAX_BODY_BYTES
 from .chat_api import CHAT, chat_completions_endpoint
 from .common import output_error
@@ -34,6 +35,8 @@ from .openapi import openapi_endpoint
 from .response_store import ResponseStore, open_response_store
 from .responses_api import create_response, delete_response, get_response, list_input_items
 from .state import GatewayState
+from .trace_page import trace_routes
+from .tracing import TraceMiddleware
 
 __all__ = ["create_app"]
 
@@ -96,6 +99,7 @@ def create_app(
     ping_interval: float = 10.0,
     close_backend: bool | None = None,
     responses_store: ResponseStore | str | os.PathLike[str] | None = None,
+    trace: TraceStore | str | os.PathLike[str] | None = None,
 ) -> Starlette:
     """The gateway as an ASGI app.
 
@@ -114,6 +118,9 @@ def create_app(
     - ``responses_store``: where ``/v1/responses`` keeps stored responses: a
       :class:`~.response_store.ResponseStore`, a SQLite file path, or a ``postgresql://``
       URL for replicas that share their responses (default: SQLite in memory).
+    - ``trace``: keep a trace of every model request (:mod:`tooluse.trace`) in this
+      :class:`~tooluse.trace.store.TraceStore` or SQLite file, and serve the trace page at
+      ``/trace`` (behind ``api_keys`` when given). Off by default.
     """
     owned = isinstance(backend, str)
     instance = load_backend(backend) if isinstance(backend, str) else backend
@@ -145,6 +152,8 @@ def create_app(
                 await anyio.to_thread.run_sync(instance.close)
             if not isinstance(responses_store, ResponseStore):
                 store.close()
+            if traces is not None and not isinstance(trace, TraceStore):
+                traces.close()
 
     routes = [
         Route("/v1/messages", messages_endpoint, methods=["POST"]),
@@ -162,6 +171,9 @@ def create_app(
         Route("/", _root, methods=["GET"]),
         Route("/openapi.json", openapi_endpoint, methods=["GET"]),
     ]
+    traces = open_store(trace)
+    if traces is not None:
+        routes += trace_routes(traces, state.api_keys)
     handlers: dict[Any, Any] = {HTTPException: _http_exception, Exception: _unexpected}
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     # ``/v1/messages/`` is not an endpoint of the real APIs: a native 404, not a bare 307
@@ -169,4 +181,7 @@ def create_app(
     app.router.redirect_slashes = False
     app.state.gateway = state
     app.state.responses_store = store
+    if traces is not None:  # only then: an untraced gateway runs without the middleware
+        app.add_middleware(TraceMiddleware, store=traces, backend=instance.name)
+    app.state.trace_store = traces
     return app

@@ -19,6 +19,7 @@ from starlette.responses import Response as HttpResponse
 from ..backend import Backend
 from ..messages import Request, Response
 from ..stream import MessageStart, StreamEvent, terminated
+from ..trace import begin_turn
 from .errors import GatewayError
 from .policy import limit_response_calls, limit_stream_calls, max_tool_calls
 from .streaming import DEFAULT_STREAM_THREADS, GatewayStreamingResponse
@@ -44,16 +45,25 @@ class GatewayState:
     )
 
     async def complete(self, request: Request) -> Response:
-        """The backend's whole answer, with the tool-call policy applied."""
+        """The backend's whole answer, with the tool-call policy applied (and the turn
+        of the request's trace, when it is traced)."""
+        turn = begin_turn(request)
         async with AsyncExitStack() as stack:
             if self.limiter is not None:
                 await stack.enter_async_context(self.limiter)
-            response = await self.backend.acomplete(request)
+            try:
+                response = await self.backend.acomplete(request)
+            except BaseException as exc:
+                if turn is not None:
+                    turn.fail(exc)
+                raise
         response = limit_response_calls(response, max_tool_calls(request))
         if not response.id:
             response = response.model_copy(update={"id": new_id("msg_")})
         if response.model is None:
             response = response.model_copy(update={"model": request.model or self.backend.model})
+        if turn is not None:
+            turn.finish(response)
         return response
 
     def streaming_response(
@@ -92,11 +102,15 @@ class GatewayState:
         default_model = request.model or self.backend.model
 
         def produce() -> Iterator[bytes]:
+            turn = begin_turn(request)  # in the request's context: the worker copies it
             events = self.backend.stream(request)
+            watched = turn.watch(events) if turn is not None else events
             try:
-                checked = _complete_only(events)
+                checked = _complete_only(watched)
                 yield from encode(_fill_start(limit_stream_calls(checked, limit), default_model))
             finally:
+                if watched is not events:
+                    watched.close()  # type: ignore[attr-defined]
                 close = getattr(events, "close", None)
                 if close is not None:
                     close()

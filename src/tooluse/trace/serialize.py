@@ -142,6 +142,19 @@ def _status(trace: Trace) -> str:
     return "ok"
 
 
+def _phases(trace: Trace) -> dict[str, float]:
+    """The recorded phases, plus the time in the backend (``model``) and around it
+    (``gateway`` for a request, ``tools and loop`` for a run), in milliseconds."""
+    phases = dict(trace.phases)
+    spent = [t.duration_s for t in trace.turns if t.duration_s is not None]
+    if spent:
+        phases["model"] = sum(spent) * 1000.0
+        if trace.duration_s is not None:
+            around = "gateway" if trace.source == "gateway" else "tools and loop"
+            phases[around] = max(0.0, trace.duration_s * 1000.0 - phases["model"])
+    return phases
+
+
 def trace_dict(trace: Trace, max_text: int = MAX_TEXT) -> dict[str, Any]:
     """The whole trace as JSON values, with a ``summary`` for listings."""
     turns = [turn_dict(t, max_text) for t in trace.turns]
@@ -161,7 +174,7 @@ def trace_dict(trace: Trace, max_text: int = MAX_TEXT) -> dict[str, Any]:
         "status": trace.status,
         "error": trace.error,
         "response": _body(trace.sent_body, max_text),
-        "phases": trace.phases,
+        "phases": _phases(trace),
         "turns": turns,
         "summary": {
             "model": model or (first.model if first is not None else None),

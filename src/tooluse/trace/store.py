@@ -1,0 +1,241 @@
+"""Where traces are kept: :class:`TraceStore`, one embedded SQLite database (stdlib
+:mod:`sqlite3`), bounded by a count and a size, the oldest first out.
+
+One row per trace: the columns a listing needs (time, source, API, model, tools, number of
+calls, status, latency, tokens) and the trace itself as JSON (:func:`.serialize.trace_dict`).
+``search`` finds a text anywhere in a trace (the prompt, the raw output, the bodies): it is
+looked for as JSON writes it, so quotes and newlines match too.
+
+The gateway never writes on the request's path: :meth:`TraceStore.submit` hands the trace
+to one writer thread, which serialises and stores it after the answer has gone out
+(:meth:`TraceStore.flush` waits for it). The runner stores with :meth:`TraceStore.add`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .record import Trace
+from .serialize import MAX_TEXT, trace_dict
+
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_TRACES", "TraceStore", "default_path", "open_store"]
+
+DEFAULT_MAX_TRACES = 1000
+DEFAULT_MAX_BYTES = 100 * 1024 * 1024
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS traces (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    time REAL NOT NULL,
+    source TEXT NOT NULL,
+    api TEXT NOT NULL,
+    model TEXT,
+    tools TEXT NOT NULL,
+    calls INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    http_status INTEGER,
+    latency_ms REAL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    body TEXT NOT NULL
+)
+"""
+_COLUMNS = ("id", "time", "source", "api", "model", "tools", "calls", "status", "http_status",
+            "latency_ms", "input_tokens", "output_tokens", "size")
+_STOP = object()
+
+
+def default_path() -> Path:
+    """``$TOOLUSE_TRACE_DB``, else ``~/.cache/tooluse/traces.db`` (``$XDG_CACHE_HOME``)."""
+    explicit = os.environ.get("TOOLUSE_TRACE_DB")
+    if explicit:
+        return Path(explicit)
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "tooluse" / "traces.db"
+
+
+class TraceStore:
+    """Traces in the SQLite file ``path`` (``":memory:"``: for this process only).
+
+    At most ``max_traces`` traces and ``max_bytes`` of stored JSON: past either, the oldest
+    go. One text of a trace keeps at most ``max_text`` characters (cut visibly). Safe to
+    use from several threads.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] = ":memory:", *,
+                 max_traces: int = DEFAULT_MAX_TRACES, max_bytes: int = DEFAULT_MAX_BYTES,
+                 max_text: int = MAX_TEXT) -> None:
+        if max_traces < 1:
+            raise ValueError(f"max_traces must be at least 1, not {max_traces!r}")
+        if max_bytes < 1:
+            raise ValueError(f"max_bytes must be positive, not {max_bytes!r}")
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self.max_traces, self.max_bytes, self.max_text = max_traces, max_bytes, max_text
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL" if self.path != ":memory:" else "SELECT 1")
+            self._db.execute(_SCHEMA)
+            self._db.commit()
+        except sqlite3.DatabaseError as exc:
+            raise ValueError(f"cannot use {self.path} as a trace database: {exc}") from exc
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._writer: threading.Thread | None = None
+        self._pending = 0
+        self._idle = threading.Condition()
+
+    # -- writing ----------------------------------------------------------------------------
+    def add(self, trace: Trace) -> dict[str, Any]:
+        """Store ``trace`` now (dropping the oldest past the bounds); returns its JSON form."""
+        data = trace_dict(trace, self.max_text)
+        self.add_dict(data)
+        return data
+
+    def add_dict(self, data: dict[str, Any]) -> None:
+        """Store a trace already in its JSON form (:func:`.serialize.trace_dict`)."""
+        body = json.dumps(data, ensure_ascii=False, default=str)
+        summary = data["summary"]
+        row = (data["id"], data["time"], data["source"], data["api"], summary["model"],
+               json.dumps(summary["tools"]), summary["calls"], summary["status"],
+               data["status"], data["duration_ms"], summary["input_tokens"],
+               summary["output_tokens"], len(body.encode("utf-8")), body)
+        with self._lock:
+            self._db.execute(
+                f"INSERT OR REPLACE INTO traces ({', '.join(_COLUMNS)}, body) "
+                f"VALUES ({', '.join('?' * (len(_COLUMNS) + 1))})", row)
+            self._prune()
+            self._db.commit()
+
+    def _prune(self) -> None:
+        (count,) = self._db.execute("SELECT count(*) FROM traces").fetchone()
+        if count > self.max_traces:
+            self._db.execute(
+                "DELETE FROM traces WHERE seq IN (SELECT seq FROM traces ORDER BY seq LIMIT ?)",
+                (count - self.max_traces,))
+        (total,) = self._db.execute("SELECT coalesce(sum(size), 0) FROM traces").fetchone()
+        if total <= self.max_bytes:
+            return
+        # The newest trace stays even alone over the size: a store never drops what it was
+        # just given (its texts are cut to max_text already).
+        over, cut_at = total - self.max_bytes, None
+        for seq, size in self._db.execute("SELECT seq, size FROM traces ORDER BY seq"):
+            over -= size
+            cut_at = seq
+            if over <= 0:
+                break
+        (newest,) = self._db.execute("SELECT max(seq) FROM traces").fetchone()
+        if cut_at is not None:
+            self._db.execute("DELETE FROM traces WHERE seq <= ? AND seq < ?", (cut_at, newest))
+
+    def submit(self, trace: Trace) -> None:
+        """Store ``trace`` from the writer thread (the caller does not wait)."""
+        with self._idle:
+            self._pending += 1
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write, name="tooluse-traces",
+                                                daemon=True)
+                self._writer.start()
+        self._queue.put(trace)
+
+    def _write(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            try:
+                self.add(item)
+            except Exception:  # one bad trace must not stop the writer
+                import logging
+
+                logging.getLogger("tooluse.trace").exception("could not store trace %s",
+                                                             getattr(item, "id", "?"))
+            finally:
+                with self._idle:
+                    self._pending -= 1
+                    self._idle.notify_all()
+
+    def flush(self, timeout: float | None = 10.0) -> bool:
+        """Wait until every submitted trace is stored; False if ``timeout`` ran out."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+
+    # -- reading ----------------------------------------------------------------------------
+    def list(self, limit: int = 20, *, search: str | None = None,
+             before: int | None = None) -> list[dict[str, Any]]:
+        """The newest ``limit`` traces' summaries (``search``: only those containing the
+        text; ``before``: older than that ``seq``, for paging)."""
+        where, args = [], []
+        if search:
+            where.append("instr(lower(body), lower(?)) > 0")
+            args.append(json.dumps(search, ensure_ascii=False)[1:-1])
+        if before is not None:
+            where.append("seq < ?")
+            args.append(str(before))
+        sql = (f"SELECT seq, {', '.join(_COLUMNS)} FROM traces"
+               + (f" WHERE {' AND '.join(where)}" if where else "")
+               + " ORDER BY seq DESC LIMIT ?")
+        with self._lock:
+            rows = self._db.execute(sql, (*args, limit)).fetchall()
+        out = []
+        for row in rows:
+            item = dict(zip(("seq", *_COLUMNS), row, strict=True))
+            item["tools"] = json.loads(item["tools"])
+            out.append(item)
+        return out
+
+    def get(self, trace_id: str) -> dict[str, Any] | None:
+        """The whole trace whose id is or starts with ``trace_id`` (None if none, or if
+        the prefix names more than one)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT body FROM traces WHERE id = ? OR id LIKE ? ESCAPE '\\' "
+                "ORDER BY id = ? DESC LIMIT 2",
+                (trace_id, _like_prefix(trace_id), trace_id)).fetchall()
+        if not rows or (len(rows) > 1 and json.loads(rows[0][0])["id"] != trace_id):
+            return None
+        data: dict[str, Any] = json.loads(rows[0][0])
+        return data
+
+    def __len__(self) -> int:
+        with self._lock:
+            (count,) = self._db.execute("SELECT count(*) FROM traces").fetchone()
+        return int(count)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self.list(self.max_traces))
+
+    def close(self) -> None:
+        """Store what is pending, then close the database."""
+        if self._writer is not None:
+            self._queue.put(_STOP)
+            self._writer.join(30)
+            self._writer = None
+        with self._lock:
+            self._db.close()
+
+
+def _like_prefix(prefix: str) -> str:
+    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def open_store(target: TraceStore | str | os.PathLike[str] | bool | None) -> TraceStore | None:
+    """A store from what a caller passed as ``trace=``: a :class:`TraceStore` as is, a
+    path (a SQLite file), True (:func:`default_path`), None or False (no tracing)."""
+    if target is None or target is False:
+        return None
+    if isinstance(target, TraceStore):
+        return target
+    if target is True:
+        return TraceStore(default_path())
+    return TraceStore(target)
