@@ -86,11 +86,18 @@ def error_of(response: httpx2.Response) -> dict[str, Any]:
     {"type": "adaptive", "display": "omitted"},
     {"type": "disabled"},
 ])
-def test_thinking_is_accepted_and_not_forwarded(upstream: Any, thinking: dict[str, Any]) -> None:
+def test_thinking_is_forwarded_unchanged_and_read_elsewhere(
+    upstream: Any, scripted: Any, thinking: dict[str, Any]
+) -> None:
     srv, seen = upstream
     response = post(srv.url, {**BASE, "thinking": thinking})
     assert response.status_code == 200, response.text
-    assert "thinking" not in seen.bodies[-1]
+    assert seen.bodies[-1]["thinking"] == thinking
+    other, backend = scripted
+    assert post(other.url, {**BASE, "thinking": thinking}).status_code == 200
+    reasoning = backend.requests[-1].reasoning
+    assert reasoning is not None and reasoning.mode == thinking["type"]
+    assert reasoning.budget_tokens == thinking.get("budget_tokens")
 
 
 def test_thinking_is_validated(scripted: Any) -> None:
@@ -101,11 +108,43 @@ def test_thinking_is_validated(scripted: Any) -> None:
     assert error["message"].startswith("thinking.type")
 
 
-def test_context_management_is_accepted_and_not_forwarded(upstream: Any) -> None:
+CONTEXT_EDITS = {"edits": [
+    {"type": "clear_thinking_20251015", "keep": "all"},
+    {"type": "clear_tool_uses_20250919", "trigger": {"type": "tool_uses", "value": 1},
+     "keep": {"type": "tool_uses", "value": 0}, "clear_tool_inputs": True},
+]}
+#: A history whose one tool result the clear_tool_uses edit above would clear.
+TOOL_HISTORY = [
+    {"role": "user", "content": "weather?"},
+    {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Oslo"}}]},
+    {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "12C and rain"}]},
+]
+
+
+def test_context_management_is_forwarded_to_an_anthropic_upstream(upstream: Any) -> None:
     srv, seen = upstream
-    edits = {"edits": [{"type": "clear_thinking_20251015", "keep": "all"}]}
-    assert post(srv.url, {**BASE, "context_management": edits}).status_code == 200
-    assert "context_management" not in seen.bodies[-1]
+    body = {**BASE, "tools": [TOOL], "messages": TOOL_HISTORY, "context_management": CONTEXT_EDITS}
+    assert post(srv.url, body).status_code == 200
+    assert seen.bodies[-1]["context_management"] == CONTEXT_EDITS
+    assert seen.bodies[-1]["messages"] == TOOL_HISTORY  # the upstream applies the edits
+
+
+def test_context_management_is_ignored_by_other_backends(scripted: Any) -> None:
+    """The written policy: a backend that is not the Messages API gets the whole history,
+    tool results and inputs uncleared (the edits only save an upstream's context)."""
+    srv, backend = scripted
+    body = {**BASE, "tools": [TOOL], "messages": TOOL_HISTORY, "context_management": CONTEXT_EDITS}
+    assert post(srv.url, body).status_code == 200
+    seen = backend.requests[-1]
+    assert seen.messages[1].tool_uses[0].input == {"city": "Oslo"}
+    assert seen.messages[2].tool_results[0].text() == "12C and rain"
+
+
+def test_context_management_is_validated(scripted: Any) -> None:
+    error = error_of(post(scripted[0].url, {**BASE, "context_management": {"edits": "all"}}))
+    assert error["message"].startswith("context_management.edits")
 
 
 @pytest.mark.parametrize(("field", "value"), [
@@ -204,20 +243,39 @@ def test_pdf_documents_are_refused_naming_the_source(scripted: Any) -> None:
     assert error["message"].startswith("messages.0.content.0.source.type")
 
 
-def test_thinking_blocks_in_history_are_dropped(scripted: Any) -> None:
-    srv, backend = scripted
-    body = {**BASE, "messages": [
-        {"role": "user", "content": "hi"},
-        {"role": "assistant", "content": [
-            {"type": "thinking", "thinking": "hmm", "signature": "sig"},
-            {"type": "redacted_thinking", "data": "xyz"},
-            {"type": "text", "text": "hello"},
-        ]},
-        {"role": "user", "content": "more"},
-    ]}
-    assert post(srv.url, body).status_code == 200
+THINKING_HISTORY = [
+    {"role": "user", "content": "hi"},
+    {"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "hmm", "signature": "EqQBCkgIARAB+/sig=="},
+        {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/Laf=="},
+        {"type": "text", "text": "hello"},
+    ]},
+    {"role": "user", "content": "more"},
+]
+
+
+def test_thinking_blocks_in_history_are_carried_and_forwarded_unchanged(
+    upstream: Any, scripted: Any
+) -> None:
+    srv, seen = upstream
+    assert post(srv.url, {**BASE, "messages": THINKING_HISTORY}).status_code == 200
+    assert seen.bodies[-1]["messages"] == THINKING_HISTORY
+    other, backend = scripted
+    assert post(other.url, {**BASE, "messages": THINKING_HISTORY}).status_code == 200
     assistant = backend.requests[-1].messages[1]
-    assert [b.type for b in assistant.content] == ["text"]
+    assert [b.type for b in assistant.content] == ["thinking", "redacted_thinking", "text"]
+    assert assistant.thinking[0].signature == "EqQBCkgIARAB+/sig=="  # type: ignore[union-attr]
+
+
+def test_unsigned_history_thinking_is_not_sent_to_an_anthropic_upstream(upstream: Any) -> None:
+    """A thinking block without a signature (another vendor's reasoning) would make the API
+    refuse the request: it is dropped (logged), the rest goes on."""
+    srv, seen = upstream
+    history = [THINKING_HISTORY[0], {**THINKING_HISTORY[1], "content": [
+        {"type": "thinking", "thinking": "from a local model", "signature": ""},
+        {"type": "text", "text": "hello"}]}, THINKING_HISTORY[2]]
+    assert post(srv.url, {**BASE, "messages": history}).status_code == 200
+    assert seen.bodies[-1]["messages"][1]["content"] == "hello"
 
 
 # -- tools -----------------------------------------------------------------------------------

@@ -7,6 +7,12 @@ only what is about HTTP: the endpoint ``POST {base_url}/v1/messages``, the heade
 {"type", "message"}}`` to :class:`~tooluse.errors.BackendError` kinds, and the reading of the
 ``text/event-stream`` (``ping`` skipped, ``event: error`` raised).
 
+Thinking is the codec's too: the request's ``thinking`` setting and the history's signed
+``thinking`` / ``redacted_thinking`` blocks are sent as the client wrote them, and the
+upstream's thinking comes back whole or streamed in order (``signature_delta`` included); a
+client's ``anthropic-beta`` (``interleaved-thinking-...``) and ``context_management`` are
+forwarded from ``Request.passthrough``.
+
 Spec strings: ``anthropic:MODEL`` (``https://api.anthropic.com``, or ``ANTHROPIC_BASE_URL``)
 and ``anthropic:http://127.0.0.1:8000#MODEL`` (any server speaking the Messages API).
 """
@@ -139,7 +145,9 @@ class AnthropicBackend(HTTPBackend):
             # The Messages API requires max_tokens; the runner always sets it, a bare
             # request may not.
             request = request.model_copy(update={"max_tokens": 1024})
-        data = codec.encode_request(request)
+        # History thinking the API would refuse (unsigned: another vendor's or a local
+        # model's) is dropped with a log line; the blocks the API issued go back unchanged.
+        data = codec.encode_request(codec.sendable(request))
         if stream:
             data["stream"] = True
         else:

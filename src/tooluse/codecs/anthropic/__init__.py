@@ -12,6 +12,8 @@ The codec is split by concern; this module only re-exports the names callers use
 - :mod:`.requests` — request decoding/validation and encoding;
 - :mod:`.responses` — response bodies and the stop-reason tables;
 - :mod:`.stream` — SSE stream events;
+- :mod:`.thinking` — thinking blocks and the ``thinking`` setting (what the API takes back:
+  :func:`sendable`);
 - :mod:`.errors` — error bodies and status codes.
 """
 
@@ -23,6 +25,7 @@ from .errors import ERROR_TYPES, backend_error, error_body
 from .requests import decode_request, encode_request, stream_requested
 from .responses import decode_response, encode_response
 from .stream import decode_events, encode_events
+from .thinking import sendable
 
 __all__ = [
     "ERROR_TYPES",
@@ -35,5 +38,6 @@ __all__ = [
     "encode_request",
     "encode_response",
     "error_body",
+    "sendable",
     "stream_requested",
 ]

@@ -275,3 +275,14 @@ class _ToolUseOut(LenientModel):
     id: str
     name: str
     input: dict[str, Any]
+
+
+class _ThinkingOut(LenientModel):
+    type: Literal["thinking"]
+    thinking: str
+    signature: str | None = None
+
+
+class _RedactedThinkingOut(LenientModel):
+    type: Literal["redacted_thinking"]
+    data: str

@@ -14,6 +14,7 @@ field shapes follow the real API:
 - ``tool_choice`` needs ``tools`` and, for ``{"type": "tool"}``, one of their names.
 
 ``cache_control`` hints are accepted and dropped (they change billing, not meaning).
+Thinking blocks and the ``thinking`` setting are carried by the rules of :mod:`.thinking`.
 ``stream`` is validated but is not part of :class:`~tooluse.messages.Request`: read it with
 :func:`stream_requested`.
 
@@ -32,8 +33,10 @@ from ...messages import (
     JsonBlock,
     Message,
     Passthrough,
+    RedactedThinkingBlock,
     Request,
     TextBlock,
+    ThinkingBlock,
     ToolChoice,
     ToolResultBlock,
     ToolSpec,
@@ -53,12 +56,12 @@ from .._common import (
     validate,
 )
 from .._images import decode_base64, sniff_media_type
+from . import thinking
 from ._wire import (
     _BLOCKS,
     _CHOICES,
     _RESULT_PARTS,
     _SOURCES,
-    _THINKING,
     IMAGE_MEDIA_TYPES,
     TARGET,
     TOOL_EXTRAS,
@@ -84,7 +87,8 @@ _ROLE_BLOCKS = {
 }
 #: Top-level fields kept verbatim for an Anthropic upstream (ignored by other backends; the
 #: policy table in docs/server.md says why for each).
-_FORWARDED = ("output_config", "service_tier", "inference_geo", "container", "cache_control")
+_FORWARDED = ("output_config", "service_tier", "inference_geo", "container", "cache_control",
+              "context_management")
 
 _PAIRING = PairingWords(
     missing=lambda ids: (
@@ -199,15 +203,14 @@ def _result_content(content: Any, path: Path) -> list[TextBlock | ImageBlock]:
     return parts
 
 
-def _block(raw: Any, path: Path, role: str) -> ContentBlock | None:
-    """The neutral block, or None for a block that is dropped (thinking in the history:
-    tooluse never asks a model to think, so there is no turn to give it back to)."""
+def _block(raw: Any, path: Path, role: str) -> ContentBlock:
+    """The neutral block of a history block."""
     block = dispatch(raw, path, _BLOCKS)
     kind = raw["type"]
     if kind not in _ROLE_BLOCKS[role]:
         raise WireFormatError(f"`{kind}` blocks are not allowed in {role} messages", (*path, "type"))
     if isinstance(block, (_Thinking, _RedactedThinking)):
-        return None
+        return thinking.decode_block(block)
     if isinstance(block, _Text):
         return _text(block.text, path)
     if isinstance(block, _Image):
@@ -259,16 +262,8 @@ def _turns(messages: list[Any], system: list[TextBlock]) -> list[Turn]:
                 [((*path, "content"), TextBlock(text=msg.content))] if msg.content else []
             )
         elif isinstance(msg.content, list):
-            dropped = 0
-            blocks = []
-            for j, b in enumerate(msg.content):
-                block = _block(b, (*path, "content", j), msg.role)
-                if block is None:
-                    dropped += 1
-                else:
-                    blocks.append(((*path, "content", j), block))
-            if dropped and not blocks:
-                continue  # a turn of thinking only: nothing of it reaches a backend
+            blocks = [((*path, "content", j), _block(b, (*path, "content", j), msg.role))
+                      for j, b in enumerate(msg.content)]
         else:
             raise WireFormatError(
                 "Input should be a valid string or a valid list", (*path, "content")
@@ -381,14 +376,13 @@ def decode_request(data: Any) -> Request:
     """A Messages API request body -> :class:`Request` (raises :class:`WireFormatError`).
 
     What the neutral model cannot carry is kept in ``Request.passthrough`` for an Anthropic
-    upstream: the fields in ``_FORWARDED``, server tools, custom tools' extra fields.
-    ``thinking`` and ``context_management`` are validated and not forwarded (see
-    docs/server.md: the neutral model has no thinking blocks to hand back next turn).
+    upstream: the fields in ``_FORWARDED`` (``context_management`` among them), server
+    tools, custom tools' extra fields. ``thinking`` becomes ``Request.reasoning``.
     """
     req = validate(_Request, data, ())
     _refuse_betas(req)
-    if req.thinking is not None:
-        dispatch(req.thinking, ("thinking",), _THINKING)
+    reasoning = thinking.decode_settings(
+        req.thinking, req.output_config.effort if req.output_config is not None else None)
     system = _system(req.system)
     turns = _turns(req.messages, system)
     passthrough = Passthrough(api=TARGET)
@@ -411,6 +405,7 @@ def decode_request(data: Any) -> Request:
             else {}
         ),
         response_schema=_response_schema(req, ("output_config", "format")),
+        reasoning=reasoning,
         passthrough=passthrough if passthrough != Passthrough(api=TARGET) else None,
     )
 
@@ -456,7 +451,11 @@ def _encode_result(block: ToolResultBlock, path: Path, strict: bool) -> dict[str
     return out
 
 
-def _encode_block(block: ContentBlock, path: Path, strict: bool) -> dict[str, Any]:
+def _encode_block(block: ContentBlock, path: Path, role: str, strict: bool
+                  ) -> dict[str, Any] | None:
+    """A history block's Messages form; None for a thinking block that is dropped."""
+    if isinstance(block, (ThinkingBlock, RedactedThinkingBlock)):
+        return thinking.encode_history(block, path, role, strict)
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text}
     if isinstance(block, ImageBlock):
@@ -488,9 +487,9 @@ def encode_request(req: Request, *, strict: bool = True) -> dict[str, Any]:
         )
     messages = []
     for i, msg in enumerate(req.messages):
-        blocks = [
-            _encode_block(b, ("messages", i, "content", j), strict) for j, b in enumerate(msg.content)
-        ]
+        encoded = (_encode_block(b, ("messages", i, "content", j), msg.role, strict)
+                   for j, b in enumerate(msg.content))
+        blocks = [b for b in encoded if b is not None]
         content: Any = blocks
         if len(blocks) == 1 and blocks[0]["type"] == "text":
             content = blocks[0]["text"]
@@ -510,6 +509,8 @@ def encode_request(req: Request, *, strict: bool = True) -> dict[str, Any]:
         out["tool_choice"] = choice
     if req.stop_sequences:
         out["stop_sequences"] = list(req.stop_sequences)
+    if req.reasoning is not None:
+        out["thinking"] = thinking.encode_settings(req.reasoning, strict)
     for key in ("temperature", "top_p", "top_k"):
         value = getattr(req, key)
         if value is not None:

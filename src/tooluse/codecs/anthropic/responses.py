@@ -10,9 +10,26 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import ConversionError, WireFormatError
-from ...messages import ContentBlock, Response, TextBlock, ToolUseBlock, Usage
-from .._common import Path, dispatch, validate
-from ._wire import TARGET, _ResponseIn, _TextOut, _ToolUseOut, _UsageOut
+from ...messages import (
+    ContentBlock,
+    RedactedThinkingBlock,
+    Response,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    Usage,
+)
+from .._common import LenientModel, Path, dispatch, validate
+from . import thinking
+from ._wire import (
+    TARGET,
+    _RedactedThinkingOut,
+    _ResponseIn,
+    _TextOut,
+    _ThinkingOut,
+    _ToolUseOut,
+    _UsageOut,
+)
 
 _STOP_IN = {
     "end_turn": "end_turn",
@@ -40,20 +57,27 @@ def _stop_reason(value: str | None, path: Path) -> Any:
 
 
 def server_side_block(raw: Any) -> bool:
-    """A block the API produced and consumed itself (a server tool's call and result, the
-    model's thinking): the answer's text and client tool calls do not depend on it, and the
-    neutral model cannot carry it, so decoding leaves it out (citations on text, likewise)."""
+    """A block the API produced and consumed itself (a server tool's call and result): the
+    answer's text and client tool calls do not depend on it, and the neutral model cannot
+    carry it, so decoding leaves it out (citations on text, likewise). Thinking is carried."""
     kind = raw.get("type") if isinstance(raw, dict) else None
     return isinstance(kind, str) and (
-        kind in ("server_tool_use", "mcp_tool_use", "thinking", "redacted_thinking", "container_upload")
+        kind in ("server_tool_use", "mcp_tool_use", "container_upload")
         or (kind.endswith("_tool_result") and kind != "tool_result")
     )
 
 
-def _response_block(raw: Any, path: Path) -> TextBlock | ToolUseBlock:
-    block = dispatch(raw, path, {"text": _TextOut, "tool_use": _ToolUseOut})
+_ANSWER_BLOCKS: dict[str, type[LenientModel]] = {"text": _TextOut, "tool_use": _ToolUseOut, "thinking": _ThinkingOut,
+                  "redacted_thinking": _RedactedThinkingOut}
+
+
+def _response_block(raw: Any, path: Path
+                    ) -> TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock:
+    block = dispatch(raw, path, _ANSWER_BLOCKS)
     if isinstance(block, _TextOut):
         return TextBlock(text=block.text)
+    if isinstance(block, (_ThinkingOut, _RedactedThinkingOut)):
+        return thinking.decode_block(block)
     assert isinstance(block, _ToolUseOut)
     return ToolUseBlock(id=block.id, name=block.name, input=block.input)
 
@@ -78,6 +102,8 @@ def _response_block_out(block: ContentBlock, path: Path) -> dict[str, Any]:
         return {"type": "text", "text": block.text}
     if isinstance(block, ToolUseBlock):
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if isinstance(block, (ThinkingBlock, RedactedThinkingBlock)):
+        return thinking.encode_answer(block)
     raise ConversionError(f"a response cannot hold a {block.type} block", path, target=TARGET)
 
 

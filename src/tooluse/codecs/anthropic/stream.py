@@ -3,6 +3,14 @@
 :func:`encode_events` gives the SSE payloads the gateway sends; :func:`decode_events` reads
 the ones the API sends (dicts or JSON text), reusing the response block and stop-reason rules
 of :mod:`.responses` and the error mapping of :mod:`.errors`.
+
+Thinking streams as the API streams it: ``content_block_start`` with ``{"type": "thinking",
+"thinking": "", "signature": ""}``, ``thinking_delta`` pieces, then one ``signature_delta``
+before ``content_block_stop`` (the SDKs set the signature from that delta, not append to it,
+so a signature that reached the gateway in pieces is sent whole); a summary part (another
+API's) streams as more ``thinking_delta`` text after a blank line, as
+:func:`.thinking.answer_text` shows it whole. ``redacted_thinking`` arrives whole in its
+``content_block_start``.
 """
 
 from __future__ import annotations
@@ -12,15 +20,17 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...errors import WireFormatError
-from ...messages import TextBlock, ToolUseBlock, Usage
+from ...messages import RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 from ...stream import (
     BlockStart,
     BlockStop,
     MessageDelta,
     MessageStart,
     MessageStop,
+    SignatureDelta,
     StreamEvent,
     TextDelta,
+    ThinkingDelta,
     ToolInputDelta,
 )
 from .._common import Path
@@ -32,6 +42,7 @@ def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
     """Neutral events -> Messages SSE event payloads (each has its ``type``; the SSE
     ``event:`` name is that type). No ``ping``: the server adds those."""
     input_tokens = 0
+    thoughts: dict[int, _Thought] = {}
     for event in events:
         if isinstance(event, MessageStart):
             input_tokens = event.usage.input_tokens
@@ -49,20 +60,22 @@ def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
                 },
             }
         elif isinstance(event, BlockStart):
-            block = event.block
-            start: dict[str, Any] = (
-                {"type": "text", "text": ""}
-                if isinstance(block, TextBlock)
-                else {"type": "tool_use", "id": block.id, "name": block.name, "input": {}}
-            )
-            yield {"type": "content_block_start", "index": event.index, "content_block": start}
-            if isinstance(block, TextBlock) and block.text:
-                yield _delta(event.index, {"type": "text_delta", "text": block.text})
+            yield from _start(event, thoughts)
         elif isinstance(event, TextDelta):
             yield _delta(event.index, {"type": "text_delta", "text": event.text})
+        elif isinstance(event, ThinkingDelta):
+            thought = thoughts.get(event.index)
+            text = thought.piece(event) if thought is not None else event.text
+            if text:
+                yield _delta(event.index, {"type": "thinking_delta", "thinking": text})
+        elif isinstance(event, SignatureDelta):
+            thoughts.setdefault(event.index, _Thought()).signature += event.signature
         elif isinstance(event, ToolInputDelta):
             yield _delta(event.index, {"type": "input_json_delta", "partial_json": event.partial_json})
         elif isinstance(event, BlockStop):
+            thought = thoughts.pop(event.index, None)
+            if thought is not None and thought.signature:
+                yield _delta(event.index, {"type": "signature_delta", "signature": thought.signature})
             yield {"type": "content_block_stop", "index": event.index}
         elif isinstance(event, MessageDelta):
             usage: dict[str, Any] = {"output_tokens": event.usage.output_tokens}
@@ -78,6 +91,50 @@ def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
             }
         elif isinstance(event, MessageStop):
             yield {"type": "message_stop"}
+
+
+class _Thought:
+    """An open thinking block being encoded: where its text stands (the text, or summary
+    part k) and its signature so far."""
+
+    def __init__(self) -> None:
+        self.shown = False  # some text or summary part has begun
+        self.part: int | None = None
+        self.signature = ""
+
+    def piece(self, delta: ThinkingDelta) -> str:
+        """The ``thinking_delta`` text of ``delta``: a new summary part begins after a blank
+        line (when something came before it)."""
+        text = delta.text
+        if delta.summary is not None and delta.summary != self.part:
+            text = ("\n\n" if self.shown else "") + text
+            self.part = delta.summary
+            self.shown = True
+        elif text:
+            self.shown = True
+        return text
+
+
+def _start(event: BlockStart, thoughts: dict[int, _Thought]) -> Iterator[dict[str, Any]]:
+    block = event.block
+    start: dict[str, Any]
+    if isinstance(block, ThinkingBlock):
+        start = {"type": "thinking", "thinking": "", "signature": ""}
+        thoughts[event.index] = _Thought()
+    elif isinstance(block, RedactedThinkingBlock):
+        start = {"type": "redacted_thinking", "data": block.data}
+    elif isinstance(block, TextBlock):
+        start = {"type": "text", "text": ""}
+    else:
+        start = {"type": "tool_use", "id": block.id, "name": block.name, "input": {}}
+    yield {"type": "content_block_start", "index": event.index, "content_block": start}
+    if isinstance(block, TextBlock) and block.text:
+        yield _delta(event.index, {"type": "text_delta", "text": block.text})
+    elif isinstance(block, ThinkingBlock):
+        for piece in (block.text, *block.summary):
+            if piece:
+                yield _delta(event.index, {"type": "thinking_delta", "thinking": piece})
+        thoughts[event.index].signature = block.signature or ""
 
 
 def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
@@ -138,6 +195,14 @@ def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
                 yield BlockStart(index=index, block=ToolUseBlock(id=block.id, name=block.name))
                 if block.input:
                     yield ToolInputDelta(index=index, partial_json=json.dumps(block.input))
+            elif isinstance(block, ThinkingBlock):
+                yield BlockStart(index=index, block=ThinkingBlock())
+                if block.text:
+                    yield ThinkingDelta(index=index, text=block.text)
+                if block.signature:
+                    yield SignatureDelta(index=index, signature=block.signature)
+            elif isinstance(block, RedactedThinkingBlock):
+                yield BlockStart(index=index, block=block)
             else:
                 yield BlockStart(index=index, block=TextBlock(text=""))
                 if block.text:
@@ -148,6 +213,12 @@ def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
             dtype = delta.get("type")
             if dtype == "text_delta":
                 yield TextDelta(index=index, text=_get(delta, "text", str, (*path, "delta")))
+            elif dtype == "thinking_delta":
+                yield ThinkingDelta(index=index, text=_get(delta, "thinking", str, (*path, "delta")))
+            elif dtype == "signature_delta":
+                yield SignatureDelta(
+                    index=index, signature=_get(delta, "signature", str, (*path, "delta"))
+                )
             elif dtype == "input_json_delta":
                 yield ToolInputDelta(
                     index=index, partial_json=_get(delta, "partial_json", str, (*path, "delta"))
