@@ -27,6 +27,7 @@ from ..messages import (
     Message,
     Request,
     TextBlock,
+    ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
 )
@@ -177,6 +178,16 @@ def unsupported(
 
 
 _log = logging.getLogger("tooluse.codecs")
+
+#: What joins a thinking block's text and summary parts where a format has one text for them.
+THINKING_SEPARATOR = "\n\n"
+
+
+def thinking_text(block: ThinkingBlock) -> str:
+    """A thinking block as one readable text, for a format with no place for its summary
+    parts (Chat ``reasoning_content``, the legacy ``<thinking>`` section): its text, then
+    each summary part, joined by :data:`THINKING_SEPARATOR`; empty pieces are left out."""
+    return THINKING_SEPARATOR.join(p for p in (block.text, *block.summary) if p)
 
 
 def dropped(message: str, path: Path, target: str, strict: bool) -> None:

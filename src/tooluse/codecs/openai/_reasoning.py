@@ -25,7 +25,7 @@ from typing import Any
 
 from ...errors import WireFormatError
 from ...messages import ContentBlock, Reasoning, RedactedThinkingBlock, ThinkingBlock
-from .._common import Path, dropped
+from .._common import THINKING_SEPARATOR, Path, dropped, thinking_text
 from ._wire import TARGET
 
 __all__ = [
@@ -40,7 +40,7 @@ __all__ = [
 #: The ``reasoning_effort`` values OpenAI's API takes.
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 #: What joins the pieces of a turn's reasoning (blocks, summary parts) in its one string.
-SEPARATOR = "\n\n"
+SEPARATOR = THINKING_SEPARATOR
 
 
 def read_reasoning(first: Any, second: Any, path: Path, *, lenient: bool) -> str | None:
@@ -83,7 +83,8 @@ class ReasoningText:
         if block.signature is not None:
             dropped("Chat Completions cannot carry a thinking block's signature",
                     (*path, "signature"), TARGET, self.strict)
-        self.pieces.extend(p for p in (block.text, *block.summary) if p)
+        if text := thinking_text(block):
+            self.pieces.append(text)
         return True
 
     @property
