@@ -24,7 +24,7 @@ from collections.abc import (
     Sequence,
 )
 from contextlib import contextmanager
-from typing import Any, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import anyio
 
@@ -49,6 +49,7 @@ from ..stream import (
     TextDelta,
     ToolInputDelta,
 )
+from ..telemetry import Off, agent_span
 from ..tools import Tool, ToolSet, ToolSource
 from ..tools.toolset import ToolLike
 from .core import (
@@ -78,6 +79,9 @@ from .events import (
 )
 from .execute import arun_invocations, run_invocations
 from .run_result import RunResult
+
+if TYPE_CHECKING:
+    from ..telemetry.spans import AgentSpan
 
 __all__ = ["Approver", "Prompt", "Runner", "make_tool_choice"]
 
@@ -353,26 +357,29 @@ class Runner:
         and :attr:`RunResult.output` is its parsed input: :func:`~tooluse.runner.extract`."""
         return self._drive(self._loop(prompt, messages, output))
 
+    def _agent_span(self) -> AgentSpan | Off:
+        return agent_span(self.backend, self.settings.model, lambda: self.tools.specs)
+
     def _drive(self, loop: _Run) -> RunResult:
         reply: Any = None
-        while True:
-            try:
-                action = loop.send(reply)
-            except StopIteration as stop:
-                result: RunResult = stop.value
-                return result
-            if isinstance(action, CallModel):
-                with _keep_conversation(action.request):
-                    reply = self.backend.complete(action.request)
-            elif isinstance(action, RunTools):
-                reply = run_invocations(
-                    action.invocations, parallel=self.parallel, timeout=self.tool_timeout
-                )
-            elif isinstance(action, AskApproval):
-                assert self.approve is not None
-                reply = _approve_sync(self.approve, action)
-            else:
-                reply = None
+        with self._agent_span() as agent:
+            while True:
+                try:
+                    action = loop.send(reply)
+                except StopIteration as stop:
+                    return _ran(agent, stop.value)
+                if isinstance(action, CallModel):
+                    with _keep_conversation(action.request), agent.chat(action.request) as span:
+                        reply = self.backend.complete(action.request)
+                        span.record(reply)
+                elif isinstance(action, RunTools):
+                    reply = run_invocations(action.invocations, parallel=self.parallel,
+                                            timeout=self.tool_timeout, spans=agent)
+                elif isinstance(action, AskApproval):
+                    assert self.approve is not None
+                    reply = _approve_sync(self.approve, action)
+                else:
+                    reply = None
 
     async def arun(
         self,
@@ -386,24 +393,24 @@ class Runner:
 
     async def _adrive(self, loop: _Run) -> RunResult:
         reply: Any = None
-        while True:
-            try:
-                action = loop.send(reply)
-            except StopIteration as stop:
-                result: RunResult = stop.value
-                return result
-            if isinstance(action, CallModel):
-                with _keep_conversation(action.request):
-                    reply = await self.backend.acomplete(action.request)
-            elif isinstance(action, RunTools):
-                reply = await arun_invocations(
-                    action.invocations, parallel=self.parallel, timeout=self.tool_timeout
-                )
-            elif isinstance(action, AskApproval):
-                assert self.approve is not None
-                reply = await _approve_async(self.approve, action)
-            else:
-                reply = None
+        with self._agent_span() as agent:
+            while True:
+                try:
+                    action = loop.send(reply)
+                except StopIteration as stop:
+                    return _ran(agent, stop.value)
+                if isinstance(action, CallModel):
+                    with _keep_conversation(action.request), agent.chat(action.request) as span:
+                        reply = await self.backend.acomplete(action.request)
+                        span.record(reply)
+                elif isinstance(action, RunTools):
+                    reply = await arun_invocations(action.invocations, parallel=self.parallel,
+                                                   timeout=self.tool_timeout, spans=agent)
+                elif isinstance(action, AskApproval):
+                    assert self.approve is not None
+                    reply = await _approve_async(self.approve, action)
+                else:
+                    reply = None
 
     # -- streamed ---------------------------------------------------------------------------
     def stream(
@@ -416,30 +423,31 @@ class Runner:
         :class:`FinalEvent` holding the :class:`RunResult`."""
         loop = self._loop(prompt, messages)
         reply: Any = None
-        while True:
-            try:
-                action = loop.send(reply)
-            except StopIteration as stop:
-                yield FinalEvent(stop.value)
-                return
-            if isinstance(action, CallModel):
-                turn = _Turn()
-                with _keep_conversation(action.request):
-                    for event in self.backend.stream(action.request):
-                        yield from turn.add(event)
-                reply = turn.finish()
-                yield MessageEvent(reply)
-            elif isinstance(action, RunTools):
-                reply = run_invocations(
-                    action.invocations, parallel=self.parallel, timeout=self.tool_timeout
-                )
-            elif isinstance(action, AskApproval):
-                assert self.approve is not None
-                yield _request_event(action)
-                reply = _approve_sync(self.approve, action)
-            else:
-                yield from _notice(action)
-                reply = None
+        with self._agent_span() as agent:
+            while True:
+                try:
+                    action = loop.send(reply)
+                except StopIteration as stop:
+                    yield FinalEvent(_ran(agent, stop.value))
+                    return
+                if isinstance(action, CallModel):
+                    turn = _Turn()
+                    with _keep_conversation(action.request):
+                        events = self.backend.stream(action.request)
+                        for event in agent.chat(action.request, stream=True).watch(events):
+                            yield from turn.add(event)
+                    reply = turn.finish()
+                    yield MessageEvent(reply)
+                elif isinstance(action, RunTools):
+                    reply = run_invocations(action.invocations, parallel=self.parallel,
+                                            timeout=self.tool_timeout, spans=agent)
+                elif isinstance(action, AskApproval):
+                    assert self.approve is not None
+                    yield _request_event(action)
+                    reply = _approve_sync(self.approve, action)
+                else:
+                    yield from _notice(action)
+                    reply = None
 
     async def astream(
         self,
@@ -450,32 +458,39 @@ class Runner:
         """:meth:`stream` for async code."""
         loop = self._loop(prompt, messages)
         reply: Any = None
-        while True:
-            try:
-                action = loop.send(reply)
-            except StopIteration as stop:
-                yield FinalEvent(stop.value)
-                return
-            if isinstance(action, CallModel):
-                turn = _Turn()
-                with _keep_conversation(action.request), _unwrap_single_group():
-                    async for event in self.backend.astream(action.request):
-                        for run_event in turn.add(event):
-                            yield run_event
-                reply = turn.finish()
-                yield MessageEvent(reply)
-            elif isinstance(action, RunTools):
-                reply = await arun_invocations(
-                    action.invocations, parallel=self.parallel, timeout=self.tool_timeout
-                )
-            elif isinstance(action, AskApproval):
-                assert self.approve is not None
-                yield _request_event(action)
-                reply = await _approve_async(self.approve, action)
-            else:
-                for run_event in _notice(action):
-                    yield run_event
-                reply = None
+        with self._agent_span() as agent:
+            while True:
+                try:
+                    action = loop.send(reply)
+                except StopIteration as stop:
+                    yield FinalEvent(_ran(agent, stop.value))
+                    return
+                if isinstance(action, CallModel):
+                    turn = _Turn()
+                    with _keep_conversation(action.request), _unwrap_single_group():
+                        events = self.backend.astream(action.request)
+                        async for event in agent.chat(action.request, stream=True).awatch(events):
+                            for run_event in turn.add(event):
+                                yield run_event
+                    reply = turn.finish()
+                    yield MessageEvent(reply)
+                elif isinstance(action, RunTools):
+                    reply = await arun_invocations(action.invocations, parallel=self.parallel,
+                                                   timeout=self.tool_timeout, spans=agent)
+                elif isinstance(action, AskApproval):
+                    assert self.approve is not None
+                    yield _request_event(action)
+                    reply = await _approve_async(self.approve, action)
+                else:
+                    for run_event in _notice(action):
+                        yield run_event
+                    reply = None
+
+
+def _ran(agent: AgentSpan | Off, result: RunResult) -> RunResult:
+    """``result``, once the run's span has recorded it."""
+    agent.record(result.response, result.usage, result.iterations)
+    return result
 
 
 @contextmanager

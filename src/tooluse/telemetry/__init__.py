@@ -15,7 +15,7 @@ docs/opentelemetry.md says how to switch it on and what each span holds.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
 from ..backend import Backend
@@ -92,8 +92,9 @@ def chat_span(request: Request, backend: Backend, *, api: str | None = None,
 
 
 def agent_span(backend: Backend, model: str | None,
-               tools: Sequence[ToolSpec]) -> AgentSpan | Off:
-    """The span of one run of the tool loop (:data:`OFF` when telemetry is off)."""
+               tools: Callable[[], Sequence[ToolSpec]]) -> AgentSpan | Off:
+    """The span of one run of the tool loop (:data:`OFF` when telemetry is off); ``tools``
+    is called only when the tools' definitions are recorded (opted-in content)."""
     found = tracer()
     if found is None:
         return OFF

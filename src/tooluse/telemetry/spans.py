@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
 from opentelemetry import context as otel_context
@@ -201,7 +201,7 @@ class AgentSpan(_Span):
     """``invoke_agent``: one run of the tool loop; its chat and tool spans are children."""
 
     def __init__(self, tracer: Tracer, backend_name: str, model: str | None,
-                 tools: Sequence[ToolSpec]) -> None:
+                 tools: Callable[[], Sequence[ToolSpec]]) -> None:
         content = capture_content()
         provider = provider_name(backend_name)
         attributes: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent",
@@ -209,13 +209,19 @@ class AgentSpan(_Span):
                                       "gen_ai.system": provider}
         if model:
             attributes["gen_ai.request.model"] = model
-        if content and tools:
-            attributes["gen_ai.tool.definitions"] = tool_definitions(tools)
+        specs = tools() if content else ()
+        if specs:
+            attributes["gen_ai.tool.definitions"] = tool_definitions(specs)
         super().__init__(tracer.start_span("invoke_agent", kind=SpanKind.INTERNAL,
                                            attributes=attributes), content)
         self._tracer = tracer
         self._backend = backend_name
         self._model = model
+
+    def __enter__(self) -> Self:
+        """Not made current (a runner's stream holds it across ``yield``): its children get
+        it as their parent; leaving the block with an error ends it as failed."""
+        return self
 
     def chat(self, request: Request, *, stream: bool = False) -> ChatSpan:
         """The span of one model call of this run."""
