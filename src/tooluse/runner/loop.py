@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import inspect
+import os
 from collections.abc import (
     AsyncIterator,
     Awaitable,
@@ -52,6 +53,7 @@ from ..stream import (
 from ..telemetry import Off, agent_span
 from ..tools import Tool, ToolSet, ToolSource
 from ..tools.toolset import ToolLike
+from ..trace.store import TraceStore, open_store
 from .core import (
     Action,
     AskApproval,
@@ -79,6 +81,7 @@ from .events import (
 )
 from .execute import arun_invocations, run_invocations
 from .run_result import RunResult
+from .tracing import TracedRun, call_failed
 
 if TYPE_CHECKING:
     from ..telemetry.spans import AgentSpan
@@ -266,6 +269,9 @@ class Runner:
       saying no one could be asked. An exception in the callback ends the run.
     - other keyword arguments (``temperature``, ``top_p``, ``stop_sequences``,
       ``metadata``) go into every request.
+    - ``trace``: keep a trace of every run (:mod:`tooluse.trace`: each model call's
+      request, prompt, raw output, calls and response) in this
+      :class:`~tooluse.trace.store.TraceStore` or SQLite file; ``tooluse logs`` reads it.
     """
 
     def __init__(
@@ -285,6 +291,7 @@ class Runner:
         tool_timeout: float | None = None,
         map_names: bool = False,
         approve: Approver | None = None,
+        trace: TraceStore | str | os.PathLike[str] | None = None,
         **request_options: Any,
     ) -> None:
         if max_iterations < 1:
@@ -308,6 +315,7 @@ class Runner:
         if approve is not None and not callable(approve):
             raise TypeError("approve must be a function of (call, tool) returning True/False")
         self.approve = approve
+        self.trace_store = open_store(trace)
         steps: list[ToolChoiceLike] = (
             list(tool_choice) if isinstance(tool_choice, (list, tuple))
             else [cast(ToolChoiceLike, tool_choice)]  # one choice (a str is not a plan)
@@ -338,10 +346,13 @@ class Runner:
     ) -> _Run:
         if output is not None and output.name not in self.tools:
             raise ValueError(f"output tool {output.name!r} is not one of this runner's tools")
-        return conversation(
+        run = conversation(
             self.settings, self.tools, _start(prompt, messages),
             output=Output(output) if output is not None else None,
         )
+        if self.trace_store is None:
+            return run
+        return TracedRun(run, self.trace_store, getattr(self.backend, "name", None))
 
     # -- whole turns ------------------------------------------------------------------------
     def run(
@@ -497,12 +508,14 @@ def _ran(agent: AgentSpan | Off, result: RunResult) -> RunResult:
 def _keep_conversation(request: Request) -> Iterator[None]:
     """A backend failure mid-run must not lose the conversation: the error gets
     ``.messages`` (everything up to the failed call, every tool call answered), so the run
-    can be resumed with ``run(messages=err.messages)`` once the backend is back."""
+    can be resumed with ``run(messages=err.messages)`` once the backend is back. A traced
+    run records the failure and ends its trace (:func:`.tracing.call_failed`)."""
     try:
         yield
-    except BackendError as exc:
-        if exc.messages is None:
+    except BaseException as exc:
+        if isinstance(exc, BackendError) and exc.messages is None:
             exc.messages = list(request.messages)
+        call_failed(exc)
         raise
 
 
