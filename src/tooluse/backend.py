@@ -10,6 +10,7 @@ so the event loop never blocks on them.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -107,7 +108,9 @@ class Backend:
                 if close is not None:
                     close()
 
-        worker = loop.run_in_executor(None, produce)
+        # In a copy of this context, as anyio's worker threads do: the request's trace
+        # (tooluse.trace) reaches the backend.
+        worker = loop.run_in_executor(None, contextvars.copy_context().run, produce)
         try:
             while True:
                 item = await queue.get()
