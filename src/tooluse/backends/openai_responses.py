@@ -4,9 +4,10 @@ serves ``POST /v1/responses`` (LiteLLM, vLLM, another tooluse gateway).
 The wire format is :mod:`tooluse.codecs.responses`' job: the request goes out stateless
 (``store: false``, the whole conversation in ``input``), so the upstream keeps nothing and
 ``previous_response_id`` stays the gateway's own. What a Responses client sent that the
-neutral model has no field for (server tools such as ``web_search``, ``reasoning``,
-``include``, ``prompt_cache_key``... kept in ``Request.passthrough``) is forwarded as sent:
-this backend is the one that can run them (:attr:`forwards`). ``text.format`` (structured
+neutral model has no field for (server tools such as ``web_search``, ``include``,
+``prompt_cache_key``... kept in ``Request.passthrough``), and its own ``reasoning`` setting,
+are forwarded as sent: this backend is the one that can run them (:attr:`forwards`).
+Reasoning items travel as thinking blocks, ``encrypted_content`` byte for byte, both ways. ``text.format`` (structured
 output) and custom tools' grammars are the upstream's to enforce. This module adds the HTTP
 side: ``POST {base_url}/responses``, an optional ``Authorization: Bearer`` key, the
 numbered ``response.*`` SSE stream (no ``[DONE]`` marker; an ``error`` event or

@@ -3,6 +3,7 @@
 
 - :mod:`._wire` — pydantic models of the wire format, ``TARGET``;
 - :mod:`._tools` — custom and namespace tools carried through neutral tools;
+- :mod:`._reasoning` — ``reasoning`` items and the ``reasoning`` setting <-> thinking;
 - :mod:`.requests` — request decoding/validation and encoding;
 - :mod:`.responses` — response objects;
 - :mod:`.stream` — the numbered ``response.*`` event stream;
