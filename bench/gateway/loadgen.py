@@ -31,6 +31,7 @@ import httpx2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import canned  # noqa: E402
+import canned_responses  # noqa: E402
 
 __all__ = [
     "Endpoint",
@@ -42,7 +43,12 @@ __all__ = [
     "throughput",
 ]
 
-Wire = Literal["anthropic", "openai"]
+Wire = Literal["anthropic", "openai", "responses"]
+
+_PATHS = {"anthropic": "/v1/messages", "openai": "/v1/chat/completions",
+          "responses": "/v1/responses"}
+_REQUESTS = {"anthropic": canned.anthropic_request, "openai": canned.openai_request,
+             "responses": canned_responses.responses_request}
 
 
 @dataclass(frozen=True)
@@ -56,11 +62,10 @@ class Endpoint:
 
     @property
     def path(self) -> str:
-        return "/v1/messages" if self.wire == "anthropic" else "/v1/chat/completions"
+        return _PATHS[self.wire]
 
     def body(self, stream: bool) -> bytes:
-        make = canned.anthropic_request if self.wire == "anthropic" else canned.openai_request
-        return json.dumps(make(self.model, stream=stream)).encode()
+        return json.dumps(_REQUESTS[self.wire](self.model, stream=stream)).encode()
 
     def request_headers(self) -> dict[str, str]:
         headers = {"content-type": "application/json"}
@@ -99,6 +104,8 @@ def check_body(wire: Wire, stream: bool, status: int, body: bytes) -> str | None
     if status != 200:
         return f"HTTP {status}: {body[:200]!r}"
     try:
+        if wire == "responses":
+            return canned_responses.check(stream, body, _sse_data(body) if stream else [])
         if wire == "anthropic" and not stream:
             data = json.loads(body)
             calls = [b for b in data.get("content", []) if b.get("type") == "tool_use"]

@@ -9,8 +9,8 @@ Paths measured, in the same run, with the same load generator and the same reque
 user question, one ``get_weather`` tool; the answer is a text block plus a ``tool_use``):
 
 * ``direct``            — the client talks to the instant upstream itself (the baseline);
-* ``tooluse → upstream`` — ``tooluse serve --backend anthropic:URL#MODEL`` (or ``openai:``)
-  in front of the same upstream;
+* ``tooluse → upstream`` — ``tooluse serve --backend anthropic:URL#MODEL`` (``openai:`` for
+  Chat Completions, ``openai-responses:`` for the Responses API) in front of the same upstream;
 * ``LiteLLM → upstream`` — ``litellm --config ...`` with a ``model_list`` entry whose
   ``api_base`` is the same upstream;
 * ``tooluse (in-process)`` — the gateway over an in-process backend that answers at once:
@@ -56,6 +56,9 @@ MARK_END = "<!-- gateway-bench:results:end -->"
 #: The key both proxies are configured to require (LiteLLM refuses to start without one).
 PROXY_KEY = "sk-bench-0123456789abcdef0123456789abcdef"
 UPSTREAM_KEY = "sk-bench-upstream"
+
+WIRE_APIS = {"anthropic": "Anthropic Messages", "openai": "OpenAI Chat Completions",
+             "responses": "OpenAI Responses"}
 
 PATH_LABELS = {
     "direct": "direct to upstream (baseline)",
@@ -237,8 +240,8 @@ def _fmt(value: float, digits: int = 2) -> str:
 def render_tables(results: Results, args: argparse.Namespace, keys: list[str]) -> str:
     out: list[str] = []
     for wire in args.wires:
-        path = "/v1/messages" if wire == "anthropic" else "/v1/chat/completions"
-        upstream_api = "Anthropic Messages" if wire == "anthropic" else "OpenAI Chat Completions"
+        path = Endpoint("", wire).path
+        upstream_api = WIRE_APIS[wire]
         for stream in (False, True):
             direct = results.samples.get((wire, "direct", stream), [])
             title = "streaming (SSE)" if stream else "non-streaming"
@@ -382,7 +385,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--paths", nargs="+", choices=list(PATH_LABELS), default=list(PATH_LABELS),
         help="which paths to measure (default: all; 'direct' is always measured)",
     )
-    p.add_argument("--wires", nargs="+", choices=["anthropic", "openai"], default=["anthropic", "openai"])
+    p.add_argument("--wires", nargs="+", choices=list(WIRE_APIS), default=list(WIRE_APIS))
     p.add_argument("--warmup", type=int, default=50)
     p.add_argument("--requests", type=int, default=1000, help="sequential timed requests")
     p.add_argument("--concurrency", type=int, default=16)
@@ -425,7 +428,9 @@ def main(argv: list[str] | None = None) -> int:
 
     for wire in args.wires if "tooluse" in args.paths else ():
         port = free_port()
-        spec = f"anthropic:{upstream}#{canned.MODEL}" if wire == "anthropic" else f"openai:{upstream}/v1#{canned.MODEL}"
+        spec = {"anthropic": f"anthropic:{upstream}#{canned.MODEL}",
+                "openai": f"openai:{upstream}/v1#{canned.MODEL}",
+                "responses": f"openai-responses:{upstream}/v1#{canned.MODEL}"}[wire]
         name = f"tooluse-{wire}"
         servers[name] = ServerProcess(
             name,

@@ -4,7 +4,8 @@ It speaks just enough of two wire formats to be the backend of both proxies unde
 
 * ``POST .../v1/messages`` — the Anthropic Messages API (JSON, or SSE when ``"stream": true``);
 * ``POST .../chat/completions`` — the OpenAI Chat Completions API (JSON, or SSE chunks ending
-  in ``data: [DONE]``).
+  in ``data: [DONE]``);
+* ``POST .../responses`` — the OpenAI Responses API (JSON, or its numbered SSE events).
 
 Every answer is the canned ``get_weather`` tool call of :mod:`canned`, so any time a request
 spends beyond "direct to this server" is the proxy's. It is a bare ``asyncio`` server with
@@ -31,6 +32,7 @@ import h11
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import canned  # noqa: E402
+import canned_responses  # noqa: E402
 
 __all__ = ["Upstream", "main"]
 
@@ -41,6 +43,13 @@ def _sse_anthropic(model: str) -> list[bytes]:
     return [
         f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
         for name, data in canned.anthropic_sse_events(model)
+    ]
+
+
+def _sse_responses(model: str) -> list[bytes]:
+    return [
+        f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+        for name, data in canned_responses.responses_sse_events(model)
     ]
 
 
@@ -57,7 +66,7 @@ class Upstream:
     """The server: encodes each distinct answer once and replays the bytes."""
 
     def __init__(self) -> None:
-        self.served = {"anthropic": 0, "openai": 0}
+        self.served = {"anthropic": 0, "openai": 0, "responses": 0}
         self._cache: dict[tuple[Any, ...], Any] = {}
 
     def _cached(self, key: tuple[Any, ...], make: Any) -> Any:
@@ -104,6 +113,16 @@ class Upstream:
             return 200, "application/json", self._cached(
                 ("o", model, False), lambda: json.dumps(canned.openai_completion(model)).encode()
             )
+        if path.endswith("/responses"):
+            if not data.get("tools"):
+                return 400, "application/json", _error("the benchmark sends tools; none came")
+            self.served["responses"] += 1
+            if stream:
+                return 200, "text/event-stream", self._cached(
+                    ("r", model, True), lambda: _sse_responses(model))
+            return 200, "application/json", self._cached(
+                ("r", model, False),
+                lambda: json.dumps(canned_responses.response_object(model)).encode())
         return 404, "application/json", _error(f"no route for {path}")
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -21,6 +21,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "gateway"
 sys.path.insert(0, str(BENCH))
 
 import canned  # noqa: E402
+import canned_responses  # noqa: E402
 import loadgen  # noqa: E402
 import procs  # noqa: E402
 from upstream import Upstream  # noqa: E402
@@ -90,6 +91,25 @@ def test_check_body_rejects_errors_and_wrong_answers() -> None:
     assert loadgen.check_body("openai", False, 200, b"not json") is not None
 
 
+def test_check_body_reads_the_responses_wire() -> None:
+    ok = loadgen.check_body
+    events = canned_responses.responses_sse_events("m")
+    assert ok("responses", False, 200,
+              json.dumps(canned_responses.response_object("m")).encode()) is None
+    assert ok("responses", True, 200, _anthropic_sse(events)) is None
+    lost = [e for e in copy.deepcopy(events) if e[0] != "response.function_call_arguments.delta"]
+    for n, (_, data) in enumerate(lost):
+        data["sequence_number"] = n
+    assert "streamed arguments" in (ok("responses", True, 200, _anthropic_sse(lost)) or "")
+    unnumbered = copy.deepcopy(events)
+    unnumbered[3][1]["sequence_number"] = 7
+    assert "numbered" in (ok("responses", True, 200, _anthropic_sse(unnumbered)) or "")
+    assert "response.completed" in (ok("responses", True, 200, _anthropic_sse(events[:-1])) or "")
+    wrong = canned_responses.response_object("m")
+    wrong["output"][1]["arguments"] = '{"location": "Paris"}'
+    assert "arguments" in (ok("responses", False, 200, json.dumps(wrong).encode()) or "")
+
+
 def test_percentile_is_nearest_rank() -> None:
     values = [float(v) for v in range(1, 101)]
     assert loadgen.percentile(values, 50) == 50.0
@@ -111,11 +131,14 @@ def test_upstream_routes_and_counts() -> None:
         "POST", "/v1/chat/completions", json.dumps(canned.openai_request(stream=True)).encode()
     )
     assert status == 200 and ctype == "text/event-stream" and isinstance(frames, list)
-    assert up.served == {"anthropic": 1, "openai": 1}
+    status, ctype, frames = up.answer(
+        "POST", "/v1/responses", json.dumps(canned_responses.responses_request("x")).encode())
+    assert status == 200 and json.loads(frames)["output"][1]["name"] == canned.TOOL_NAME
+    assert up.served == {"anthropic": 1, "openai": 1, "responses": 1}
     assert up.answer("POST", "/v1/messages", b"[1]")[0] == 400
     assert up.answer("POST", "/v1/messages", b'{"model": "x"}')[0] == 400  # no tools
     assert up.answer("POST", "/nope", b"{}")[0] == 404
-    assert up.served == {"anthropic": 1, "openai": 1}
+    assert up.served == {"anthropic": 1, "openai": 1, "responses": 1}
 
 
 # -- the upstream over HTTP, read by the official SDKs -------------------------------------------
@@ -172,8 +195,22 @@ def test_upstream_speaks_openai_as_the_sdk_reads_it(upstream_url: str) -> None:
 
 
 @pytest.mark.slow
+def test_upstream_speaks_responses_as_the_sdk_reads_it(upstream_url: str) -> None:
+    openai = pytest.importorskip("openai")
+    client = openai.OpenAI(base_url=f"{upstream_url}/v1", api_key="k", max_retries=0)
+    response = client.responses.create(**canned_responses.responses_request(canned.MODEL))
+    call = response.output[1]
+    assert call.type == "function_call" and json.loads(call.arguments) == canned.TOOL_INPUT
+    assert response.output_text == canned.TEXT
+    with client.responses.stream(**canned_responses.responses_request(canned.MODEL)) as stream:
+        final = stream.get_final_response()
+    assert json.loads(final.output[1].arguments) == canned.TOOL_INPUT
+    assert final.usage is not None and final.usage.total_tokens == 470
+
+
+@pytest.mark.slow
 def test_load_generator_times_and_checks_every_request(upstream_url: str) -> None:
-    for wire in ("anthropic", "openai"):
+    for wire in ("anthropic", "openai", "responses"):
         endpoint = loadgen.Endpoint(upstream_url, wire)
         for stream in (False, True):
             result = asyncio.run(loadgen.latency(endpoint, stream=stream, warmup=2, requests=30))
@@ -239,13 +276,14 @@ def test_run_end_to_end_on_the_direct_path(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr[-2000:]
     assert "| direct to upstream (baseline) |" in out.stdout
     assert "/v1/chat/completions" in out.stdout and "/v1/messages" in out.stdout
+    assert "/v1/responses" in out.stdout
     assert "| 0 / " in out.stdout  # no errors
     assert gw_run.MARK_START in (tmp_path / "gw.md").read_text()
 
 
 @pytest.mark.slow
 def test_run_end_to_end_through_the_tooluse_gateway(tmp_path: Path) -> None:
-    """Both tooluse paths, both wire formats, JSON and SSE: every answer must carry the tool
+    """Both tooluse paths, all three wire formats, JSON and SSE: every answer must carry the tool
     call intact (the load generator checks each one) and the upstream must see every request."""
     pytest.importorskip("uvicorn")
     out = subprocess.run(
@@ -258,6 +296,6 @@ def test_run_end_to_end_through_the_tooluse_gateway(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr[-3000:]
     rows = [line for line in out.stdout.splitlines() if line.startswith("| tooluse gateway")]
-    assert len(rows) == 8, out.stdout  # 2 paths x 2 wires x (json, stream)
+    assert len(rows) == 12, out.stdout  # 2 paths x 3 wires x (json, stream)
     assert all("| 0 / " in row for row in rows), out.stdout
     assert "Problems seen" not in out.stdout, out.stdout
