@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 __all__ = ["entry", "main"]
 
-_COMMANDS = ("demo", "run", "convert", "serve", "eval")
+_COMMANDS = ("demo", "run", "convert", "serve", "eval", "logs")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -109,6 +109,12 @@ def register(sub: Any) -> None:
         "and GET: a SQLite file, ':memory:' (gone on exit), or a postgresql:// URL that "
         "replicas share (the [postgres] extra) (default: ~/.cache/tooluse/responses.sqlite3)",
     )
+    p.add_argument(
+        "--trace", nargs="?", const="", default=None, metavar="PATH",
+        help="keep a trace of every model request (the request, the prompt and raw output of "
+        "a text model, the calls with their origin and validation, the response) in a "
+        "bounded SQLite file (default: $TOOLUSE_TRACE_DB or ~/.cache/tooluse/traces.db) and "
+        "serve the trace page at /trace; tooluse logs reads them. Off by default")
     p.add_argument("--log-level", default="info")
     p.set_defaults(func=_run)
 
@@ -150,6 +156,17 @@ def _responses_store(args: argparse.Namespace) -> str:
     from ..server.response_store import default_store_path
 
     return str(default_store_path())
+
+
+def _trace_path(args: argparse.Namespace) -> str | None:
+    """Where ``--trace`` keeps traces (None: not tracing)."""
+    if args.trace is None:
+        return None
+    if args.trace:
+        return str(args.trace)
+    from ..trace.store import default_path
+
+    return str(default_path())
 
 
 def _log_to_stderr(level: str) -> None:
@@ -234,6 +251,7 @@ def _run(args: argparse.Namespace) -> int:
             max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
             max_concurrency=args.max_concurrency,
             responses_store=_responses_store(args),
+            trace=_trace_path(args),
         )
     except (ValueError, ImportError, OSError, BackendError) as exc:
         print(f"tooluse serve: cannot start with backend {args.backend!r}: {exc}", file=sys.stderr)
@@ -244,6 +262,9 @@ def _run(args: argparse.Namespace) -> int:
     print(f"tooluse gateway on {scheme}://{args.host}:{args.port} (backend: {args.backend}"
           + (f", preset: {preset}" if preset != "none" else "") + ")",
           file=sys.stderr, flush=True)
+    if app.state.trace_store is not None:
+        print(f"traces in {app.state.trace_store.path}, page at {scheme}://{args.host}:"
+              f"{args.port}/trace", file=sys.stderr, flush=True)
     try:
         uvicorn.run(
             app,
