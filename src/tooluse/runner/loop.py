@@ -35,6 +35,7 @@ from ..errors import BackendError
 from ..messages import (
     ContentBlock,
     Message,
+    Reasoning,
     Request,
     Response,
     TextBlock,
@@ -268,7 +269,10 @@ class Runner:
       user denied it. Without a callback every such call is denied that way, its result
       saying no one could be asked. An exception in the callback ends the run.
     - other keyword arguments (``temperature``, ``top_p``, ``stop_sequences``,
-      ``metadata``) go into every request.
+      ``metadata``, ``reasoning``: a :class:`~tooluse.messages.Reasoning` or its dict) go
+      into every request. With ``reasoning`` on, the model's thinking blocks stay in
+      ``result.messages`` as they came, signatures included, and go back with the
+      conversation on the next turn, as the Messages API needs in a tool loop.
     - ``trace``: keep a trace of every run (:mod:`tooluse.trace`: each model call's
       request, prompt, raw output, calls and response) in this
       :class:`~tooluse.trace.store.TraceStore` or SQLite file; ``tooluse logs`` reads it.
@@ -302,10 +306,12 @@ class Runner:
             raise ValueError("max_tokens must be >= 1")
         if tool_timeout is not None and tool_timeout <= 0:
             raise ValueError("tool_timeout must be > 0 seconds")
-        allowed = {"temperature", "top_p", "top_k", "stop_sequences", "metadata"}
+        allowed = {"temperature", "top_p", "top_k", "stop_sequences", "metadata", "reasoning"}
         unknown = set(request_options) - allowed
         if unknown:
             raise TypeError(f"Runner got unknown options: {', '.join(sorted(unknown))}")
+        if request_options.get("reasoning") is not None:
+            request_options["reasoning"] = Reasoning.model_validate(request_options["reasoning"])
         self.backend = load_backend(backend) if isinstance(backend, str) else backend
         if (callable(tools) or isinstance(tools, ToolSource)) and not isinstance(tools, ToolSet):
             tools = [tools]  # a single function, Tool or MCP server given without a list
