@@ -335,6 +335,23 @@ def test_what_a_finished_item_holds_beyond_its_deltas_is_kept() -> None:
                                   signature="enc")
 
 
+def test_a_reasoning_delta_for_another_kind_of_item_is_a_wire_error() -> None:
+    from tooluse.errors import WireFormatError
+
+    events = [
+        {"type": "response.created", "response": {"id": "r"}},
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {"id": "msg_1", "type": "message", "role": "assistant", "content": []}},
+        {"type": "response.content_part.added", "item_id": "msg_1", "output_index": 0,
+         "content_index": 0, "part": {"type": "output_text", "text": ""}},
+        {"type": "response.reasoning_summary_text.delta", "item_id": "msg_1", "output_index": 0,
+         "summary_index": 0, "delta": "x"},
+    ]
+    with pytest.raises(WireFormatError, match="not a reasoning item") as info:
+        list(codec.decode_events(events))
+    assert info.value.path == (3, "type")
+
+
 thinking_blocks = st.builds(
     ThinkingBlock,
     text=st.text(max_size=30),

@@ -451,7 +451,10 @@ class _StreamDecoder:
     def _reasoning(self, kind: str, data: dict[str, Any], position: Any,
                    n: int) -> Iterator[StreamEvent]:
         index = self._index(position, n)
-        seen = self.reasoning[position]
+        seen = self.reasoning.get(position)
+        if seen is None:
+            raise WireFormatError(f"{kind} for output item {position}, which is not a reasoning "
+                                  "item", (n, "type"))
         if kind == "response.reasoning_text.delta":
             delta = str(data.get("delta", ""))
             seen.text += delta
