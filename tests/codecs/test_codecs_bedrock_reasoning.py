@@ -13,6 +13,7 @@ import botocore.session
 import pytest
 from botocore.validate import ParamValidator
 
+from tooluse.codecs import anthropic
 from tooluse.codecs import bedrock as codec
 from tooluse.errors import ConversionError, WireFormatError
 from tooluse.messages import (
@@ -185,20 +186,30 @@ def test_effort_none_is_thinking_disabled() -> None:
     assert out["additionalModelRequestFields"] == {"thinking": {"type": "disabled"}}
 
 
-@pytest.mark.parametrize(("reasoning", "where", "fallback"), [
-    (Reasoning(mode="enabled"), ("reasoning", "budget_tokens"), {"type": "adaptive"}),
-    (Reasoning(mode="enabled", effort="high"), ("reasoning", "effort"), {"type": "adaptive"}),
-    (Reasoning(mode="adaptive", summary="auto"), ("reasoning", "summary"), {"type": "adaptive"}),
+@pytest.mark.parametrize("reasoning", [
+    Reasoning(mode="enabled", effort="high"),
+    Reasoning(mode="enabled", effort="minimal", display="summarized"),
+    Reasoning(mode="adaptive", effort="low"),
+    Reasoning(mode="enabled", budget_tokens=5000, effort="medium"),
 ])
-def test_settings_thinking_cannot_say(reasoning: Reasoning, where: tuple[str, ...], fallback: Any,
-                                      caplog: pytest.LogCaptureFixture) -> None:
+def test_other_apis_settings_become_claude_thinking_as_in_messages(reasoning: Reasoning) -> None:
+    """Claude's ``thinking`` on Converse is the Messages API's object: a setting from another
+    API (an effort, no budget) is written exactly as the Messages codec writes it."""
+    req = neutral(reasoning)
+    out = codec.encode_request(req)
+    assert out["additionalModelRequestFields"] == {"thinking": anthropic.encode_request(req.model_copy(update={"model": "m"}))["thinking"]}
+    botocore_accepts({"modelId": "m", **out})
+
+
+def test_enabled_without_budget_or_effort(caplog: pytest.LogCaptureFixture) -> None:
+    req = neutral(Reasoning(mode="enabled"))
     with pytest.raises(ConversionError) as info:
-        codec.encode_request(neutral(reasoning))
-    assert info.value.path == where and info.value.target == "bedrock"
-    with caplog.at_level(logging.WARNING, logger="tooluse.codecs.bedrock"):
-        out = codec.encode_request(neutral(reasoning), strict=False)
-    assert out["additionalModelRequestFields"] == {"thinking": fallback}
-    assert any(r.name == "tooluse.codecs.bedrock" and "fallback" in r.getMessage() for r in caplog.records)
+        codec.encode_request(req)
+    assert info.value.path == ("reasoning", "budget_tokens") and info.value.target == "bedrock"
+    with caplog.at_level(logging.WARNING):
+        out = codec.encode_request(req, strict=False)
+    assert out["additionalModelRequestFields"] == {"thinking": {"type": "adaptive"}}
+    assert any("adaptive" in r.getMessage() for r in caplog.records)
 
 
 def test_changed_setting_keeps_the_other_fields_and_nova_spelling() -> None:

@@ -121,16 +121,6 @@ class _ReasoningTextIn(LenientModel):
     signature: str | None = None
 
 
-class _ClaudeThinking(WireModel):
-    """Claude's reasoning setting in ``additionalModelRequestFields``: ``thinking`` (the
-    Messages spelling) or ``reasoning_config`` (Claude 3.7 Sonnet's, as Bedrock documents it).
-    ``budget_tokens`` is required with ``enabled`` (checked in :mod:`.reasoning`)."""
-
-    type: Literal["enabled", "adaptive", "disabled"]
-    budget_tokens: int | None = Field(default=None, ge=1024)
-    display: Literal["summarized", "omitted"] | None = None
-
-
 class _NovaReasoning(WireModel):
     """Amazon Nova 2's ``reasoningConfig``."""
 

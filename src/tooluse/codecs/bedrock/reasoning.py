@@ -17,17 +17,18 @@ Settings, read from ``additionalModelRequestFields`` (Bedrock hands that object 
 model), one of:
 
 - ``thinking``: ``{type: enabled, budget_tokens >= 1024 | adaptive | disabled, display}``,
-  Claude on Bedrock in the Messages API's spelling;
+  Claude on Bedrock: the Messages API's object, read and written by the Messages codec's own
+  rules (:mod:`tooluse.codecs.anthropic.thinking`);
 - ``reasoning_config``: the same object, the spelling Bedrock's Claude 3.7 Sonnet examples use;
 - ``reasoningConfig``: ``{type: enabled | disabled, maxReasoningEffort: low | medium | high}``,
   Amazon Nova 2's.
 
 They become :attr:`Request.reasoning` (the field stays in the forwarded fields too). Encoding
 writes the client's own field back verbatim when the neutral setting is what it says, so a
-Bedrock upstream receives it as sent; any other setting is written as ``thinking`` (or, for an
-effort where the client spelled ``reasoningConfig``, as that). What ``thinking`` cannot say:
-an ``effort`` or ``summary`` (dropped), ``enabled`` without a budget (``adaptive`` instead):
-strict errors, otherwise applied with a log line.
+Bedrock upstream receives it as sent; any other setting is written as Claude's ``thinking``
+(as the Messages codec writes it: an effort without a budget becomes a budget, ``enabled``
+with neither is ``adaptive``, strict: an error), or as ``reasoningConfig`` where the client
+spelled that and the setting is an effort Nova knows.
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from ...errors import WireFormatError
+from ...errors import ConversionError, WireFormatError
 from ...messages import Reasoning, RedactedThinkingBlock, ThinkingBlock
 from .._common import Path, one_key, unsupported, validate
 from .._images import decode_base64
-from ._wire import TARGET, _ClaudeThinking, _NovaReasoning, _ReasoningText, _ReasoningTextIn
+from ..anthropic import thinking as claude
+from ._wire import TARGET, _NovaReasoning, _ReasoningText, _ReasoningTextIn
 
 __all__ = ["SETTINGS", "decode_block", "decode_settings", "encode_block", "encode_settings",
            "redacted_data"]
@@ -126,13 +128,10 @@ def decode_settings(fields: Mapping[str, Any], path: Path = ("additionalModelReq
     if key == "reasoningConfig":
         nova = validate(_NovaReasoning, fields[key], (*path, key))
         return Reasoning(mode=nova.type, effort=nova.maxReasoningEffort)
-    claude = validate(_ClaudeThinking, fields[key], (*path, key))
-    if claude.type == "enabled" and claude.budget_tokens is None:
-        raise WireFormatError("Field required", (*path, key, "budget_tokens"))
-    if claude.type != "enabled" and claude.budget_tokens is not None:
-        raise WireFormatError("budget_tokens is only allowed with type 'enabled'",
-                              (*path, key, "budget_tokens"))
-    return Reasoning(mode=claude.type, budget_tokens=claude.budget_tokens, display=claude.display)
+    try:
+        return claude.decode_settings(fields[key], None)
+    except WireFormatError as exc:  # its path starts at the Messages field, "thinking"
+        raise WireFormatError(exc.message, (*path, key, *exc.path[1:])) from None
 
 
 def _same(fields: Mapping[str, Any], reasoning: Reasoning) -> bool:
@@ -143,33 +142,20 @@ def _same(fields: Mapping[str, Any], reasoning: Reasoning) -> bool:
 
 
 def _written(reasoning: Reasoning, key: str, strict: bool) -> tuple[str, dict[str, Any]]:
-    """The setting as ``thinking`` (or as Nova's ``reasoningConfig`` when ``key`` is that and
-    it says only an effort Nova knows)."""
-    path: Path = ("reasoning",)
-    if not reasoning.on:
-        return "thinking", {"type": "disabled"}
-    if (key == "reasoningConfig" and reasoning.mode == "enabled" and reasoning.budget_tokens is None
-            and reasoning.display is None and reasoning.effort in (None, "low", "medium", "high")):
-        value: dict[str, Any] = {"type": "enabled"}
-        if reasoning.effort is not None:
+    """The setting as Nova's ``reasoningConfig`` when ``key`` is that and it says only an
+    on/off or an effort Nova knows; otherwise as Claude's ``thinking``."""
+    if (key == "reasoningConfig" and reasoning.mode in ("enabled", "disabled")
+            and reasoning.budget_tokens is None and reasoning.display is None
+            and reasoning.effort in (None, "low", "medium", "high")):
+        value: dict[str, Any] = {"type": reasoning.mode}
+        if reasoning.effort is not None and reasoning.mode == "enabled":
             value["maxReasoningEffort"] = reasoning.effort
         return key, value
-    if reasoning.effort is not None:
-        _cannot("Claude's thinking on Converse has no effort level; dropped", (*path, "effort"), strict)
-    if reasoning.summary is not None:
-        _cannot("Claude's thinking on Converse has no summary setting; dropped",
-                (*path, "summary"), strict)
-    mode = reasoning.mode
-    if mode == "enabled" and reasoning.budget_tokens is None:
-        _cannot("Claude's thinking on Converse needs budget_tokens with type 'enabled'; sent as "
-                "'adaptive'", (*path, "budget_tokens"), strict)
-        mode = "adaptive"
-    value = {"type": mode}
-    if mode == "enabled":
-        value["budget_tokens"] = reasoning.budget_tokens
-    if reasoning.display is not None:
-        value["display"] = reasoning.display
-    return "thinking", value
+    try:
+        return "thinking", claude.encode_settings(reasoning, strict)
+    except ConversionError as exc:
+        raise ConversionError(f"{exc.message} (Claude's thinking on Converse is the Messages "
+                              "API's object)", exc.path, target=TARGET) from None
 
 
 def encode_settings(reasoning: Reasoning | None, forwarded: Mapping[str, Any],
