@@ -224,3 +224,42 @@ def test_misplaced_blocks_are_errors_in_every_format(fmt: str) -> None:
     assert info.value.path == ("messages", 1, "content", 0)
     lenient = decode(fmt, json.loads(json.dumps(codec.encode_request(image, strict=False))))
     assert lenient.messages[1].content == [TextBlock(text="[image omitted: image/png image]")]
+
+
+def test_anthropic_thinking_crosses_converse_and_back() -> None:
+    """Claude Code over Bedrock: a Messages tool loop with thinking, through Converse (as the
+    gateway sends it to a Bedrock upstream) and back, keeps the thinking setting, each thinking
+    block's text and signature and each redacted block's data; an answer with thinking too."""
+    import base64
+
+    signature = "EqQBCkgIARABGAIiQOq9Yw7r+/0Xbp3hWq1ZzKc9d2Nn8v1ThinkingSignature=="
+    redacted = base64.b64encode(bytes(range(40, 90))).decode()
+    body = {
+        "model": "claude-sonnet-4-5", "max_tokens": 4096,
+        "thinking": {"type": "enabled", "budget_tokens": 2048},
+        "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}],
+        "messages": [
+            {"role": "user", "content": "Weather in Lima?"},
+            {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "The user wants Lima's weather.", "signature": signature},
+                {"type": "redacted_thinking", "data": redacted},
+                {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Lima"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "18C"}]},
+        ],
+    }
+    anthropic, bedrock = get_codec("anthropic"), get_codec("bedrock")
+    converse = json.loads(json.dumps(bedrock.encode_request(anthropic.decode_request(body))))
+    back = anthropic.encode_request(bedrock.decode_request(converse))
+    assert back["thinking"] == body["thinking"]
+    assert back["messages"][1]["content"][:2] == body["messages"][1]["content"][:2]
+
+    answer = {
+        "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": [{"type": "thinking", "thinking": "Sunny, then.", "signature": signature},
+                    {"type": "redacted_thinking", "data": redacted},
+                    {"type": "text", "text": "It is sunny in Lima."}],
+        "stop_reason": "end_turn", "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 20},
+    }
+    through = bedrock.decode_response(json.loads(json.dumps(bedrock.encode_response(anthropic.decode_response(answer)))))
+    assert anthropic.encode_response(through)["content"] == answer["content"]
