@@ -5,7 +5,8 @@ Tools are described inside the system prompt; the model calls them by writing a
 as ``<function_results>`` in the next user turn. This package renders all of that, parses a
 model's completion back into :class:`~tooluse.messages.ToolUseBlock` s (incrementally, in
 linear time, safe against forged calls in tool output), and maps whole requests and
-responses. See ``docs/legacy.md``.
+responses, a leading ``<thinking>`` section included (:mod:`.thinking`). See
+``docs/legacy.md``.
 """
 
 from __future__ import annotations
@@ -41,11 +42,14 @@ from .schema import (
     schema_types,
     type_label,
 )
+from .thinking import THINKING_CLOSE, THINKING_OPEN, render_thinking, split_thinking
 
 __all__ = [
     "FUNCTION_CALLS_START",
     "FUNCTION_CALLS_STOP",
     "MAX_TAG",
+    "THINKING_CLOSE",
+    "THINKING_OPEN",
     "CallItem",
     "ConversionProblem",
     "Item",
@@ -71,12 +75,14 @@ __all__ = [
     "render_function_calls",
     "render_function_results",
     "render_parameter",
+    "render_thinking",
     "render_tool_description",
     "render_tools_prompt",
     "render_value",
     "resolve",
     "result_text",
     "schema_types",
+    "split_thinking",
     "tool_choice_prefill",
     "type_label",
     "unescape",

@@ -7,6 +7,11 @@ tool choice, the prefill that opens the call (as the Messages API does for ``any
 :func:`decode_response` reads the completion back into a neutral
 :class:`~tooluse.messages.Response`; :func:`encode_response` writes a response as the text a
 model would have written.
+
+Thinking blocks are written as ``<thinking>`` sections where they stand in an assistant
+turn (:mod:`.thinking`); a block's signature and a redacted block have no place in text:
+:class:`ConversionError` in strict mode, otherwise left out with a log line (a response is
+always lenient). :func:`decode_response` reads a leading section back only when asked.
 """
 
 from __future__ import annotations
@@ -19,20 +24,23 @@ from ...errors import ConversionError
 from ...messages import (
     ContentBlock,
     ImageBlock,
+    RedactedThinkingBlock,
     Request,
     Response,
     StopReason,
     TextBlock,
+    ThinkingBlock,
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
 )
-from .._common import image_placeholder
+from .._common import Path, dropped, image_placeholder
 from ._text import new_message_id
 from .completion import items_to_completion
 from .parser import LegacyParser
 from .prompt import render_tools_prompt
 from .render import FUNCTION_CALLS_STOP, render_function_calls, render_function_results
+from .thinking import render_thinking, split_thinking
 
 __all__ = [
     "LegacyPrompt",
@@ -99,6 +107,22 @@ def tool_choice_prefill(request: Request) -> str | None:
     return None
 
 
+def _thinking_piece(block: ThinkingBlock | RedactedThinkingBlock, assistant: bool, path: Path,
+                    strict: bool) -> str:
+    """A thinking block as its ``<thinking>`` section ("" when nothing of it can be written)."""
+    if not assistant:
+        dropped(f"a {block.type} block belongs in an assistant turn", path, _TARGET, strict)
+        return ""
+    if isinstance(block, RedactedThinkingBlock):
+        dropped("the prompt-based format cannot carry a redacted thinking block", path,
+                _TARGET, strict)
+        return ""
+    if block.signature is not None:
+        dropped("the prompt-based format cannot carry a thinking block's signature",
+                (*path, "signature"), _TARGET, strict)
+    return render_thinking(block)
+
+
 def _message_text(
     request: Request, index: int, names: dict[str, str], strict: bool
 ) -> str:
@@ -130,6 +154,10 @@ def _message_text(
         if text:
             pieces.append("".join(text))
             text.clear()
+        if isinstance(block, (ThinkingBlock, RedactedThinkingBlock)):
+            flush()
+            pieces.append(_thinking_piece(block, message.role == "assistant", path, strict))
+            continue
         if isinstance(block, ImageBlock):
             raise ConversionError(
                 "an image cannot be carried by the prompt-based format (text only)",
@@ -172,6 +200,11 @@ def encode_request(
     block, e.g. ``messages.2.content.1``) for images, which text cannot carry;
     ``strict=False`` writes the codecs' documented placeholder text instead.
 
+    A thinking block of an assistant turn is its ``<thinking>`` section, where it stands;
+    its signature, a redacted block and thinking in a user turn cannot be written: strict
+    :class:`ConversionError`, otherwise left out with a log line. (The prompting layer
+    decides itself what a text model sees of the history's thinking.)
+
     The tools are described under every ``tool_choice``, ``none`` included: the Messages
     API keeps its tool system prompt under ``none`` (it counts the same tool-prompt tokens
     as under ``auto``), and a tool loop's last, text-only turn then shares its prompt
@@ -211,6 +244,7 @@ def decode_response(
     truncated: bool = False,
     model: str | None = None,
     id_factory: Callable[[], str] | None = None,
+    thinking: bool = False,
 ) -> Response:
     """A completion as a neutral response.
 
@@ -218,6 +252,8 @@ def decode_response(
     - ``prefill``: the text the answer was forced to begin with (see :class:`LegacyPrompt`);
       it is parsed together with ``text``.
     - ``truncated``: generation hit the token limit.
+    - ``thinking``: a leading ``<thinking>`` section becomes a thinking block
+      (:func:`~.thinking.split_thinking`); by default it is text like any other.
 
     ``stop_reason`` is ``tool_use`` when calls were parsed and the completion was not cut off
     inside one; ``max_tokens`` when cut off; ``stop_sequence`` for a caller's own stop
@@ -225,6 +261,7 @@ def decode_response(
     """
     parser = LegacyParser(tools, id_factory=id_factory)
     full = (prefill or "") + text
+    thought, full = split_thinking(full) if thinking else (None, full)
     items = parser.feed(full)
     cut_in_call = parser.in_call
     items += parser.close()
@@ -241,7 +278,8 @@ def decode_response(
         reason = "stop_sequence"
     else:
         reason = "end_turn"
-    content: list[ContentBlock] = list(parsed.content)
+    content: list[ContentBlock] = [thought] if thought is not None else []
+    content.extend(parsed.content)
     return Response(
         id=new_message_id(),
         model=model,
@@ -253,7 +291,8 @@ def decode_response(
 
 def encode_response(response: Response) -> str:
     """The response as the text the model would have written: text blocks as they are,
-    each run of calls as a closed ``<function_calls>`` block."""
+    thinking blocks as ``<thinking>`` sections, each run of calls as a closed
+    ``<function_calls>`` block. A signature or a redacted block is left out with a log line."""
     pieces: list[str] = []
     calls: list[ToolUseBlock] = []
     for index, block in enumerate(response.content):
@@ -265,6 +304,8 @@ def encode_response(response: Response) -> str:
             calls = []
         if isinstance(block, TextBlock):
             pieces.append(block.text)
+        elif isinstance(block, (ThinkingBlock, RedactedThinkingBlock)):
+            pieces.append(_thinking_piece(block, True, ("content", index), False))
         else:
             raise ConversionError(
                 f"a {block.type} block cannot appear in a text completion",

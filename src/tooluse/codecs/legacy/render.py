@@ -81,11 +81,17 @@ def render_parameter(name: str, value: Any) -> str:
         raise ConversionError(
             f"parameter {name!r} cannot be written as JSON: {exc}", target=_TARGET
         ) from exc
+    open_tag, close_tag = parameter_tag(name)
+    return f"{open_tag}{framed(text)}{close_tag}"
+
+
+def framed(text: str) -> str:
+    """``text`` escaped for the inside of a tag, with one extra newline on each side when it
+    starts or ends with a line break: the parser removes exactly one at each end."""
     body = escape(text)
     if text[:1] in ("\n", "\r") or text[-1:] in ("\n", "\r"):
         body = f"\n{body}\n"
-    open_tag, close_tag = parameter_tag(name)
-    return f"{open_tag}{body}{close_tag}"
+    return body
 
 
 def _render_invoke(call: ToolUseBlock) -> str:
