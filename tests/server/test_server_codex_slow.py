@@ -3,7 +3,9 @@
 calls Codex's own shell tool (``exec_command``), Codex runs it and sends the
 ``function_call_output`` back, and the script's answer is printed; on the bundled local model
 Codex's ~10k-token first request is over the 8192-token context, and Codex shows the gateway's
-``context_length_exceeded`` error as such (no crash, no retries, no hang).
+``context_length_exceeded`` error as such (no crash, no retries, no hang); a backend's
+thinking reaches Codex as a reasoning item, which Codex sends back with its
+``encrypted_content`` on the next turn.
 
 Codex runs with its default config except the provider: a throw-away ``CODEX_HOME`` holding
 only a ``config.toml`` that names the provider, and the key in an environment variable.
@@ -124,6 +126,40 @@ def test_codex_runs_its_shell_tool_on_a_scripted_turn(codex: Path, tmp_path: Pat
     assert result.tool_use_id == last.messages[-2].tool_uses[0].id
     assert "Process exited with code 0" in result.text() and "\nhello\n" in result.text()
     assert not result.is_error
+
+
+def test_codex_sends_a_reasoning_item_back_with_its_encrypted_content(codex: Path,
+                                                                      tmp_path: Path) -> None:
+    """Codex asks for ``reasoning.encrypted_content`` (it sends ``store: false``) and hands the
+    reasoning item back on the next turn: the backend gets its own signature back, unchanged."""
+    from tooluse.backends.scripted import ScriptedBackend
+    from tooluse.messages import Request, Response, TextBlock, ThinkingBlock, ToolUseBlock
+
+    thought = ThinkingBlock(text="I should run it.", summary=["**Running echo**"],
+                            signature="gAAAAB-codex+sig/==")
+
+    def script(request: Request) -> Response:
+        if request.messages[-1].tool_results or "exec_command" not in {
+                t.name for t in request.tools}:
+            return Response(content=[TextBlock(text="It printed hello.")], stop_reason="end_turn")
+        return Response(content=[thought, ToolUseBlock(id="call_1", name="exec_command",
+                                                       input={"cmd": "echo hello"})],
+                        stop_reason="tool_use")
+
+    backend = ScriptedBackend(script)
+    with ServerThread(create_app(backend)) as srv:
+        done, _ = run_codex(codex, srv.url, tmp_path, "run `echo hello`")
+    shown = done.stdout + done.stderr
+    assert done.returncode == 0 and done.stdout.strip() == "It printed hello.", shown
+    first = next(r for r in backend.requests if "exec_command" in {t.name for t in r.tools})
+    assert first.reasoning is not None and first.passthrough is not None
+    assert "reasoning.encrypted_content" in first.passthrough.fields["include"]
+    last = backend.requests[-1]
+    assert last.messages[-1].tool_results
+    (back,) = last.messages[-2].thinking
+    # text, summary and signature as the backend gave them; the id is the item's, which
+    # the gateway gave it
+    assert back == thought.model_copy(update={"id": back.id}) and back.id.startswith("rs_")
 
 
 def test_codex_shows_the_local_models_context_error(codex: Path, tmp_path: Path) -> None:
