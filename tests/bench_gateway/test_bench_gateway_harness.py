@@ -97,6 +97,7 @@ def test_check_body_reads_the_responses_wire() -> None:
     assert ok("responses", False, 200,
               json.dumps(canned_responses.response_object("m")).encode()) is None
     assert ok("responses", True, 200, _anthropic_sse(events)) is None
+    assert ok("responses", True, 200, _anthropic_sse(events) + b"data: [DONE]\n\n") is None
     lost = [e for e in copy.deepcopy(events) if e[0] != "response.function_call_arguments.delta"]
     for n, (_, data) in enumerate(lost):
         data["sequence_number"] = n
