@@ -337,3 +337,19 @@ def test_converse_stream_reasoning_arrives_in_order() -> None:
     assert thinking[-2] == SignatureDelta(index=0, signature=SIGNATURE)  # after the text
     assert isinstance(thinking[-1], BlockStop)
     assert accumulate(events).content == REASONED.content
+
+
+def test_summary_parts_are_refused_before_the_call() -> None:
+    """A Responses reasoning item's summary has no Converse form: a clear error naming the
+    field (the gateway's 400), and nothing is sent upstream."""
+    from tooluse.errors import ConversionError
+
+    summarized = ThinkingBlock(summary=["Looked it up."], signature="enc", id="rs_1")
+    req = request(messages=[Message(role="user", content="Hi"),
+                            Message(role="assistant", content=[summarized, TextBlock(text="Hello")]),
+                            Message(role="user", content="More")])
+    c = client()
+    with Stubber(c) as stub, pytest.raises(ConversionError) as info:
+        BedrockBackend(MODEL, client=c).complete(req)
+    stub.assert_no_pending_responses()
+    assert info.value.path == ("messages", 1, "content", 0, "summary")

@@ -1,10 +1,11 @@
 """The Converse request surface with boto3, one test per extra of the policy table in
 docs/server.md: cachePoint (system, messages, tools), document, reasoningContent in the
-history, guardContent, additionalModelRequestFields, requestMetadata, serviceTier,
-performanceConfig. A Bedrock upstream is a :class:`BedrockBackend` over a recording client."""
+history, guardContent, additionalModelRequestFields (its reasoning setting too),
+requestMetadata, serviceTier, performanceConfig. A Bedrock upstream is a :class:`BedrockBackend` over a recording client."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,7 +16,7 @@ from botocore.exceptions import ClientError
 
 from tooluse.backends.bedrock import BedrockBackend
 from tooluse.backends.scripted import ScriptedBackend
-from tooluse.messages import TextBlock
+from tooluse.messages import Reasoning, RedactedThinkingBlock, TextBlock, ThinkingBlock
 from tooluse.server import ServerThread, create_app
 
 MODEL = "anthropic.claude-3-haiku-20240307-v1:0"
@@ -92,15 +93,30 @@ def test_pdf_documents_are_refused_naming_the_field(scripted: Any) -> None:
     assert error["Message"].startswith("messages.0.content.0.document.source.bytes")
 
 
-def test_reasoning_content_in_history_is_dropped(scripted: Any) -> None:
+REASONED = [*USER,
+            {"role": "assistant", "content": [
+                {"reasoningContent": {"reasoningText": {"text": "hmm", "signature": "sig"}}},
+                {"reasoningContent": {"redactedContent": b"\x00opaque\xff"}},
+                {"text": "hello"}]},
+            {"role": "user", "content": [{"text": "more"}]}]
+
+
+def test_reasoning_content_in_history_is_carried(scripted: Any, upstream: Any) -> None:
     bedrock, backend = scripted
-    messages = [*USER,
-                {"role": "assistant", "content": [
-                    {"reasoningContent": {"reasoningText": {"text": "hmm", "signature": "sig"}}},
-                    {"text": "hello"}]},
-                {"role": "user", "content": [{"text": "more"}]}]
-    bedrock.converse(modelId=MODEL, messages=messages)
-    assert [b.type for b in backend.requests[-1].messages[1].content] == ["text"]
+    bedrock.converse(modelId=MODEL, messages=REASONED)
+    assert backend.requests[-1].messages[1].content == [
+        ThinkingBlock(text="hmm", signature="sig"),
+        RedactedThinkingBlock(data=base64.b64encode(b"\x00opaque\xff").decode()),
+        TextBlock(text="hello"),
+    ]
+    up, recording = upstream
+    up.converse(modelId=MODEL, messages=REASONED)
+    assert recording.calls[-1]["messages"] == REASONED  # as sent: signature, raw bytes
+    in_user_turn = [{"role": "user", "content": [{"reasoningContent": {"reasoningText": {"text": "x"}}}]}]
+    with pytest.raises(ClientError) as info:
+        bedrock.converse(modelId=MODEL, messages=in_user_turn)
+    assert info.value.response["Error"]["Code"] == "ValidationException"
+    assert info.value.response["Error"]["Message"].startswith("messages.0.content.0.reasoningContent")
 
 
 def test_guard_content_is_carried_as_text(scripted: Any) -> None:
@@ -124,6 +140,36 @@ def test_additional_model_request_fields(scripted: Any, upstream: Any) -> None:
     with pytest.raises(ClientError) as info:
         bedrock.converse(modelId=MODEL, messages=USER, additionalModelRequestFields={"top_k": -1})
     assert info.value.response["Error"]["Message"].startswith("additionalModelRequestFields.top_k")
+
+
+@pytest.mark.parametrize(("fields", "reasoning"), [
+    ({"thinking": {"type": "enabled", "budget_tokens": 2048}, "anthropic_beta": ["interleaved-thinking-2025-05-14"]},
+     Reasoning(mode="enabled", budget_tokens=2048)),
+    ({"thinking": {"type": "adaptive", "display": "omitted"}}, Reasoning(mode="adaptive", display="omitted")),
+    ({"reasoning_config": {"type": "enabled", "budget_tokens": 1024}}, Reasoning(mode="enabled", budget_tokens=1024)),
+    ({"reasoningConfig": {"type": "enabled", "maxReasoningEffort": "high"}}, Reasoning(mode="enabled", effort="high")),
+])
+def test_reasoning_setting_in_additional_fields(scripted: Any, upstream: Any, fields: dict[str, Any],
+                                                reasoning: Reasoning) -> None:
+    bedrock, backend = scripted
+    bedrock.converse(modelId=MODEL, messages=USER, additionalModelRequestFields=fields)
+    assert backend.requests[-1].reasoning == reasoning  # applied: the request's reasoning
+    up, recording = upstream
+    up.converse(modelId=MODEL, messages=USER, additionalModelRequestFields=fields)
+    assert recording.calls[-1]["additionalModelRequestFields"] == fields  # forwarded as sent
+
+
+@pytest.mark.parametrize(("fields", "field"), [
+    ({"thinking": {"type": "enabled"}}, "additionalModelRequestFields.thinking.budget_tokens"),
+    ({"thinking": {"type": "enabled", "budget_tokens": 10}}, "additionalModelRequestFields.thinking.budget_tokens"),
+    ({"reasoningConfig": {"type": "on"}}, "additionalModelRequestFields.reasoningConfig.type"),
+])
+def test_bad_reasoning_setting_is_a_validation_exception(scripted: Any, fields: dict[str, Any], field: str) -> None:
+    bedrock, _ = scripted
+    with pytest.raises(ClientError) as info:
+        bedrock.converse(modelId=MODEL, messages=USER, additionalModelRequestFields=fields)
+    error = info.value.response["Error"]
+    assert error["Code"] == "ValidationException" and error["Message"].startswith(field)
 
 
 def test_request_metadata_is_applied(scripted: Any, upstream: Any) -> None:
