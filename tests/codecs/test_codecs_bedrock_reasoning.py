@@ -366,3 +366,46 @@ def test_tool_loop_history_keeps_reasoning_between_turns() -> None:
                   tools=[], reasoning=Reasoning(mode="enabled", budget_tokens=2048))
     out = codec.encode_request(req, strict=False)
     assert out["messages"][1]["content"] == ANSWER["output"]["message"]["content"]
+
+
+def test_tooluse_convert_round_trips_and_refuses(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``tooluse convert``: Converse -> Converse keeps every byte of the reasoning; Converse ->
+    Messages -> Converse keeps the setting and the signed blocks; a summary part is refused
+    with the path named unless ``--lenient``."""
+    import io
+    import sys
+
+    from tooluse.cli import main
+
+    def convert(stdin: str, *args: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        code = main(["convert", *args])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    data = {"modelId": "anthropic.claude-3-7-sonnet-20250219-v1:0",
+            **body({"reasoning_config": {"budget_tokens": 4000, "type": "enabled"}})}
+    code, out, _ = convert(json.dumps(data), "--from", "bedrock", "--to", "bedrock")
+    assert code == 0 and json.dumps(json.loads(out)) == json.dumps(data)
+
+    code, messages, _ = convert(json.dumps(data), "--from", "bedrock", "--to", "anthropic")
+    assert code == 0 and json.loads(messages)["thinking"] == {"type": "enabled", "budget_tokens": 4000}
+    code, back, _ = convert(messages, "--from", "anthropic", "--to", "bedrock")
+    assert code == 0
+    back_body = json.loads(back)
+    assert back_body["messages"] == data["messages"]
+    assert back_body["additionalModelRequestFields"] == {"thinking": {"type": "enabled", "budget_tokens": 4000}}
+
+    responses_body = {"model": "m", "input": [
+        {"type": "message", "role": "user", "content": "Hi"},
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Said hi."}],
+         "encrypted_content": "gAAAAB"},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Hello"}]},
+        {"type": "message", "role": "user", "content": "More"}]}
+    code, out, err = convert(json.dumps(responses_body), "--from", "responses", "--to", "bedrock")
+    assert code == 1 and out == "" and "summary" in err and "Traceback" not in err
+    code, out, _ = convert(json.dumps(responses_body), "--from", "responses", "--to", "bedrock", "--lenient")
+    assert code == 0
+    assert json.loads(out)["messages"][1]["content"][0] == \
+        {"reasoningContent": {"reasoningText": {"text": "", "signature": "gAAAAB"}}}
