@@ -41,6 +41,7 @@ from . import _llguidance  # auto/llguidance: schemas only llguidance enforces
 from ._copy_values import ValueCopier, log_softmax, score_tokens
 from ._llama_cache import DiskPromptCache, eval_prompt, system_prefix_length, system_text
 from ._llama_model import LoadedModel
+from ._llama_seq import Seq
 from ._no_repeat import Checkpoint, NoRepeat
 from ._token_choice import prefer_longer
 from ._turn import Turn, start_turn
@@ -102,7 +103,6 @@ class LlamaTextBackend:
         self.copy_values = copy_values
         #: Choose among a slot's few allowed values (enum, boolean) by whole likelihood.
         self.score_enums = score_enums
-        self._gap = float("inf")
         self.model: str | None = model or Path(loaded.settings.path).stem
         self._formatter = _formatter(loaded, chat_template)
         #: How the last generation ended (kept even when its consumer stopped early).
@@ -131,13 +131,14 @@ class LlamaTextBackend:
         if (turn := current_turn()) is not None:
             turn.rendered(prompt)
         system = system_text(messages)
-        with self.loaded.lock:
+        tokens = self.tokenize(prompt)
+        with self.loaded.sequence(tokens) as seq:
             users = "\n".join(m["content"] for m in messages if m["role"] == "user")
             copier = ValueCopier(users, self.copy_values, enums=self.score_enums,
                                  focus=g.focus, naming=g.naming) if (
                 (self.copy_values is not None or self.score_enums) and g.temperature <= 0) \
                 else None
-            yield from self._generate(prompt, g.stop, g.max_tokens, g.temperature, g.top_p,
+            yield from self._generate(seq, prompt, tokens, g.stop, g.max_tokens, g.temperature, g.top_p,
                                       g.top_k, g.grammar, system, g.prefill,
                                       users if self.calls_follow_request else None, copier)
 
@@ -152,25 +153,23 @@ class LlamaTextBackend:
         import numpy as np
 
         prompt = self.render(messages, prefill)
-        with self.loaded.lock:
-            llm = self.loaded.llm
-            tokens = self.tokenize(prompt)
-            if len(tokens) >= llm.n_ctx():
-                raise BackendError("the prompt does not fit the model's context",
-                                   kind="request_too_large")
-            self._eval_prompt(prompt, tokens, system_text(messages))
-            first = log_softmax(np, self._logits(np).astype(np.float64))
-            n_past = llm.n_tokens
+        llm = self.loaded.llm
+        tokens = self.tokenize(prompt)
+        if len(tokens) >= llm.n_ctx():
+            raise BackendError("the prompt does not fit the model's context",
+                               kind="request_too_large")
+        with self.loaded.sequence(tokens) as seq:
+            self._eval_prompt(seq, prompt, tokens, system_text(messages))
+            first = log_softmax(np, seq.logits().astype(np.float64))
+            n_past = seq.n_tokens
             limit = max(0, min(llm.n_batch, llm.n_ctx() - n_past - 1))
-            scores = [score_tokens(np, llm, n_past, first, list(
+            # What is decoded past the prompt is dropped (seq.n_tokens never moves).
+            scores = [score_tokens(np, seq, n_past, first, list(
                 llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))[:limit])
                 for text in continuations]
-            # What was decoded past the prompt is dropped (llm.n_tokens never moved); the
-            # next eval starts by removing it from the KV cache.
-            llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
         return scores
 
-    def _generate(self, prompt: str, stop: Sequence[str], max_tokens: int, temperature: float,
+    def _generate(self, seq: Seq, prompt: str, tokens: list[int], stop: Sequence[str], max_tokens: int, temperature: float,
                   top_p: float | None, top_k: int | None, grammar: ToolGrammar | None,
                   system: str = "", prefill: str = "",
                   conversation: str | None = None,
@@ -178,11 +177,10 @@ class LlamaTextBackend:
         import numpy as np
 
         if grammar and (llg := _llguidance.matcher_for(self.loaded, grammar, self.engine)):
-            yield from _llguidance.generate(self, llg, prompt, stop, max_tokens, temperature,
-                                            top_p, top_k, system)
+            yield from _llguidance.generate(self, seq, llg, prompt, tokens, stop, max_tokens,
+                                            temperature, top_p, top_k, system)
             return
-        llm = self.loaded.llm
-        turn = self._start_turn(prompt, max_tokens, system)
+        turn = self._start_turn(seq, prompt, tokens, max_tokens, system)
         max_tokens, end = turn.max_tokens, turn.end
 
         matcher = grammar.matcher if grammar is not None and self.engine != "llama" else None
@@ -239,13 +237,13 @@ class LlamaTextBackend:
                     healing = False
                     if copier is not None and matcher is not None and state is not None:
                         pending = copier.choose(
-                            self, np, state, matcher, pieces, eog,
+                            self, seq, np, state, matcher, pieces, eog,
                             guard.banned_values_here() if guard is not None else frozenset(),
                         ) or b""
                         if pending:
                             # A value chosen whole: a point a repeated call may go back to.
                             chosen = Checkpoint(
-                                len(guard.written), llm.n_tokens, produced, state, -1,
+                                len(guard.written), seq.n_tokens, produced, state, -1,
                                 copier.last_choice[1], copier.last_choice[0],
                             ) if guard is not None and guard.reopened \
                                 and copier.last_choice is not None else None
@@ -253,12 +251,12 @@ class LlamaTextBackend:
                     token = None
                     if (produced == 0 and matcher is not None and state is not None
                             and self.call_threshold is not None):
-                        token = self._call_or_text(np, state, matcher, pieces)
-                    before = (llm.n_tokens, produced, state)
+                        token = self._call_or_text(seq, np, state, matcher, pieces)
+                    before = (seq.n_tokens, produced, state)
                     if token is None:
                         banned = self._banned(guard, matcher, state, pieces) \
                             if guard is not None else frozenset()
-                        token = self._next_token(np, rng, state, matcher, sampler, pieces, eog,
+                        token = self._next_token(seq, np, rng, state, matcher, sampler, pieces, eog,
                                                  temperature, top_p, top_k, banned)
                     if token is None or token in eog:
                         end.reason = "end"
@@ -269,11 +267,11 @@ class LlamaTextBackend:
                     produced += 1
                     feed = [token]
                     released = piece if guard is None else guard.push(piece, Checkpoint(
-                        len(guard.written), before[0], before[1], before[2], token, self._gap))
+                        len(guard.written), before[0], before[1], before[2], token, seq.gap))
                 # What was forced or chosen: rolled back by the repeat guard, or released
                 # as text, checked for a stop string and the grammar's end, then evaluated.
                 if isinstance(released, Checkpoint):
-                    state, produced = self._resume(released)
+                    state, produced = self._resume(seq, released)
                     if copier is not None:
                         copier.reopen()
                     feed = []
@@ -287,7 +285,7 @@ class LlamaTextBackend:
                 if matcher is not None and state is not None and self._finished(matcher, state):
                     end.reason = "end"
                     break
-                llm.eval(feed)
+                seq.eval(feed)
                 feed = []
             if end.reason == "length" and guard is not None and guard.abandon():
                 # Out of tokens inside a call we were only trying: the model had closed
@@ -359,11 +357,11 @@ class LlamaTextBackend:
             self._block_ids = found
         return found
 
-    def _resume(self, point: Checkpoint) -> tuple[MatchState, int]:
+    @staticmethod
+    def _resume(seq: Seq, point: Checkpoint) -> tuple[MatchState, int]:
         """Go back to where ``point``'s token was chosen (fresh logits for that step)."""
-        llm = self.loaded.llm
-        llm.n_tokens = point.n_tokens - 1
-        llm.eval([int(llm.input_ids[point.n_tokens - 1])])
+        seq.n_tokens = point.n_tokens - 1
+        seq.eval([int(seq.input_ids[point.n_tokens - 1])])
         state: MatchState = point.state
         return state, point.produced
 
@@ -411,19 +409,21 @@ class LlamaTextBackend:
             self._single_bytes: dict[int, int] = found
         return found
 
-    def _start_turn(self, prompt: str, max_tokens: int, system: str) -> Turn:
-        """Tokenize and evaluate ``prompt`` (reusing the KV and disk caches): the turn's
-        start, for every engine."""
-        return start_turn(prompt, max_tokens, self.loaded.llm.n_ctx(), self.tokenize,
-                          lambda tokens: self._eval_prompt(prompt, tokens, system))
+    def _start_turn(self, seq: Seq, prompt: str, tokens: list[int], max_tokens: int,
+                    system: str) -> Turn:
+        """Evaluate ``prompt``'s ``tokens`` in ``seq`` (reusing the KV and disk caches):
+        the turn's start, for every engine."""
+        return start_turn(tokens, max_tokens, self.loaded.llm.n_ctx(),
+                          lambda tokens: self._eval_prompt(seq, prompt, tokens, system))
 
-    def _eval_prompt(self, prompt: str, tokens: list[int], system: str) -> tuple[int, int]:
+    def _eval_prompt(self, seq: Seq, prompt: str, tokens: list[int],
+                     system: str) -> tuple[int, int]:
         """Evaluate the prompt's ``tokens``, reusing the KV cache and the disk cache of the
         prompt up to the end of the system message ``system`` (the tool system prompt).
         Returns (tokens reused, of which loaded from disk)."""
         prefix = system_prefix_length(self.tokenize, prompt, system, tokens) \
             if self.prompt_cache is not None else 0
-        return eval_prompt(self.loaded, tokens, prefix, self.prompt_cache)
+        return eval_prompt(self.loaded, seq, tokens, prefix, self.prompt_cache)
 
     @staticmethod
     def _finished(matcher: Matcher, state: MatchState) -> bool:
@@ -431,22 +431,13 @@ class LlamaTextBackend:
         return matcher.accepts(state) and not matcher.allowed_bytes(state)
 
     # -- choosing the next token -------------------------------------------------------------------
-    def _logits(self, np: Any) -> Any:
-        import llama_cpp
-
-        llm = self.loaded.llm
-        pointer = llama_cpp.llama_get_logits_ith(llm.ctx, -1)
-        return np.ctypeslib.as_array(pointer, shape=(llm.n_vocab(),))
-
-    def _next_token(self, np: Any, rng: Any, state: MatchState | None, matcher: Matcher | None,
+    def _next_token(self, seq: Seq, np: Any, rng: Any, state: MatchState | None, matcher: Matcher | None,
                     sampler: Any, pieces: list[bytes], eog: frozenset[int], temperature: float,
                     top_p: float | None, top_k: int | None,
                     banned: AbstractSet[int] = frozenset()) -> int | None:
         if sampler is not None:
-            import llama_cpp
-
-            return int(llama_cpp.llama_sampler_sample(sampler, self.loaded.llm.ctx, -1))
-        logits = self._logits(np)
+            return seq.sample(sampler)
+        logits = seq.logits()
         k = max(1, min(top_k or 40, _TOP_CANDIDATES * 4))
         if matcher is None or state is None:
             if temperature <= 0:
@@ -473,11 +464,11 @@ class LlamaTextBackend:
         if temperature <= 0:
             chosen = prefer_longer(ok, logits, pieces) if len(ok) > 1 else ok[0]
             rivals = [float(logits[t]) for t in ok[:3] if t != chosen]
-            self._gap = float(logits[chosen]) - max(rivals) if rivals else float("inf")
+            seq.gap = float(logits[chosen]) - max(rivals) if rivals else float("inf")
             return chosen
         return self._sample(np, rng, np.array(ok[:k]), logits, temperature, top_p)
 
-    def _call_or_text(self, np: Any, state: MatchState, matcher: Matcher,
+    def _call_or_text(self, seq: Seq, np: Any, state: MatchState, matcher: Matcher,
                       pieces: list[bytes]) -> int | None:
         """Under ``auto``: start the call block when the model gives it at least
         ``call_threshold`` probability (None: leave the choice to normal decoding).
@@ -493,7 +484,7 @@ class LlamaTextBackend:
         ids = self.loaded.first_byte_index().get(_OPEN_TAG)
         if ids is None:
             return None
-        logits = self._logits(np).astype(np.float64)
+        logits = seq.logits().astype(np.float64)
         probs = np.exp(logits - logits.max())
         probs /= probs.sum()
         order = ids[np.argsort(-probs[ids])]

@@ -94,13 +94,15 @@ class LocalBackend(PromptToolsBackend):
         if options.grammar_engine == "llguidance" and not llguidance_available():
             raise BackendError("grammar_engine='llguidance' needs the llguidance package: "
                                "pip install 'tooluse[local]'", kind="invalid_request")
+        if options.slots < 1:
+            raise ValueError(f"slots must be at least 1, not {options.slots}")
         if options.style not in ("xml", "json"):
             raise ValueError(f"style must be 'xml' or 'json', not {options.style!r}")
         path = Path(model_path) if model_path else default_model_path()
         self.settings: ModelSettings = model_settings(
             path, n_ctx=options.n_ctx, n_threads=options.n_threads,
             n_threads_decode=options.n_threads_decode, n_batch=options.n_batch,
-            extra_buffers=options.extra_buffers, seed=options.seed)
+            extra_buffers=options.extra_buffers, seed=options.seed, slots=options.slots)
         self.loaded: LoadedModel = load_model(self.settings)
         # After the load: a model loading in the background (the CLI's early load) holds
         # stderr redirected, and a bad preset's one-line error must be seen.
@@ -126,6 +128,12 @@ class LocalBackend(PromptToolsBackend):
             none_reminder=None if reminder == "default" else reminder)
         self.options = options
         self.model_path = path
+
+    def slot_usage(self) -> dict[str, int]:
+        """The model's slot use (``/health`` shows it): ``slots``, ``busy``, and with
+        several slots ``waiting`` requests, decode ``steps``, ``tokens`` and the most
+        sequences in one step."""
+        return self.loaded.usage()
 
     @property
     def text_model(self) -> LlamaTextBackend:

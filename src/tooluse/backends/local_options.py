@@ -74,6 +74,9 @@ class LocalOptions:
       most 8), ``n_threads_decode`` (default: 1 for a file under 1 GiB), ``n_batch``,
       ``seed``, ``extra_buffers`` (llama.cpp's extra buffer types; None: off on CPUs
       reporting AMX), ``chat_template`` (a Jinja2 template replacing the GGUF's own);
+    - ``slots``: requests served at once, each in its own sequence of one context with its
+      own prefix cache, decoded together in one batch per step (default 1: one at a time;
+      ``tooluse serve`` chooses from the cores and memory; :mod:`._llama_slots`);
     - ``max_tokens``: the default when a request sets none; ``limits``: the grammar's
       bounds (:class:`~tooluse.prompting.grammar.GrammarLimits`);
     - ``prompt_cache``: save the KV state of each tool system prompt on disk (True:
@@ -115,6 +118,7 @@ class LocalOptions:
     max_tokens: int = 1024
     chat_template: str | None = None
     extra_buffers: bool | None = None
+    slots: int = 1
     limits: GrammarLimits | None = None
     prompt_cache: bool | str | Path | None = True
     prompt_cache_mb: float | None = None
