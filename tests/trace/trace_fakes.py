@@ -44,7 +44,7 @@ class CityText:
         if self.barrier is not None:
             self.barrier.wait()
         text = call_text(city, self.extra)
-        text = text[len(prefill):] if text.startswith(prefill) else text
+        text = text.removeprefix(prefill)
         stops = [s for s in options.get("stop", ()) if s in text]
         reason = "end"
         if stops:
