@@ -13,8 +13,9 @@ from typing import Any
 
 import httpx2
 import pytest
-from opentelemetry.trace import SpanKind, StatusCode
 
+pytest.importorskip("opentelemetry.sdk", reason="needs the [otel] extra: pip install 'tooluse[otel]'")
+from opentelemetry.trace import SpanKind, StatusCode
 from otel_spans import Spans
 
 from tooluse.backends.scripted import ScriptedBackend

@@ -10,6 +10,8 @@ import time
 from typing import Any
 
 import pytest
+
+pytest.importorskip("opentelemetry.sdk", reason="needs the [otel] extra: pip install 'tooluse[otel]'")
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, StatusCode
 from otel_spans import Spans
