@@ -24,6 +24,7 @@ from ..prompting.hints import ToolNaming, ValueFocus
 from ..prompting.lists import lists_in
 from ..prompting.matcher import Matcher, MatchState
 from ..prompting.words import given_by, mentions, names_only, split_name, times_given
+from ._llama_seq import Seq
 
 __all__ = ["ValueCopier", "log_softmax", "score_tokens"]
 
@@ -47,20 +48,15 @@ def log_softmax(np: Any, logits: Any) -> Any:
     return shifted - np.log(np.exp(shifted).sum())
 
 
-def score_tokens(np: Any, llm: Any, n_past: int, first: Any, ids: Sequence[int]) -> float:
-    """The log-likelihood of ``ids`` after the first ``n_past`` tokens of the context
-    (``first``: the log-probabilities of the next token there). Decodes past ``n_past``
-    and leaves that part of the KV cache to be overwritten (``llm.n_tokens`` never moves)."""
+def score_tokens(np: Any, seq: Seq, n_past: int, first: Any, ids: Sequence[int]) -> float:
+    """The log-likelihood of ``ids`` after the first ``n_past`` tokens of the sequence
+    ``seq`` (``first``: the log-probabilities of the next token there). Decodes past
+    ``n_past`` without keeping it (``seq.n_tokens`` never moves)."""
     if not ids:
         return 0.0
     total = float(first[ids[0]])
     if len(ids) > 1:
-        n_vocab = llm.n_vocab()
-        llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
-        llm._batch.set_batch(batch=list(ids[:-1]), n_past=n_past, logits_all=True)
-        llm._ctx.decode(llm._batch)
-        rows = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=((len(ids) - 1) * n_vocab,))
-        rows = rows.reshape(len(ids) - 1, n_vocab).astype(np.float64)
+        rows = seq.score(n_past, ids[:-1]).astype(np.float64)
         for row, token in zip(rows, ids[1:], strict=True):
             total += float(log_softmax(np, row)[token])
     return total
@@ -114,7 +110,7 @@ class ValueCopier:
         offered whole where an array is due; found at the first array value only."""
         return lists_in(self.conversation, self._all_spans)
 
-    def choose(self, backend: Any, np: Any, state: MatchState, matcher: Matcher,
+    def choose(self, backend: Any, seq: Seq, np: Any, state: MatchState, matcher: Matcher,
                pieces: list[bytes], eog: frozenset[int],
                banned: frozenset[bytes] = frozenset()) -> bytes | None:
         """At a value start: the bytes to force (the chosen value and the ``</`` closing
@@ -123,10 +119,10 @@ class ValueCopier:
         its margin are kept in :attr:`last_choice`."""
         self.last_choice = None
         llm = backend.loaded.llm
-        start = int(llm.n_tokens)
+        start = int(seq.n_tokens)
         if not (self.spans or self.enums) or start < 2 or start == self._decided:
             return None
-        tail = b"".join(pieces[int(t)] for t in llm.input_ids[max(0, start - 12):start])
+        tail = b"".join(pieces[int(t)] for t in seq.input_ids[max(0, start - 12):start])
         opened = _OPENED.search(tail)
         if opened is None or opened.group(1) in _STRUCTURE:
             return None
@@ -135,14 +131,14 @@ class ValueCopier:
         bracket = opened.group(3)
         finite = _finite_values(matcher, state, head) if self.enums else None
         if finite:
-            return self._best_alternative(backend, np, start,
+            return self._best_alternative(backend, seq, np, start,
                                           [v for v in finite if v + _CLOSE not in banned])
         # A bare number is offered only where a number is due: copied into a string
         # ("substance": "1" for "1 kg of ice") it is mostly wrong.
         words = bool(matcher.advance(state, head + b"x"))
         # A span that already fills a parameter of this call is not offered again
         # ("current": 12, then "mu0": 12 instead of its constant).
-        call = self._call(llm, pieces, start)
+        call = self._call(seq, pieces, start)
         used = {m.group(2) for m in _VALUE.finditer(call)}
         named = _TOOL.search(call)
         tool = unescape(named.group(1).decode("utf-8", "replace")) if named else None
@@ -175,8 +171,8 @@ class ValueCopier:
         if not options:
             return None
         self._decided = start
-        first = log_softmax(np, backend._logits(np).astype(np.float64))
-        free, free_lp = self._free_value(backend, np, state, matcher, pieces, eog, head)
+        first = log_softmax(np, seq.logits().astype(np.float64))
+        free, free_lp = self._free_value(backend, seq, np, state, matcher, pieces, eog, head)
         if free is not None and free + _CLOSE in banned:
             free = None
         if free is not None and (_placeholder(free[len(head):], opened.group(1))
@@ -219,10 +215,10 @@ class ValueCopier:
             if option == free:
                 continue
             ids = list(llm.tokenize(option + _CLOSE, add_bos=False, special=False))
-            scored.append((score_tokens(np, llm, start, first, ids), option))
+            scored.append((score_tokens(np, seq, start, first, ids), option))
         # Fresh logits at the value start again (what was decoded past it is dropped).
-        llm.n_tokens = start - 1
-        llm.eval([int(llm.input_ids[start - 1])])
+        seq.n_tokens = start - 1
+        seq.eval([int(seq.input_ids[start - 1])])
         best_lp, best = max(scored) if scored else (float("-inf"), b"")
         lists = [(lp, o) for lp, o in scored if (bracket + o[len(head):]).startswith(b"[")]
         if array and lists and free is not None \
@@ -245,7 +241,7 @@ class ValueCopier:
         self.last_choice = (value + _CLOSE, margin)
         return value + _CLOSE
 
-    def _best_alternative(self, backend: Any, np: Any, start: int,
+    def _best_alternative(self, backend: Any, seq: Seq, np: Any, start: int,
                           values: list[bytes]) -> bytes | None:
         """The likeliest of a slot's few possible values (an enum, a boolean), each
         scored whole, not by its first token."""
@@ -253,11 +249,11 @@ class ValueCopier:
         if len(values) < 2:
             return None
         llm = backend.loaded.llm
-        first = log_softmax(np, backend._logits(np).astype(np.float64))
-        scored = [(score_tokens(np, llm, start, first, list(llm.tokenize(
+        first = log_softmax(np, seq.logits().astype(np.float64))
+        scored = [(score_tokens(np, seq, start, first, list(llm.tokenize(
             value + _CLOSE, add_bos=False, special=False))), value) for value in values]
-        llm.n_tokens = start - 1
-        llm.eval([int(llm.input_ids[start - 1])])
+        seq.n_tokens = start - 1
+        seq.eval([int(seq.input_ids[start - 1])])
         self.enum_choices += 1
         lp, best = max(scored)
         return self._chosen(best, lp, [other for other, v in scored if v != best])
@@ -284,9 +280,9 @@ class ValueCopier:
                 json.dumps(named, ensure_ascii=False, separators=(",", ":"))]
 
     @staticmethod
-    def _call(llm: Any, pieces: list[bytes], start: int) -> bytes:
+    def _call(seq: Seq, pieces: list[bytes], start: int) -> bytes:
         """The current call as written so far (from its ``<invoke>``)."""
-        text = b"".join(pieces[int(t)] for t in llm.input_ids[max(0, start - 400):start])
+        text = b"".join(pieces[int(t)] for t in seq.input_ids[max(0, start - 400):start])
         return text[text.rfind(b"<invoke>"):]
 
     def _given(self, value: bytes) -> bool:
@@ -297,17 +293,16 @@ class ValueCopier:
             number = None
         return given_by(text if number is None else number, self.conversation)
 
-    def _free_value(self, backend: Any, np: Any, state: MatchState, matcher: Matcher,
+    def _free_value(self, backend: Any, seq: Seq, np: Any, state: MatchState, matcher: Matcher,
                     pieces: list[bytes], eog: frozenset[int],
                     head: bytes) -> tuple[bytes | None, float]:
         """The value greedy decoding writes here (None if it does not close within
         ``max_value_tokens``) and its log-likelihood up to the token holding its ``<``."""
-        llm = backend.loaded.llm
         written = bytearray()
         total = 0.0
         for _ in range(self.max_value_tokens):
-            logits = backend._logits(np).astype(np.float64)
-            token = backend._next_token(np, None, state, matcher, None, pieces, eog, 0.0,
+            logits = seq.logits().astype(np.float64)
+            token = backend._next_token(seq, np, None, state, matcher, None, pieces, eog, 0.0,
                                         None, None)
             if token is None or token in eog:
                 return None, float("-inf")
@@ -318,7 +313,7 @@ class ValueCopier:
             if end >= 0:
                 value = bytes(written[:end])
                 return (value, total) if value.startswith(head) else (None, float("-inf"))
-            llm.eval([token])
+            seq.eval([token])
         return None, float("-inf")
 
 

@@ -2,11 +2,12 @@
 
 In memory: the tool system prompt and the conversation so far repeat at every turn of a
 tool loop; llama.cpp keeps the evaluated tokens in its KV cache, so only the tokens after
-the first one that differs from the previous request are evaluated.
+the first one that differs from the previous request are evaluated (per sequence: with
+slots, each of :mod:`._llama_slots`'s sequences keeps its own).
 
 On disk (:class:`DiskPromptCache`): every new process would otherwise evaluate the tool
 system prompt again (``tooluse demo``, a ``tooluse serve`` start, an eval batch). The KV
-state of that prefix (llama.cpp's ``llama_state_seq_get_data`` for sequence 0) is saved
+state of that prefix (llama.cpp's ``llama_state_seq_get_data`` for the request's sequence) is saved
 to a file keyed by the model file's identity and the exact prefix tokens, and loaded by a
 later process that sees the same prefix. A file is trusted only when its header (magic,
 format version, model identity, llama-cpp-python version), its token list and the
@@ -17,7 +18,6 @@ directory is kept under a size bound by evicting the least recently used files.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import hashlib
 import itertools
 import json
@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ._llama_model import LoadedModel, ModelSettings
+from ._llama_seq import Seq
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -239,45 +240,17 @@ def _verify(data: bytes, model: str, tokens: Sequence[int]) -> bytes | None:
 
 
 # -- the model side ---------------------------------------------------------------------------
-def _save_state(llm: Any) -> bytes | None:
-    import llama_cpp
-
-    size = int(llama_cpp.llama_state_seq_get_size(llm.ctx, 0))
-    if size <= 0:
-        return None
-    buf = (ctypes.c_uint8 * size)()
-    written = int(llama_cpp.llama_state_seq_get_data(llm.ctx, buf, size, 0))
-    if written <= 0 or written > size:
-        return None
-    return bytes(buf)[:written]
-
-
-def _load_state(llm: Any, payload: bytes, tokens: Sequence[int]) -> bool:
-    import llama_cpp
-
-    llm.reset()
-    llm._ctx.kv_cache_seq_rm(-1, 0, -1)
-    buf = (ctypes.c_uint8 * len(payload)).from_buffer_copy(payload)
-    if int(llama_cpp.llama_state_seq_set_data(llm.ctx, buf, len(payload), 0)) <= 0:
-        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
-        return False
-    llm.input_ids[: len(tokens)] = tokens
-    llm.n_tokens = len(tokens)
-    return True
-
-
-def eval_prompt(loaded: LoadedModel, tokens: list[int], prefix: int = 0,
+def eval_prompt(loaded: LoadedModel, seq: Seq, tokens: list[int], prefix: int = 0,
                 disk: DiskPromptCache | None = None) -> tuple[int, int]:
-    """Evaluate ``tokens``, reusing the longest prefix already in the KV cache, and, when
-    the first ``prefix`` tokens (the tool system prompt) are not in it, their saved state
-    from ``disk`` (or evaluate them and save it).
+    """Evaluate ``tokens`` in the sequence ``seq``, reusing the longest prefix already in
+    its KV cache, and, when the first ``prefix`` tokens (the tool system prompt) are not in
+    it, their saved state from ``disk`` (or evaluate them and save it).
 
     Returns (tokens reused, of which loaded from disk).
     """
-    llm = loaded.llm
     reuse = 0
-    if llm.n_tokens > 0:
-        previous = llm._input_ids[: llm.n_tokens]
+    if seq.n_tokens > 0:
+        previous = seq.input_ids[: seq.n_tokens]
         limit = min(len(previous), len(tokens))
         while reuse < limit and previous[reuse] == tokens[reuse]:
             reuse += 1
@@ -288,26 +261,26 @@ def eval_prompt(loaded: LoadedModel, tokens: list[int], prefix: int = 0,
         head = tokens[:prefix]
         model = model_identity(loaded.settings)
         payload = disk.read(model, head)
-        if payload is not None and _load_state(llm, payload, head):
+        if payload is not None and seq.load_state(payload, head):
             reuse = from_disk = prefix
         else:
-            _keep(llm, reuse)
-            llm.eval(head[reuse:])
-            state = _save_state(llm)
+            _keep(seq, reuse)
+            seq.eval(head[reuse:])
+            state = seq.save_state()
             if state is not None:
                 disk.write(model, head, state)
-            llm.eval(tokens[prefix:])
+            seq.eval(tokens[prefix:])
             return reuse, 0
-    _keep(llm, reuse)
-    llm.eval(tokens[reuse:])
+    _keep(seq, reuse)
+    seq.eval(tokens[reuse:])
     return reuse, from_disk
 
 
-def _keep(llm: Any, reuse: int) -> None:
+def _keep(seq: Seq, reuse: int) -> None:
     if reuse <= 0:
-        llm.reset()
+        seq.reset()
     else:
-        llm.n_tokens = reuse
+        seq.n_tokens = reuse
 
 
 def system_text(messages: Sequence[Any]) -> str:

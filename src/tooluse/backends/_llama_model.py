@@ -3,8 +3,10 @@
 Why a registry of loaded models: loading takes a second or more and the weights take
 memory, and a tool loop (or the gateway) sends many requests to one model. Every
 :class:`~tooluse.backends.local.LocalBackend` on the same file and settings shares one
-:class:`LoadedModel`, whose lock makes concurrent requests queue instead of interleaving
-their tokens in one context.
+:class:`LoadedModel`. A request evaluates its tokens in a sequence of the context that
+:meth:`LoadedModel.sequence` lends it: with one slot (the default) the context's only
+sequence, under a lock, so that concurrent requests queue instead of interleaving their
+tokens; with ``slots=N`` one of N sequences decoded together (:mod:`._llama_slots`).
 """
 
 from __future__ import annotations
@@ -16,17 +18,20 @@ import importlib.util
 import os
 import re
 import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import BackendError
+from ._llama_seq import Seq, SoloSeq
 
 __all__ = [
     "DEFAULT_MODEL_DISTRIBUTION",
     "LoadedModel",
     "ModelSettings",
     "default_model_path",
+    "default_slots",
     "load_model",
     "model_settings",
     "start_loading",
@@ -93,11 +98,14 @@ class ModelSettings:
     n_batch: int = 512
     extra_buffers: bool | None = None  # None: automatic (off on CPUs with AMX, see below)
     seed: int = 0
+    #: Sequences of the context decoded together (1: one request at a time).
+    slots: int = 1
 
 
 def model_settings(path: str | Path, *, n_ctx: int = 0, n_threads: int | None = None,
                    n_threads_decode: int | None = None, n_batch: int = 512,
-                   extra_buffers: bool | None = None, seed: int = 0) -> ModelSettings:
+                   extra_buffers: bool | None = None, seed: int = 0,
+                   slots: int = 1) -> ModelSettings:
     """The :class:`ModelSettings` of a GGUF file and llama.cpp options, normalised (the path
     resolved, numbers as ``int``, 0 threads as automatic) so that equal requests give equal
     settings and so share one loaded model."""
@@ -109,7 +117,41 @@ def model_settings(path: str | Path, *, n_ctx: int = 0, n_threads: int | None = 
         n_batch=int(n_batch),
         extra_buffers=extra_buffers,
         seed=int(seed),
+        slots=max(1, int(slots)),
     )
+
+
+#: Most slots chosen by :func:`default_slots`.
+MAX_DEFAULT_SLOTS = 8
+
+
+def default_slots(cores: int | None = None, available_bytes: int | None = None,
+                  model_bytes: int = 0) -> int:
+    """Slots for a server when none are asked for: two per core (a step for several
+    sequences costs little more than for one while decoding is memory-bound), at most
+    :data:`MAX_DEFAULT_SLOTS`, and no more than the available memory holds beside the
+    model, at a quarter of the model's size per slot (its logits, batch and the compute
+    buffer's growth; the KV cache itself is shared, ``n_ctx`` cells in all)."""
+    cores = cores if cores is not None else os.cpu_count() or 1
+    by_cores = min(MAX_DEFAULT_SLOTS, 2 * max(1, cores))
+    if available_bytes is None:
+        available_bytes = _available_memory()
+    if available_bytes is None or model_bytes <= 0:
+        return by_cores
+    per_slot = max(model_bytes // 4, 32 << 20)
+    return max(1, min(by_cores, (available_bytes - model_bytes) // per_slot))
+
+
+def _available_memory() -> int | None:
+    """``MemAvailable`` of /proc/meminfo in bytes (None elsewhere)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 #: Models smaller than this decode one token on one thread by default (see decode_threads).
@@ -148,14 +190,44 @@ def _cpu_has_amx() -> bool:
 
 @dataclass
 class LoadedModel:
-    """A llama.cpp model and context, with the lock that serialises its use."""
+    """A llama.cpp model and context, with the lock that serialises its use (one slot) or
+    the pool of sequences decoded together (``settings.slots`` > 1)."""
 
     settings: ModelSettings
     llm: Any
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: The :class:`~._llama_slots.SlotPool` when ``settings.slots`` > 1.
+    pool: Any = None
     _pieces: list[bytes] | None = None
     _first_byte: dict[int, Any] | None = None
     _eog: frozenset[int] | None = None
+
+    _solo: SoloSeq = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._solo = SoloSeq(self.llm)
+
+    @contextlib.contextmanager
+    def sequence(self, tokens: Sequence[int]) -> Iterator[Seq]:
+        """A sequence of the context for one request whose prompt is ``tokens``, held
+        until the block ends: the only one, under :attr:`lock` (one slot), or the free
+        slot that shares most of ``tokens`` (:meth:`~._llama_slots.SlotPool.acquire`)."""
+        if self.pool is None:
+            with self.lock:
+                yield self._solo
+            return
+        seq = self.pool.acquire(tokens)
+        try:
+            yield seq
+        finally:
+            self.pool.release(seq)
+
+    def usage(self) -> dict[str, int]:
+        """Slot use (:meth:`~._llama_slots.SlotPool.usage`); one slot: busy or not."""
+        if self.pool is not None:
+            usage: dict[str, int] = self.pool.usage()
+            return usage
+        return {"slots": 1, "busy": int(self.lock.locked())}
 
     @property
     def name(self) -> str:
@@ -224,7 +296,13 @@ def _get_or_load(settings: ModelSettings) -> LoadedModel:
     with _LOAD_LOCK:
         loaded = _LOADED.get(settings)
         if loaded is None:
-            loaded = LoadedModel(settings=settings, llm=_load(settings))
+            llm = _load(settings)
+            pool = None
+            if settings.slots > 1:
+                from ._llama_slots import SlotPool
+
+                pool = SlotPool(llm, settings.slots)
+            loaded = LoadedModel(settings=settings, llm=llm, pool=pool)
             _LOADED[settings] = loaded
         return loaded
 
@@ -267,6 +345,8 @@ def unload_model(settings: ModelSettings) -> None:
         loaded = _LOADED.pop(settings, None)
     if loaded is not None:
         with loaded.lock:
+            if loaded.pool is not None:
+                loaded.pool.close()
             loaded.llm.close()
 
 
@@ -315,6 +395,7 @@ def _load(settings: ModelSettings) -> Any:
         extra = not _cpu_has_amx()
     low_level: Any = llama_bindings  # the ctypes bindings Llama() calls (as llama_cpp.llama)
     original = low_level.llama_model_default_params
+    original_context = low_level.llama_context_default_params
 
     def params() -> Any:
         p = original()
@@ -322,8 +403,18 @@ def _load(settings: ModelSettings) -> Any:
             p.use_extra_bufts = extra
         return p
 
+    def context_params() -> Any:
+        # Llama() sets neither: N sequences in one KV cache, whose cells a common prefix
+        # shares (llama_memory_seq_cp adds a sequence to the cells, copies nothing).
+        p = original_context()
+        p.n_seq_max = settings.slots
+        p.kv_unified = True
+        return p
+
     with _PARAMS_LOCK:
         low_level.llama_model_default_params = params
+        if settings.slots > 1:
+            low_level.llama_context_default_params = context_params
         try:
             llm = llama_cpp.Llama(
                 model_path=str(path),
@@ -338,6 +429,7 @@ def _load(settings: ModelSettings) -> Any:
             raise BackendError(f"cannot load model {path}: {exc}", kind="api") from exc
         finally:
             low_level.llama_model_default_params = original
+            low_level.llama_context_default_params = original_context
     return llm
 
 

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from ..prompting.grammar import ToolGrammar
 from ..prompting.text_backend import StopScanner, TextEnd
 from ._llama_model import LoadedModel
+from ._llama_seq import Seq
 from ._token_choice import prefer_longer
 from ._turn import Turn
 
@@ -40,9 +41,8 @@ class LlamaTextBackend(Protocol):
 
     def tokenize(self, text: str) -> list[int]: ...
 
-    def _start_turn(self, prompt: str, max_tokens: int, system: str) -> Turn: ...
-
-    def _logits(self, np: Any) -> Any: ...
+    def _start_turn(self, seq: Seq, prompt: str, tokens: list[int], max_tokens: int,
+                    system: str) -> Turn: ...
 
     def _sample(self, np: Any, rng: Any, ids: Any, logits: Any, temperature: float,
                 top_p: float | None) -> int: ...
@@ -161,9 +161,10 @@ def _call_first(np: Any, backend: LlamaTextBackend, allowed: Any, logits: Any) -
     return int(callers[int(np.argmax(probs[callers]))])
 
 
-def _choose(np: Any, backend: LlamaTextBackend, rng: Any, allowed: Any, pieces: list[bytes],
-            temperature: float, top_p: float | None, top_k: int | None, first: bool) -> int:
-    logits = backend._logits(np)
+def _choose(np: Any, backend: LlamaTextBackend, seq: Seq, rng: Any, allowed: Any,
+            pieces: list[bytes], temperature: float, top_p: float | None, top_k: int | None,
+            first: bool) -> int:
+    logits = seq.logits()
     if first and (call := _call_first(np, backend, allowed, logits)) is not None:
         return call
     masked = np.where(allowed, logits.astype(np.float32), -np.inf)
@@ -175,17 +176,19 @@ def _choose(np: Any, backend: LlamaTextBackend, rng: Any, allowed: Any, pieces: 
     return backend._sample(np, rng, top, masked, temperature, top_p)
 
 
-def generate(backend: LlamaTextBackend, matcher: Any, prompt: str, stop: Sequence[str],
-             max_tokens: int, temperature: float, top_p: float | None, top_k: int | None,
+def generate(backend: LlamaTextBackend, seq: Seq, matcher: Any, prompt: str,
+             tokens: list[int], stop: Sequence[str], max_tokens: int, temperature: float,
+             top_p: float | None, top_k: int | None,
              system: str = "") -> Iterator[str | TextEnd]:
-    """One constrained turn under ``matcher``: text as it comes, then the :class:`TextEnd`
-    (also stored in ``backend.last_end``), as the fast engine's turn gives them."""
+    """One constrained turn under ``matcher`` in the sequence ``seq`` (``prompt``
+    tokenized as ``tokens``): text as it comes, then the :class:`TextEnd` (also stored in
+    ``backend.last_end``), as the fast engine's turn gives them."""
     import numpy as np
     from llguidance.numpy import allocate_token_bitmask
 
     loaded = backend.loaded
     llm = loaded.llm
-    turn = backend._start_turn(prompt, max_tokens, system)
+    turn = backend._start_turn(seq, prompt, tokens, max_tokens, system)
     max_tokens, end = turn.max_tokens, turn.end
     pieces = loaded.pieces()
     eog = loaded.eog_tokens()
@@ -212,7 +215,7 @@ def generate(backend: LlamaTextBackend, matcher: Any, prompt: str, stop: Sequenc
                 if not allowed.any():
                     end.reason = "end"
                     break
-                chosen = _choose(np, backend, rng, allowed, pieces, temperature, top_p, top_k,
+                chosen = _choose(np, backend, seq, rng, allowed, pieces, temperature, top_p, top_k,
                                  first=produced == 0)
                 if chosen in eog:
                     end.reason = "end"
@@ -233,7 +236,7 @@ def generate(backend: LlamaTextBackend, matcher: Any, prompt: str, stop: Sequenc
             if matcher.is_stopped():
                 end.reason = "end"
                 break
-            llm.eval(ids)
+            seq.eval(ids)
         if end.reason != "stop":
             rest = scanner.flush() + decoder.decode(b"", final=True)
             if rest:

@@ -34,13 +34,12 @@ class Turn:
         }
 
 
-def start_turn(prompt: str, max_tokens: int, n_ctx: int, tokenize: Callable[[str], list[int]],
+def start_turn(tokens: list[int], max_tokens: int, n_ctx: int,
                eval_prompt: Callable[[list[int]], tuple[int, int]]) -> Turn:
-    """Tokenize ``prompt``, refuse it when it does not fit ``n_ctx`` ("prompt is too
-    long"), cap ``max_tokens`` to the room left, and evaluate it with ``eval_prompt``
+    """Refuse the prompt's ``tokens`` when they do not fit ``n_ctx`` ("prompt is too
+    long"), cap ``max_tokens`` to the room left, and evaluate them with ``eval_prompt``
     (which returns the tokens reused, of which loaded from disk)."""
     started = time.perf_counter()
-    tokens = tokenize(prompt)
     if len(tokens) >= n_ctx:
         raise context_error(len(tokens), n_ctx)
     budget = max(0, min(max_tokens, n_ctx - len(tokens)))

@@ -17,7 +17,8 @@ from ..errors import BackendError
 __all__ = ["load_cli_backend", "parse_options", "parse_pairs", "start_local_load"]
 
 #: The options of the local backend that choose the loaded model (ModelSettings).
-_MODEL_KEYS = ("n_ctx", "n_threads", "n_threads_decode", "n_batch", "extra_buffers", "seed")
+_MODEL_KEYS = ("n_ctx", "n_threads", "n_threads_decode", "n_batch", "extra_buffers", "seed",
+               "slots")
 
 
 def parse_pairs(items: Iterable[str], separator: str, form: str) -> dict[str, str]:
