@@ -94,29 +94,35 @@ function promptView(turn) {
 function rawView(turn) {
   if (turn.raw === null) return el("div", { class: "legend" }, "no raw text (not a text model)");
   const raw = turn.raw;
-  const marks = [];
-  for (const span of turn.spans) marks.push({ start: span.start, end: span.end, kind: "span", span });
-  for (const [start, end] of turn.prefill_spans) marks.push({ start, end, kind: "prefill" });
-  const cuts = new Set([0, raw.length]);
-  for (const m of marks) { cuts.add(Math.min(m.start, raw.length)); cuts.add(Math.min(m.end, raw.length)); }
-  const points = [...cuts].sort((a, b) => a - b);
-  const out = pre("", "raw");
-  for (let i = 0; i + 1 < points.length; i++) {
-    const [a, b] = [points[i], points[i + 1]];
-    let node = document.createTextNode(raw.slice(a, b));
-    const prefill = marks.find(m => m.kind === "prefill" && m.start <= a && b <= m.end);
-    if (prefill) node = el("span", { class: "prefill", title: "prefill: written by tooluse, not the model" }, node);
-    const span = marks.find(m => m.kind === "span" && m.start <= a && b <= m.end);
-    if (span) {
-      const call = span.span.call;
-      node = el("mark", {
-        class: "call-span" + (call ? "" : " dropped"),
-        title: call ? "became call " + call : "no call of the response came from this block",
-        "data-call": call || "",
-      }, node);
+  // raw[a:b] as text, the prefills in it shaded.
+  const plain = (a, b) => {
+    const nodes = [];
+    let at = a;
+    for (const [start, end] of turn.prefill_spans) {
+      const [s, e] = [Math.max(start, a), Math.min(end, b)];
+      if (s >= e) continue;
+      if (s > at) nodes.push(document.createTextNode(raw.slice(at, s)));
+      nodes.push(el("span", { class: "prefill", title: "prefill: written by tooluse, not the model" },
+        raw.slice(s, e)));
+      at = e;
     }
-    out.append(node);
+    if (at < b) nodes.push(document.createTextNode(raw.slice(at, b)));
+    return nodes;
+  };
+  const out = pre("", "raw");
+  let at = 0;
+  for (const span of [...turn.spans].sort((x, y) => x.start - y.start)) {
+    const end = Math.min(span.end, raw.length);
+    if (span.start < at || span.start >= end) continue;
+    out.append(...plain(at, span.start));
+    out.append(el("mark", {
+      class: "call-span" + (span.call ? "" : " dropped"),
+      title: span.call ? "became call " + span.call : "no call of the response came from this block",
+      "data-call": span.call || "",
+    }, ...plain(span.start, end)));
+    at = end;
   }
+  out.append(...plain(at, raw.length));
   const legend = el("div", { class: "legend" }, "marked: the model's call blocks; shaded blue: prefill");
   const passes = turn.passes.map(p => p.purpose + ": " + p.reason + ", " + p.output_tokens
     + " tokens out, " + p.cached_tokens + " cached" + (p.counts.forced_tokens !== undefined
