@@ -32,9 +32,10 @@ from .errors import ErrorKind, GatewayError
 from .info_api import count_tokens_endpoint, model_endpoint, models_endpoint
 from .messages_api import MESSAGES, messages_endpoint
 from .openapi import openapi_endpoint
-from .response_store import ResponseStore, open_response_store
+from .response_store import ResponseStore
 from .responses_api import create_response, delete_response, get_response, list_input_items
 from .state import GatewayState
+from .stores import open_response_store
 from .trace_page import trace_routes
 from .tracing import TraceMiddleware
 

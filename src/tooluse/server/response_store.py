@@ -20,8 +20,9 @@ One connection, used from worker threads (the gateway calls the store through
 ``anyio.to_thread``), behind a lock: each operation is a single short statement, so the lock
 is never held for long.
 
-:class:`ResponseStore` is what the gateway needs of a store; :func:`open_response_store`
-picks one from ``tooluse serve --responses-store``: a ``postgresql://`` URL or a file path.
+:class:`ResponseStore` is what the gateway needs of a store;
+:func:`tooluse.server.stores.open_response_store` picks one from
+``tooluse serve --responses-store``: a ``postgresql://`` URL or a file path.
 """
 
 from __future__ import annotations
@@ -43,7 +44,6 @@ __all__ = [
     "StoredResponse",
     "check_max_responses",
     "default_store_path",
-    "open_response_store",
 ]
 
 #: Responses kept before the oldest are deleted.
@@ -108,19 +108,6 @@ def check_max_responses(max_responses: object) -> int:
     if not isinstance(max_responses, int) or isinstance(max_responses, bool) or max_responses < 1:
         raise ValueError(f"max_responses must be a positive integer, not {max_responses!r}")
     return max_responses
-
-
-def open_response_store(where: str | os.PathLike[str], *,
-                        max_responses: int = DEFAULT_MAX_RESPONSES) -> ResponseStore:
-    """The store ``where`` names: a ``postgresql://`` (or ``postgres://``) URL is a
-    :class:`~.response_store_pg.PostgresResponseStore` (the ``[postgres]`` extra), anything
-    else a SQLite file (``":memory:"``: in memory)."""
-    text = str(where)
-    if text.startswith(("postgresql://", "postgres://")):
-        from .response_store_pg import PostgresResponseStore
-
-        return PostgresResponseStore(text, max_responses=max_responses)
-    return SqliteResponseStore(text, max_responses=max_responses)
 
 
 class SqliteResponseStore(ResponseStore):
