@@ -1,6 +1,7 @@
 """Claude Code, the current CLI from npm, unchanged but for ANTHROPIC_BASE_URL, against the
-gateway: a scripted answer, a scripted tool turn through one of its own tools (Read), and the
-local model's clean 400 for a prompt over its context.
+gateway: a scripted answer, a scripted tool turn through one of its own tools (Read), the
+local model's clean 400 for a prompt over its context, and its thinking through the gateway
+to a fake Anthropic upstream.
 
 The CLI is installed into a temporary prefix (skipped with the reason when node/npm are
 missing or the registry cannot be reached). It runs with a throw-away HOME, a dummy key and
@@ -111,3 +112,86 @@ def test_claude_code_shows_the_local_models_context_error(claude: Path, tmp_path
     # with the limit it parsed from the message (not as "Request too large (max 32MB)")
     assert "Prompt is too long" in shown and "(limit 8192)" in shown, shown
     assert "Request too large" not in shown
+
+
+def test_claude_code_thinks_through_the_gateway_to_an_anthropic_upstream(
+    claude: Path, tmp_path: Path
+) -> None:
+    """Claude Code's own requests (``thinking: adaptive``, ``context_management``, the
+    ``interleaved-thinking`` beta) reach a fake Anthropic upstream as Claude Code sent them,
+    and its tool loop sends the upstream's signed thinking block back on the next turn."""
+    import httpx2
+    from test_server_messages_thinking import SIG, SIG2, _message, sse_bytes, sse_events
+
+    from tooluse.backends.anthropic import AnthropicBackend
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("the secret word is avocado\n")
+    first = _message([
+        {"type": "thinking", "thinking": "I should read the notes first.", "signature": SIG},
+        {"type": "tool_use", "id": "toolu_01", "name": "Read", "input": {"file_path": str(notes)}},
+    ], "tool_use")
+    second = _message([{"type": "thinking", "thinking": "It says avocado.", "signature": SIG2},
+                       {"type": "text", "text": "The secret word is avocado."}], "end_turn")
+    upstream: list[tuple[dict[str, Any], dict[str, str]]] = []
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        upstream.append((body, dict(request.headers)))
+        last = body["messages"][-1]["content"]
+        answered = isinstance(last, list) and any(b.get("type") == "tool_result" for b in last)
+        # The answer names the model asked for, as the API's does: Claude Code leaves out
+        # the history's thinking when the answer came from another model.
+        message = {**(second if answered else first), "model": body["model"]}
+        if body.get("stream"):
+            return httpx2.Response(200, content=sse_bytes(sse_events(message)),
+                                   headers={"content-type": "text/event-stream"})
+        return httpx2.Response(200, json=message)
+
+    async def ahandle(request: httpx2.Request) -> httpx2.Response:
+        await request.aread()
+        return handle(request)
+
+    backend = AnthropicBackend("claude-up", base_url="http://upstream.invalid", api_key="k",
+                               max_retries=0, transport=httpx2.MockTransport(handle),
+                               async_transport=httpx2.MockTransport(ahandle))
+    app = create_app(backend)
+    sent: list[dict[str, Any]] = []  # what Claude Code sent the gateway
+
+    async def recording(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/v1/messages":
+            chunks = []
+
+            async def replay() -> Any:
+                message = await receive()
+                if message["type"] == "http.request":
+                    chunks.append(message.get("body", b""))
+                    if not message.get("more_body"):
+                        sent.append(json.loads(b"".join(chunks)))
+                return message
+
+            await app(scope, replay, send)
+        else:
+            await app(scope, receive, send)
+
+    with ServerThread(recording) as srv:
+        done = run_claude(claude, srv.url, tmp_path, "read notes.txt and tell me the secret word")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "avocado" in done.stdout
+    assert len(upstream) == len(sent) >= 2
+    for client, (body, headers) in zip(sent, upstream, strict=True):
+        assert body["thinking"] == client["thinking"]
+        assert body.get("context_management") == client.get("context_management")
+    thinking = [c["thinking"] for c in sent]
+    assert {"type": "adaptive"} in thinking or any(t.get("type") == "adaptive" for t in thinking)
+    assert any("interleaved-thinking" in h.get("anthropic-beta", "") for _, h in upstream)
+    # the second turn carried the first turn's signed block back, as the upstream wrote it
+    def thinking_blocks(body: dict[str, Any]) -> list[Any]:
+        return [b for m in body["messages"] if isinstance(m["content"], list)
+                for b in m["content"] if b.get("type") in ("thinking", "redacted_thinking")]
+
+    assert [thinking_blocks(c) for c in sent] == [thinking_blocks(b) for b, _ in upstream]
+    back = [b for body, _ in upstream for m in body["messages"] if m["role"] == "assistant"
+            for b in (m["content"] if isinstance(m["content"], list) else [])
+            if b.get("type") == "thinking"]
+    assert {"type": "thinking", "thinking": "I should read the notes first.", "signature": SIG} in back
