@@ -71,6 +71,12 @@ def register(sub: Any) -> None:
         help="requests run on the backend at once; others queue",
     )
     p.add_argument(
+        "--slots", type=int, default=None, metavar="N",
+        help="local backend: requests decoded at once, each in its own sequence of the "
+        "model's context with its own prompt cache, in one batch per step (1: one at a "
+        "time; default: two per core, at most 8, fewer if memory is short; /health shows "
+        "their use). Same as -o slots=N")
+    p.add_argument(
         "--ssl-certfile",
         metavar="PEM",
         help="serve HTTPS with this certificate (PEM; may also hold the key). Needed for "
@@ -169,6 +175,30 @@ def _trace_path(args: argparse.Namespace) -> str | None:
     return str(default_path())
 
 
+def _set_slots(args: argparse.Namespace, options: dict[str, Any]) -> None:
+    """``--slots`` into the local backend's options, or serve's default there (from the
+    cores and memory: :func:`~tooluse.backends._llama_model.default_slots`) when neither
+    it nor ``-o slots`` is given; ValueError for a bad value or another backend."""
+    local = args.backend.partition(":")[0] == "local"
+    if args.slots is not None:
+        if args.slots < 1:
+            raise ValueError(f"--slots must be a positive integer, not {args.slots}")
+        if not local:
+            raise ValueError("--slots is for the local backend (a remote backend serves "
+                             "concurrent requests itself)")
+        options["slots"] = args.slots
+    elif local and "slots" not in options:
+        from ..backends._llama_model import default_model_path, default_slots
+
+        given = options.get("model_path") or options.get("model") \
+            or args.backend.partition(":")[2] or None
+        try:
+            size = os.path.getsize(given or default_model_path())
+        except (OSError, BackendError):
+            size = 0  # the backend reports a missing model itself
+        options["slots"] = default_slots(model_bytes=size)
+
+
 def _log_to_stderr(level: str) -> None:
     """The gateway's own log lines (``tooluse.*``: call origins, policy notes) on stderr at
     ``level``, beside uvicorn's."""
@@ -215,6 +245,11 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     if args.preset:
         backend_options["preset"] = args.preset
+    try:
+        _set_slots(args, backend_options)
+    except ValueError as exc:
+        print(f"tooluse serve: {exc}", file=sys.stderr)
+        return 2
     if not _upstream_flags(args):
         # loads while the gateway is imported and built
         start_local_load(args.backend, backend_options)

@@ -79,9 +79,12 @@ async def _unexpected(request: HttpRequest, exc: Exception) -> Response:
 
 async def _health(request: HttpRequest) -> Response:
     state: GatewayState = request.app.state.gateway
-    return JSONResponse(
-        {"status": "ok", "backend": state.backend.name, "model": state.backend.model}
-    )
+    body: dict[str, Any] = {"status": "ok", "backend": state.backend.name,
+                            "model": state.backend.model}
+    usage = getattr(state.backend, "slot_usage", None)
+    if callable(usage):  # the local backend: its slots, busy ones, requests waiting
+        body["slots"] = usage()
+    return JSONResponse(body)
 
 
 async def _root(request: HttpRequest) -> Response:
