@@ -16,7 +16,11 @@ Messages API does for its models (``docs/legacy.md``):
 - generation stops at ``</function_calls>``; the text is parsed as it streams, and each call
   becomes a ``tool_use`` block (with a fresh id) as soon as its ``</invoke>`` arrives;
 - with ``grammar=True`` (the default) the text backend decodes under a grammar built from
-  the tools and the choice (:mod:`.grammar`), so every call parses and validates.
+  the tools and the choice (:mod:`.grammar`), so every call parses and validates;
+- a leading ``<think>`` section of the answer becomes a thinking block, streamed first; on
+  a thinking model (``think_tags``) a request asking for reasoning gets a bounded think
+  section in the grammar, and the history's thinking goes back to the chat template
+  (:mod:`.thinking`).
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from .grammar import (
 )
 from .text_backend import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
 from .text_prompt import build_text_prompt, reminded
+from .thinking import ThinkSplitter
 
 __all__ = ["PromptToolsBackend", "build_text_prompt"]
 
@@ -78,6 +83,11 @@ class PromptToolsBackend(Backend):
     earlier turns, so a cached prefix is reused); False leaves them out, for a model that
     answers better without them. ``none_reminder``: text added to the last user turn
     under ``none`` when the tools stay in the prompt (:func:`build_text_prompt`).
+
+    ``think_tags``: the model is a thinking model, writing ``<think>…</think>`` before its
+    answer (:mod:`.thinking`); None (the default) asks the text backend (its ``think_tags``
+    attribute: the local backend reads the chat template). A leading think section is read
+    as thinking on any model.
     """
 
     name = "prompt"
@@ -96,6 +106,7 @@ class PromptToolsBackend(Backend):
         assist: Assist | None = None,
         tools_under_none: bool = True,
         none_reminder: str | None = None,
+        think_tags: bool | None = None,
     ) -> None:
         if style not in ("xml", "json"):
             raise ValueError(f"style must be 'xml' or 'json', not {style!r}")
@@ -112,6 +123,8 @@ class PromptToolsBackend(Backend):
         self.assist = assist or Assist()
         self.tools_under_none = tools_under_none
         self.none_reminder = none_reminder
+        self.think_tags = bool(getattr(text_backend, "think_tags", False)) \
+            if think_tags is None else think_tags
         #: Timings and token counts of the last request on this instance, for one caller
         #: at a time (benchmarks, the demo): concurrent requests overwrite it. Each
         #: request's own are in its trace (:mod:`tooluse.trace`: the turn's passes and
@@ -125,6 +138,7 @@ class PromptToolsBackend(Backend):
             return build_text_prompt(
                 request, style=self.style, grammar=self.grammar, limits=self.limits,
                 tools_under_none=self.tools_under_none, none_reminder=self.none_reminder,
+                thinking_model=self.think_tags,
             )
         except ConversionError as exc:
             raise BackendError(str(exc), kind="invalid_request") from exc
@@ -152,7 +166,10 @@ class PromptToolsBackend(Backend):
                 raise context_error(used, limit)
         planned: dict[str, float] = {}
         plan = Plan()
-        if grammar is not None and request.tools and grammar.prefill == prefill:
+        thinks = self.think_tags and request.reasoning is not None and request.reasoning.on
+        # A plan scores the call's opening right after the prompt: not where thinking comes
+        # first.
+        if grammar is not None and request.tools and grammar.prefill == prefill and not thinks:
             prefill, grammar, plan = self._plan(request, messages, prefill, grammar)
             planned.update(plan.diagnostics)
         options: dict[str, Any] = {
@@ -162,6 +179,8 @@ class PromptToolsBackend(Backend):
             "top_p": request.top_p,
             "top_k": request.top_k,
         }
+        if self.think_tags:
+            options["think"] = thinks
         steering: tuple[str, ...] = ()
         if grammar is not None and request.tools:
             hints, steering = self.assist.generation_hints(request)
@@ -169,7 +188,7 @@ class PromptToolsBackend(Backend):
         started = time.perf_counter()
         yield MessageStart(id=new_message_id(), model=request.model or self.model)
         emitter = Emitter(LegacyParser(request.tools) if request.tools else None,
-                           history=earlier_calls(request))
+                           history=earlier_calls(request), think=ThinkSplitter())
         emitter.steering = steering
         if plan.first:
             emitter.planned = [(plan.steered_by, None),
@@ -182,13 +201,14 @@ class PromptToolsBackend(Backend):
         emitter.hold = self.assist.holds_calls(request)
         if request.tools:
             emitter.adjust = self.assist.call_editor(request)
-        if emitter.parser is not None and prefill:
+        if prefill:
             # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):
                 pass
         written: list[str] = []
         end = yield from self._generate(emitter, messages, prefill, grammar, options, written)
-        if emitter.repeated == "history" and emitter.index < 0 and not emitter.blocks \
+        if emitter.repeated == "history" and emitter.index < emitter.thoughts \
+                and not emitter.blocks \
                 and choice.type == "auto":
             # The model's first move was to ask again for a result it already has: a small
             # model does this instead of answering. Ask for the answer as text (same prompt,
@@ -201,8 +221,10 @@ class PromptToolsBackend(Backend):
             # As under ``none`` with the tools in the prompt: the reminder to answer.
             again = reminded(messages, self.none_reminder) \
                 if self.none_reminder and self.tools_under_none else messages
-            retry = yield from self._generate(emitter, again, "", text_only, options,
-                                              purpose="answer_again")
+            retry = yield from self._generate(
+                emitter, again, "", text_only,
+                {**options, "think": False} if self.think_tags else options,
+                purpose="answer_again")
             retry.output_tokens += end.output_tokens
             retry.timings["retried_after_repeat"] = 1.0
             end = retry

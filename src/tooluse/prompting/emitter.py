@@ -1,5 +1,5 @@
-"""Turns the model's text, parsed as it streams, into neutral stream events: text blocks,
-then each call (rewritten by the call edits, a repeat of an earlier call dropped), and the
+"""Turns the model's text, parsed as it streams, into neutral stream events: a leading
+think section as a thinking block (:mod:`.thinking`), text blocks, then each call (rewritten by the call edits, a repeat of an earlier call dropped), and the
 stop reason of the whole (:class:`Emitter`)."""
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from ..codecs.legacy import (
     ParseProblem,
     TextItem,
 )
-from ..messages import Request, TextBlock, ToolUseBlock
-from ..stream import BlockStart, BlockStop, StreamEvent, TextDelta, ToolInputDelta
+from ..messages import Request, TextBlock, ThinkingBlock, ToolUseBlock
+from ..stream import BlockStart, BlockStop, StreamEvent, TextDelta, ThinkingDelta, ToolInputDelta
 from .assist import added, steered
 from .text_backend import TextEnd
+from .thinking import ThinkSplitter
 
 __all__ = ["CALLS_OPEN", "Emitter", "earlier_calls"]
 
@@ -43,10 +44,18 @@ class Emitter:
     Whitespace that only separates text from a call block is held back and dropped, as the
     codec's :func:`items_to_completion` does for whole completions, so streaming and
     non-streaming give the same content.
+
+    ``think``: read a leading ``<think>`` section of the answer as a thinking block, streamed
+    before the rest (None: the answer is all text and calls).
     """
 
-    def __init__(self, parser: LegacyParser | None, history: set[str] | None = None) -> None:
+    def __init__(self, parser: LegacyParser | None, history: set[str] | None = None,
+                 think: ThinkSplitter | None = None) -> None:
         self.parser = parser
+        self.think = think
+        #: A thinking block is open (its index is ``index``); how many were emitted.
+        self.thinking_open = False
+        self.thoughts = 0
         self.history = history or set()
         self.index = -1
         self.text_open = False
@@ -79,7 +88,14 @@ class Emitter:
 
     def feed(self, chunk: str, *, emit_text: bool = True) -> Iterator[StreamEvent]:
         """Parse ``chunk``; ``emit_text=False`` for the prefill, which is the start of the
-        answer the caller already has (it only moves the parser into the call block)."""
+        answer the caller already has (it only moves the parser into the call block, or
+        into a think section)."""
+        if self.think is not None:
+            thought, chunk = self.think.push(chunk)
+            if emit_text:
+                yield from self._thought(thought)
+            if not chunk:
+                return
         if self.parser is None:
             if emit_text:
                 yield from self._text(chunk)
@@ -89,6 +105,12 @@ class Emitter:
             yield from self._items(items)
 
     def close(self) -> Iterator[StreamEvent]:
+        if self.think is not None:
+            # An unclosed think section (the turn cut at the token limit) is thinking.
+            thought, rest = self.think.flush()
+            yield from self._thought(thought, ending=True)
+            if rest:
+                yield from self.feed(rest)
         if self.parser is not None:
             items = self.parser.close()
             self.cut_in_call = any(
@@ -101,6 +123,20 @@ class Emitter:
         if self.text_open:
             yield BlockStop(index=self.index)
             self.text_open = False
+
+    def _thought(self, text: str, *, ending: bool = False) -> Iterator[StreamEvent]:
+        """Thinking text into the open thinking block (opened first); the block is closed
+        once the section is over."""
+        if text:
+            if not self.thinking_open:
+                self.index += 1
+                self.thoughts += 1
+                self.thinking_open = True
+                yield BlockStart(index=self.index, block=ThinkingBlock())
+            yield ThinkingDelta(index=self.index, text=text)
+        if self.thinking_open and (ending or self.think is None or not self.think.thinking):
+            self.thinking_open = False
+            yield BlockStop(index=self.index)
 
     def _items(self, items: list[Item]) -> Iterator[StreamEvent]:
         for item in items:

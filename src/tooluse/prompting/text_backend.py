@@ -20,7 +20,7 @@ from .grammar import ToolGrammar
 from .hints import ToolNaming, ValueFocus
 
 __all__ = ["CountingTextBackend", "Generation", "GenerationOptions", "StopScanner",
-           "TextBackend", "TextEnd", "TextMessage", "context_error"]
+           "TextBackend", "TextEnd", "TextMessage", "context_error", "partial_suffix"]
 
 #: ``{"role": "system" | "user" | "assistant", "content": "..."}``
 TextMessage = dict[str, str]
@@ -67,6 +67,10 @@ class GenerationOptions(TypedDict, total=False):
     #: is no value. A backend that copies values from the conversation offers another span
     #: for a required parameter instead; any other ignores it.
     naming: Mapping[str, ToolNaming] | None
+    #: Given only to a thinking model's backend (:mod:`.thinking`): the turn may think
+    #: (True) or is not to (False). A backend whose chat template has a switch for it
+    #: (Qwen3's ``enable_thinking``) passes it on; any other ignores it.
+    think: bool | None
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,7 @@ class Generation:
     grammar: ToolGrammar | None = None
     focus: ValueFocus | None = None
     naming: Mapping[str, ToolNaming] | None = None
+    think: bool | None = None
 
 
 @runtime_checkable
@@ -118,6 +123,15 @@ class CountingTextBackend(Protocol):
         ...
 
 
+def partial_suffix(text: str, tag: str) -> int:
+    """The length of the longest end of ``text`` that begins ``tag`` (held back while
+    streaming: the tag may be completing)."""
+    for n in range(min(len(tag) - 1, len(text)), 0, -1):
+        if text.endswith(tag[:n]):
+            return n
+    return 0
+
+
 def context_error(prompt_tokens: int, limit: int) -> BackendError:
     """The error for a prompt over the context, in the Messages API's wording (each API's
     front end gives it its own error type: 400 invalid_request_error, ValidationException,
@@ -148,12 +162,7 @@ class StopScanner:
             out = self.buffer[: best[0]]
             self.buffer = ""
             return out, best[1]
-        hold = 0
-        for stop in self.stops:
-            for n in range(min(len(stop) - 1, len(self.buffer)), 0, -1):
-                if self.buffer.endswith(stop[:n]):
-                    hold = max(hold, n)
-                    break
+        hold = max((partial_suffix(self.buffer, stop) for stop in self.stops), default=0)
         out = self.buffer[: len(self.buffer) - hold]
         self.buffer = self.buffer[len(out):]
         return out, None
