@@ -16,6 +16,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from ..errors import ToolUseError
 from ..messages import (
     ContentBlock,
     Message,
@@ -93,13 +94,13 @@ def finish_reason(stop_reason: str | None) -> str | None:
 
 
 def error_type(exc: BaseException) -> str:
-    """``error.type``: a tooluse error's kind (``rate_limit``, ``timeout``,
-    ``invalid_request``...), ``cancelled`` for a stopped request, else the exception's
-    class name."""
+    """``error.type``: a tooluse error's kind (a backend's ``rate_limit``, ``timeout``...,
+    the gateway's ``invalid_request``...), ``cancelled`` for a stopped request or stream,
+    else the exception's class name."""
     if isinstance(exc, (GeneratorExit, KeyboardInterrupt)) or type(exc).__name__ in (
             "CancelledError", "ClientGone"):
         return "cancelled"
-    kind = getattr(exc, "kind", None)
+    kind = getattr(exc, "kind", None) if isinstance(exc, ToolUseError) else None
     if isinstance(kind, str) and kind:
         return kind
     return type(exc).__qualname__
