@@ -36,6 +36,7 @@ from ..prompting.text_backend import (
     TextEnd,
     TextMessage,
 )
+from ..prompting.thinking import assistant_start, mentions_think
 from ..trace import current_turn
 from . import _llguidance  # auto/llguidance: schemas only llguidance enforces
 from ._copy_values import ValueCopier, log_softmax, score_tokens
@@ -81,6 +82,7 @@ class LlamaTextBackend:
         calls_follow_request: bool = False,
         copy_values: float | None = None,
         score_enums: bool = False,
+        think_tags: bool | None = None,
     ) -> None:
         if engine not in ("auto", "fast", "llama", "llguidance"):
             raise ValueError(f"grammar engine must be auto, fast, llama or llguidance: {engine!r}")
@@ -105,14 +107,23 @@ class LlamaTextBackend:
         self.score_enums = score_enums
         self.model: str | None = model or Path(loaded.settings.path).stem
         self._formatter = _formatter(loaded, chat_template)
+        #: A thinking model (writes ``<think>``): its chat template mentions the tag, unless
+        #: ``think_tags`` says (:mod:`tooluse.prompting.thinking`).
+        self.think_tags = mentions_think(self._formatter.template) if think_tags is None \
+            else think_tags
         #: How the last generation ended (kept even when its consumer stopped early).
         self.last_end: TextEnd | None = None
 
     # -- prompt -------------------------------------------------------------------------------
-    def render(self, messages: Sequence[TextMessage], prefill: str = "") -> str:
-        """The prompt text: the model's own chat template, then the prefill."""
-        result = self._formatter(messages=[dict(m) for m in messages])
-        return str(result.prompt) + prefill
+    def render(self, messages: Sequence[TextMessage], prefill: str = "",
+               think: bool | None = None) -> str:
+        """The prompt text: the model's own chat template, then the prefill. ``think``
+        (a thinking model's turn may think, or not) goes to the template as
+        ``enable_thinking``, and the think section is left to the prompting layer
+        (:func:`~tooluse.prompting.thinking.assistant_start`)."""
+        switch = {} if think is None else {"enable_thinking": think}
+        result = self._formatter(messages=[dict(m) for m in messages], **switch)
+        return assistant_start(str(result.prompt), think) + prefill
 
     def tokenize(self, text: str) -> list[int]:
         return list(self.loaded.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
@@ -127,7 +138,7 @@ class LlamaTextBackend:
     def generate_text(self, messages: Sequence[TextMessage],
                       **options: Unpack[GenerationOptions]) -> Iterator[str | TextEnd]:
         g = Generation(**options)
-        prompt = self.render(messages, g.prefill)
+        prompt = self.render(messages, g.prefill, g.think)
         if (turn := current_turn()) is not None:
             turn.rendered(prompt)
         system = system_text(messages)

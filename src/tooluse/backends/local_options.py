@@ -74,6 +74,12 @@ class LocalOptions:
       most 8), ``n_threads_decode`` (default: 1 for a file under 1 GiB), ``n_batch``,
       ``seed``, ``extra_buffers`` (llama.cpp's extra buffer types; None: off on CPUs
       reporting AMX), ``chat_template`` (a Jinja2 template replacing the GGUF's own);
+    - ``think_tags``: the model is a thinking model, writing ``<think>…</think>`` before its
+      answer (``"auto"``: when its chat template mentions ``<think>`` or ``</think>``; True;
+      False): a request asking for reasoning gets a bounded think section in the grammar,
+      and the history's thinking goes back to the template
+      (:mod:`tooluse.prompting.thinking`, docs/local.md). A leading think section is read
+      as thinking on any model;
     - ``slots``: requests served at once, each in its own sequence of one context with its
       own prefix cache, decoded together in one batch per step (default 1: one at a time;
       ``tooluse serve`` chooses from the cores and memory; :mod:`._llama_slots`);
@@ -117,6 +123,7 @@ class LocalOptions:
     seed: int = 0
     max_tokens: int = 1024
     chat_template: str | None = None
+    think_tags: bool | Literal["auto"] = "auto"
     extra_buffers: bool | None = None
     slots: int = 1
     limits: GrammarLimits | None = None
