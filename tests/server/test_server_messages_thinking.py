@@ -217,3 +217,31 @@ def test_the_sdk_tool_loop_sends_the_signed_block_back(gateway: Any, stream: boo
         assert body["thinking"] == THINKING
         assert body["context_management"] == CONTEXT
         assert set(BETAS) <= set(headers["anthropic-beta"].split(","))
+
+
+def test_another_backends_reasoning_is_shown_as_thinking_blocks() -> None:
+    """Reasoning from a backend that is not the Messages API (here a Responses-style summary
+    with its encrypted content, and unsigned text) reaches a Messages client as ``thinking``
+    blocks, whole and streamed alike."""
+    from tooluse.backends.scripted import ScriptedBackend
+    from tooluse.messages import Response, TextBlock, ThinkingBlock
+
+    answer = Response(model="gpt-x", stop_reason="end_turn", content=[
+        ThinkingBlock(summary=["Look it up.", "Then answer."], signature="gAAAAB-enc", id="rs_1"),
+        ThinkingBlock(text="plain reasoning"),
+        TextBlock(text="done"),
+    ])
+    expected = [
+        {"type": "thinking", "thinking": "Look it up.\n\nThen answer.", "signature": "gAAAAB-enc"},
+        {"type": "thinking", "thinking": "plain reasoning", "signature": ""},
+        {"type": "text", "text": "done"},
+    ]
+    with ServerThread(create_app(ScriptedBackend(lambda request: answer))) as srv:
+        client = anthropic.Anthropic(base_url=srv.url, api_key="k", max_retries=0)
+        whole = client.messages.create(model="m", max_tokens=100,
+                                       messages=[{"role": "user", "content": "hi"}])
+        with client.messages.stream(model="m", max_tokens=100,
+                                    messages=[{"role": "user", "content": "hi"}]) as stream:
+            streamed = stream.get_final_message()
+    for message in (whole, streamed):
+        assert [b.model_dump(exclude_none=True) for b in message.content] == expected
