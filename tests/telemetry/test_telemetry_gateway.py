@@ -96,8 +96,11 @@ def test_each_request_is_one_chat_span_by_the_conventions(
     assert attrs["tooluse.call_origins"] == ("model", "added")
     assert attrs.get("gen_ai.request.stream") is (True if stream else None)
     assert ("gen_ai.response.time_to_first_chunk" in attrs) is stream
-    if not stream and api == "messages":
+    if not stream and api in ("messages", "chat_completions", "responses"):
         assert attrs["gen_ai.response.id"] == reply.json()["id"]
+    if stream and api == "responses":  # the id the client saw, not the backend's
+        assert f'"id":"{attrs["gen_ai.response.id"]}"' in reply.text.replace(" ", "")
+        assert str(attrs["gen_ai.response.id"]).startswith("resp_")
     # the calls the model asked for: events (the gateway runs no tool), each with its origin
     events = [(e.name, dict(e.attributes or {})) for e in span.events]
     assert events == [

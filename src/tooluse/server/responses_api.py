@@ -172,7 +172,7 @@ async def create_response(request: HttpRequest) -> Response:
     if stream:
         def encode(events: Iterator[StreamEvent]) -> Iterator[bytes]:
             span = chat_span(neutral, state.backend, api="responses", headers=request.headers,
-                             stream=True)
+                             stream=True, response_id=response_id)
             return _stream_bytes(logged_stream(span.watch(events), "responses", request_id), data,
                                  neutral, response_id, created, echo,
                                  store if keep else None, items)

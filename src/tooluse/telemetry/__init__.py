@@ -78,9 +78,10 @@ OFF = Off()
 
 
 def chat_span(request: Request, backend: Backend, *, api: str | None = None,
-              headers: Mapping[str, str] | None = None,
-              stream: bool = False) -> ChatSpan | Off:
-    """The span of one gateway request to ``backend`` (:data:`OFF` when telemetry is off)."""
+              headers: Mapping[str, str] | None = None, stream: bool = False,
+              response_id: str | None = None) -> ChatSpan | Off:
+    """The span of one gateway request to ``backend`` (:data:`OFF` when telemetry is off);
+    ``response_id``: the id the client gets when the API makes its own (Responses)."""
     found = tracer()
     if found is None:
         return OFF
@@ -88,7 +89,7 @@ def chat_span(request: Request, backend: Backend, *, api: str | None = None,
 
     parent = extract_parent(headers) if headers is not None else None
     return ChatSpan(found, request, backend.name, request.model or backend.model, api=api,
-                    stream=stream, parent=parent)
+                    stream=stream, parent=parent, response_id=response_id)
 
 
 def agent_span(backend: Backend, model: str | None,

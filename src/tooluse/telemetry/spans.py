@@ -110,7 +110,7 @@ class ChatSpan(_Span):
 
     def __init__(self, tracer: Tracer, request: Request, backend_name: str,
                  model: str | None, *, api: str | None = None, stream: bool = False,
-                 parent: Context | None = None) -> None:
+                 parent: Context | None = None, response_id: str | None = None) -> None:
         content = capture_content()
         attributes = request_attributes(request, provider_name(backend_name), model,
                                         stream=stream, content=content)
@@ -121,11 +121,14 @@ class ChatSpan(_Span):
                                            kind=kind, attributes=attributes), content)
         self._started = time.monotonic()
         self._acc: Accumulator | None = None
+        self._response_id = response_id
 
     def record(self, response: Response) -> None:
         """End the span with the model's answer: usage, finish reason, ids, the calls."""
         if self._ended:
             return
+        if self._response_id:
+            response = response.model_copy(update={"id": self._response_id})
         for call in response.tool_uses:
             self.span.add_event("tooluse.tool_call", call_attributes(call, content=self.content))
         self._end(response_attributes(response, content=self.content))
