@@ -25,7 +25,15 @@ from typing import Any
 
 from ..backend import Backend
 from ..messages import Request, Response, ToolUseBlock
-from ..stream import BlockStart, BlockStop, StreamEvent, TextDelta, ToolInputDelta
+from ..stream import (
+    BlockStart,
+    BlockStop,
+    SignatureDelta,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolInputDelta,
+)
 from .errors import GatewayError
 
 __all__ = ["check_servable", "limit_response_calls", "limit_stream_calls", "max_tool_calls"]
@@ -101,7 +109,8 @@ def limit_stream_calls(
                     continue
             renumber[event.index] = len(renumber)
             yield _reindex(event, renumber[event.index])
-        elif isinstance(event, (TextDelta, ToolInputDelta, BlockStop)):
+        elif isinstance(event, (TextDelta, ToolInputDelta, ThinkingDelta, SignatureDelta,
+                                BlockStop)):
             if event.index in dropped:
                 continue
             yield _reindex(event, renumber.get(event.index, event.index))
