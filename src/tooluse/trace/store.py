@@ -85,7 +85,11 @@ class TraceStore:
         self._lock = threading.Lock()
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL" if self.path != ":memory:" else "SELECT 1")
+            if self.path != ":memory:":
+                # WAL without an fsync per commit: a crash may lose the last traces, never
+                # corrupt the file.
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(_SCHEMA)
             self._db.commit()
         except sqlite3.DatabaseError as exc:
@@ -104,18 +108,25 @@ class TraceStore:
 
     def add_dict(self, data: dict[str, Any]) -> None:
         """Store a trace already in its JSON form (:func:`.serialize.trace_dict`)."""
-        body = json.dumps(data, ensure_ascii=False, default=str)
-        summary = data["summary"]
-        row = (data["id"], data["time"], data["source"], data["api"], summary["model"],
-               json.dumps(summary["tools"]), summary["calls"], summary["status"],
-               data["status"], data["duration_ms"], summary["input_tokens"],
-               summary["output_tokens"], len(body.encode("utf-8")), body)
+        self._insert([data])
+
+    def _insert(self, items: list[dict[str, Any]]) -> None:
+        rows = [self._row(data) for data in items]
         with self._lock:
-            self._db.execute(
+            self._db.executemany(
                 f"INSERT OR REPLACE INTO traces ({', '.join(_COLUMNS)}, body) "
-                f"VALUES ({', '.join('?' * (len(_COLUMNS) + 1))})", row)
+                f"VALUES ({', '.join('?' * (len(_COLUMNS) + 1))})", rows)
             self._prune()
             self._db.commit()
+
+    @staticmethod
+    def _row(data: dict[str, Any]) -> tuple[Any, ...]:
+        body = json.dumps(data, ensure_ascii=False, default=str)
+        summary = data["summary"]
+        return (data["id"], data["time"], data["source"], data["api"], summary["model"],
+                json.dumps(summary["tools"]), summary["calls"], summary["status"],
+                data["status"], data["duration_ms"], summary["input_tokens"],
+                summary["output_tokens"], len(body.encode("utf-8")), body)
 
     def _prune(self) -> None:
         (count,) = self._db.execute("SELECT count(*) FROM traces").fetchone()
@@ -149,21 +160,35 @@ class TraceStore:
         self._queue.put(trace)
 
     def _write(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is _STOP:
-                return
+        """The writer thread: what has queued up is stored in one transaction."""
+        stop = False
+        while not stop:
+            batch = [self._queue.get()]
+            while len(batch) < 256:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            stop = any(item is _STOP for item in batch)
+            traces = [item for item in batch if item is not _STOP]
             try:
-                self.add(item)
-            except Exception:  # one bad trace must not stop the writer
-                import logging
-
-                logging.getLogger("tooluse.trace").exception("could not store trace %s",
-                                                             getattr(item, "id", "?"))
+                try:
+                    self._insert([trace_dict(t, self.max_text) for t in traces])
+                except Exception:  # noqa: BLE001 - one by one: a bad trace must not cost the others
+                    for trace in traces:
+                        self._add_logged(trace)
             finally:
                 with self._idle:
-                    self._pending -= 1
+                    self._pending -= len(traces)
                     self._idle.notify_all()
+
+    def _add_logged(self, trace: Trace) -> None:
+        try:
+            self.add(trace)
+        except Exception:  # the writer goes on; the failure is logged, not silent
+            import logging
+
+            logging.getLogger("tooluse.trace").exception("could not store trace %s", trace.id)
 
     def flush(self, timeout: float | None = 10.0) -> bool:
         """Wait until every submitted trace is stored; False if ``timeout`` ran out."""
