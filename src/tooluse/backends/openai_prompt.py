@@ -31,6 +31,14 @@ Three things a text backend must do are not standard Chat Completions, so they a
   "stop"``. vLLM adds ``stop_reason``; otherwise the text is also scanned here, so a stop
   string the server leaves in the text (or does not apply) is still found and cut.
 
+A reasoning model's ``<think>`` section at the start of the text becomes a thinking block
+(:mod:`tooluse.prompting.thinking`); ``think_tags=True`` declares a thinking model (Qwen3, an
+R1 distill served without a reasoning parser): a request asking for reasoning then gets a
+bounded think section in the grammar, each turn sends ``chat_template_kwargs:
+{"enable_thinking": ...}`` (read by vLLM, SGLang and llama.cpp's server), and the history's
+thinking goes back into its turns. Reasoning a server's own parser moves to
+``reasoning_content`` is not read.
+
 Spec: ``openai-prompt:http://127.0.0.1:8000/v1#MODEL`` (base URL, then ``#model``), or
 ``openai-prompt:MODEL`` with the base URL from ``OPENAI_BASE_URL``; the key from ``api_key=``
 or ``OPENAI_API_KEY``. See ``docs/openai_text.md``.
@@ -153,6 +161,8 @@ class OpenAIChatTextBackend(UsesUpstream):
     - ``stream_usage``: ask for token counts in the stream (``stream_options``); servers that
       do not send them leave the counts at 0.
     - ``extra_body``: more fields merged into every request (``{"repeat_penalty": 1.1}``).
+    - ``think_tags``: the model is a thinking model (:mod:`tooluse.prompting.thinking`); a
+      turn's ``think`` is then sent as ``chat_template_kwargs.enable_thinking``.
     - ``timeout``, ``retry`` / ``max_retries``, ``headers``, ``transport`` / ``http_client``:
       as for :class:`~tooluse.backends.openai.OpenAIBackend`. Retries happen only before the
       first chunk arrives.
@@ -172,6 +182,7 @@ class OpenAIChatTextBackend(UsesUpstream):
         stream_usage: bool = True,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
+        think_tags: bool = False,
         **options: Unpack[UpstreamOptions],
     ) -> None:
         if prefill not in _PREFILL_MODES:
@@ -199,6 +210,7 @@ class OpenAIChatTextBackend(UsesUpstream):
         self.stream_usage = stream_usage
         self.extra_body = dict(extra_body or {})
         self.extra_headers = dict(headers or {})
+        self.think_tags = think_tags
         check_options(type(self).__name__, options, UPSTREAM_KEYS)
         self.upstream = Upstream("openai-prompt", error_from_body, **options)
         #: How the last generation ended (kept when its consumer stopped early).
@@ -262,6 +274,8 @@ class OpenAIChatTextBackend(UsesUpstream):
         stops = [s for s in g.stop if s]
         if stops:
             body["stop"] = stops
+        if g.think is not None:
+            body["chat_template_kwargs"] = {"enable_thinking": g.think}
         body.update(self.extra_body)
         if grammar is not None and self.grammar_field is not None:
             *parents, leaf = self.grammar_field.split(".")
@@ -448,6 +462,7 @@ class OpenAIPromptBackend(PromptToolsBackend):
 
     ``grammar``: default on exactly when ``grammar_field`` is given; ``grammar=True``
     without a field is refused here, at construction, rather than at the first request.
+    ``think_tags``: the model is a thinking model (see the module docstring).
     """
 
     name = "openai-prompt"
@@ -464,6 +479,7 @@ class OpenAIPromptBackend(PromptToolsBackend):
         style: Literal["xml", "json"] = "xml",
         max_tokens: int = 1024,
         limits: GrammarLimits | None = None,
+        think_tags: bool = False,
         **http_options: Any,
     ) -> None:
         if grammar is None:
@@ -476,7 +492,7 @@ class OpenAIPromptBackend(PromptToolsBackend):
             )
         text = OpenAIChatTextBackend(model, base_url=base_url, grammar_field=grammar_field,
                                      client_grammar=client_grammar, prefill=prefill,
-                                     **http_options)
+                                     think_tags=think_tags, **http_options)
         super().__init__(text, style=style, grammar=grammar, max_tokens=max_tokens,
                          limits=limits, model=model)
 
@@ -493,7 +509,7 @@ class OpenAIPromptBackend(PromptToolsBackend):
 #: for command lines that pass only a spec (``tooluse serve --backend``).
 SPEC_OPTIONS = ("grammar_field", "client_grammar", "candidates", "lookahead", "grammar",
                 "prefill", "style", "max_tokens", "timeout", "connect_timeout", "read_timeout",
-                "max_retries", "stream_usage")
+                "max_retries", "stream_usage", "think_tags")
 
 
 def _spec_query(base_url: str, options: dict[str, Any]) -> str:
@@ -516,12 +532,12 @@ def from_spec(rest: str, **options: Any) -> OpenAIPromptBackend:
     command line are accepted), as keywords or in the URL's query
     (``openai-prompt:http://127.0.0.1:8080/v1?grammar_field=grammar&prefill=none#MODEL``):
     ``grammar_field`` (``none`` for no grammar), ``grammar``, ``prefill``, ``style``,
-    ``max_tokens``, ``timeout``, ``max_retries``, ``stream_usage``; keywords only:
-    ``api_key``, ``headers``, ``extra_body``, ``limits``."""
+    ``max_tokens``, ``timeout``, ``max_retries``, ``stream_usage``, ``think_tags``; keywords
+    only: ``api_key``, ``headers``, ``extra_body``, ``limits``."""
     base_url, model = url_and_model(rest)
     if base_url is not None:
         base_url = _spec_query(base_url, options)
-    for key in ("grammar", "stream_usage", "client_grammar"):
+    for key in ("grammar", "stream_usage", "client_grammar", "think_tags"):
         if key in options and options[key] is not None:
             options[key] = flag_option(options[key], key)
     for key in ("max_tokens", "max_retries", "candidates", "lookahead"):
