@@ -221,3 +221,29 @@ def test_a_configuration_that_cannot_be_followed_stops_serve_with_one_line(
     assert done.returncode == 2
     assert done.stderr.startswith("tooluse serve: cannot start: ") and says in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_without_the_sdk_serve_says_so_and_serves_without_spans() -> None:
+    # variables set for other programs must not stop a gateway installed without [otel]
+    port = free_port()
+    blocked = ("import sys; sys.modules['opentelemetry.sdk'] = None; from tooluse.cli import "
+               f"main; sys.exit(main(['serve', '--backend', 'scripted:x', '--port', '{port}']))")
+    proc = subprocess.Popen([sys.executable, "-c", blocked], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True,
+                            env=_env(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:9"))
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx2.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                    break
+            except httpx2.TransportError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0]
+            time.sleep(0.1)
+    finally:
+        proc.terminate()
+        out = proc.communicate(timeout=15)[0]
+    assert ("tooluse serve: OpenTelemetry stays off: OTEL_* variables ask for traces but "
+            "OpenTelemetry's SDK is not installed") in out
+    assert "pip install 'tooluse[otel]'" in out

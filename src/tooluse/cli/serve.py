@@ -265,11 +265,13 @@ def _run(args: argparse.Namespace) -> int:
         print(f"tooluse serve needs the 'server' extra: pip install 'tooluse[server]' ({exc})",
               file=sys.stderr)
         return 2
-    from ..telemetry import configure_from_env
+    from ..telemetry import SdkMissing, configure_from_env
 
     try:  # OpenTelemetry as the standard OTEL_* variables say (docs/opentelemetry.md)
         if configure_from_env():
             print("tooluse serve: OpenTelemetry spans on (OTEL_* variables)", file=sys.stderr)
+    except SdkMissing as exc:
+        print(f"tooluse serve: OpenTelemetry stays off: {exc}", file=sys.stderr)
     except ValueError as exc:
         print(f"tooluse serve: cannot start: {exc}", file=sys.stderr)
         return 2

@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Any, Self
 from ..backend import Backend
 from ..messages import Request, ToolResultBlock, ToolSpec, ToolUseBlock
 from ..stream import StreamEvent
-from ._setup import configure_from_env, env_requests_export, reset, tracer, use_tracer_provider
+from ._setup import (
+    SdkMissing,
+    configure_from_env,
+    env_requests_export,
+    reset,
+    tracer,
+    use_tracer_provider,
+)
 
 if TYPE_CHECKING:
     from .spans import AgentSpan, ChatSpan
@@ -29,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "OFF",
     "Off",
+    "SdkMissing",
     "agent_span",
     "chat_span",
     "configure_from_env",

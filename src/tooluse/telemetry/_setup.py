@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Tracer, TracerProvider
 
 __all__ = [
+    "SdkMissing",
     "configure_from_env",
     "env_requests_export",
     "reset",
@@ -41,6 +42,10 @@ log = logging.getLogger("tooluse.telemetry")
 SCOPE = "tooluse"
 
 _TRUE = ("true", "1", "yes", "on")
+
+
+class SdkMissing(ValueError):
+    """The ``OTEL_*`` variables ask for traces, but OpenTelemetry's SDK is not installed."""
 
 
 class _State:
@@ -71,8 +76,10 @@ def configure_from_env() -> bool:
     and no provider is set yet. True when tooluse's spans are now exported somewhere.
 
     Raises :class:`ValueError` with a one-line reason when the variables ask for export but
-    cannot be followed (``opentelemetry-sdk`` missing, an unknown exporter name): ``tooluse
-    serve`` calls this at startup and stops there, where a library user's first span only
+    cannot be followed: :class:`SdkMissing` when ``opentelemetry-sdk`` is not installed
+    (``tooluse serve`` says so and serves without spans: variables set for other programs
+    must not stop it), another for a configuration the SDK cannot follow (an unknown
+    exporter or protocol: ``tooluse serve`` stops there). A library user's first span only
     logs the reason once and goes on without spans.
     """
     with _state.lock:
@@ -82,7 +89,7 @@ def configure_from_env() -> bool:
         try:
             from ._sdk import configure
         except ImportError as exc:
-            raise ValueError(
+            raise SdkMissing(
                 "OTEL_* variables ask for traces but OpenTelemetry's SDK is not installed "
                 f"({exc.name or exc}): pip install 'tooluse[otel]'") from None
         configure()
