@@ -82,3 +82,36 @@ def test_serve_trace_flag(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     assert _trace_path(parser.parse_args(["serve", "--trace=/x/t.db"])) == "/x/t.db"
     monkeypatch.setenv("TOOLUSE_TRACE_DB", str(tmp_path / "env.db"))
     assert _trace_path(parser.parse_args(["serve", "--trace"])) == str(tmp_path / "env.db")
+
+
+def test_logs_serve_serves_the_page_over_the_file(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    import httpx2 as httpx
+
+    from tooluse.server.thread import free_port
+
+    db = tmp_path / "t.db"
+    [trace_id] = _fill(db, ["Cairo"])
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "tooluse.cli", "logs", "--db", str(db),
+                               "--serve", "--port", str(port)], stderr=subprocess.PIPE)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                listed = httpx.get(url + "/trace/api/traces", timeout=2)
+                break
+            except httpx.HTTPError:
+                assert server.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+        assert [t["id"] for t in listed.json()["traces"]] == [trace_id]
+        one = httpx.get(f"{url}/trace/api/traces/{trace_id}").json()
+        assert one["turns"][0]["calls"][0]["input"] == {"city": "Cairo"}
+        assert "tooluse traces" in httpx.get(url + "/trace").text
+    finally:
+        server.terminate()
+        server.wait(10)
