@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip("llama_cpp")
 
-from tooluse.server import ServerThread, create_app  # noqa: E402
-from tooluse.trace.store import TraceStore  # noqa: E402
+from tooluse.server import ServerThread, create_app
+from tooluse.trace.store import TraceStore
 
 pytestmark = pytest.mark.slow
 

@@ -20,9 +20,9 @@ from tooluse.server.app import create_app
 from tooluse.trace.store import TraceStore
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in the [test] extra")
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support import expected_conditions  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
 
 HOW = ("no Chromium for the trace page test: on Debian or Ubuntu run "
        "'apt-get install -y chromium chromium-driver' as root (.ci/run does), or set "
