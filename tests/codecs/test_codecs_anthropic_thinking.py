@@ -216,7 +216,7 @@ def _with_assistant(*blocks: Any, role: str = "assistant") -> Request:
 @pytest.mark.parametrize(("block", "role", "words"), [
     (ThinkingBlock(text="local reasoning"), "assistant", "no signature"),
     (ThinkingBlock(text="", summary=["a summary"], signature="gAAAAenc", id="rs_1"), "assistant",
-     "summary parts or an id"),
+     "summary without its text"),
     (ThinkingBlock(text="x", signature=SIG), "user", "belongs in an assistant turn"),
     (RedactedThinkingBlock(data=REDACTED), "user", "belongs in an assistant turn"),
 ])
@@ -390,3 +390,12 @@ def test_convert_refuses_unsigned_thinking_unless_lenient(
     assert code == 0
     assert [b["type"] for b in json.loads(out)["messages"][1]["content"]] == \
         ["redacted_thinking", "text", "tool_use"]
+
+
+def test_a_signed_block_back_from_a_responses_client_goes_back_as_thinking() -> None:
+    """A Responses client over an Anthropic backend sends the gateway's reasoning items back
+    with their id (and Codex with its summary): the signed text reaches the API as issued."""
+    block = ThinkingBlock(text="the weather first", signature=SIG, id="rs_abc", summary=["s"])
+    out = codec.encode_request(_with_assistant(block))
+    assert out["messages"][1]["content"][0] == {
+        "type": "thinking", "thinking": "the weather first", "signature": SIG}

@@ -245,3 +245,35 @@ def test_another_backends_reasoning_is_shown_as_thinking_blocks() -> None:
             streamed = stream.get_final_message()
     for message in (whole, streamed):
         assert [b.model_dump(exclude_none=True) for b in message.content] == expected
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_responses_client_over_an_anthropic_upstream_sends_its_signed_thinking_back(
+    gateway: tuple[ServerThread, Upstream], stream: bool
+) -> None:
+    """The openai SDK's tool loop through /v1/responses (store: false, as Codex runs it):
+    the reasoning items the gateway gave it (the upstream's signed thinking) go back with the
+    function_call_output, and the upstream gets its signed block back as it issued it."""
+    openai = pytest.importorskip("openai")
+    srv, seen = gateway
+    client = openai.OpenAI(base_url=srv.url + "/v1", api_key="k", max_retries=0, timeout=20)
+    tool = {"type": "function", "name": "get_weather", "description": "The weather in a city.",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                           "required": ["city"]}}
+    ask_ = {"model": "claude-up", "tools": [tool], "store": False,
+            "reasoning": {"effort": "medium"}, "include": ["reasoning.encrypted_content"]}
+    history: list[Any] = [{"role": "user", "content": "Weather in Oslo?"}]
+    if stream:
+        with client.responses.stream(input=history, **ask_) as events:
+            first = events.get_final_response()
+    else:
+        first = client.responses.create(input=history, **ask_)
+    reasoning = [item for item in first.output if item.type == "reasoning"]
+    assert reasoning and reasoning[0].encrypted_content == SIG
+    call = next(item for item in first.output if item.type == "function_call")
+    history += [item.model_dump(exclude_none=True) for item in first.output]
+    history.append({"type": "function_call_output", "call_id": call.call_id, "output": "sunny"})
+    second = client.responses.create(input=history, **ask_)
+    assert second.output_text == "It is sunny in Oslo."
+    sent_back = seen.bodies[-1]["messages"][1]["content"]
+    assert sent_back[0] == FIRST["content"][0]  # the signed block, as the upstream issued it

@@ -9,8 +9,13 @@ Blocks (history, responses; :mod:`.stream` uses the same spelling for its deltas
 
 What the Messages API cannot take back in a request's history (:func:`refusal`): a thinking
 block without a signature (the API checks it: reasoning from another vendor or a local
-model), one with summary parts or an id (a Responses reasoning item: its
-``encrypted_content`` is not the API's signature), any thinking block in a user turn. In
+model), one with summary parts and no text (an OpenAI reasoning item: its
+``encrypted_content`` is not the API's signature), any thinking block in a user turn. A
+signed block with text goes back as ``thinking`` whatever else it carries: an ``id`` (the
+label a Responses client's item had: a Responses client over an Anthropic backend sends the
+gateway's reasoning items back so) is left out, as are summary parts beside the text (the
+signature covers the text only). The codec cannot tell which vendor issued a signature: one
+another vendor issued reaches the API, which refuses it. In
 ``strict`` encoding that is a :class:`ConversionError`; otherwise the block is dropped with a
 log line, and :func:`sendable` drops them the same way for an Anthropic upstream.
 
@@ -74,9 +79,9 @@ def refusal(block: Thinking, role: str) -> str | None:
         return f"a {block.type} block belongs in an assistant turn"
     if isinstance(block, RedactedThinkingBlock):
         return None
-    if block.summary or block.id is not None:
-        return ("a reasoning item with summary parts or an id (the Responses API's) cannot be "
-                "sent back to the Messages API: its encrypted content is not a thinking signature")
+    if block.summary and not block.text:
+        return ("a reasoning summary without its text (the Responses API's) cannot be sent "
+                "back to the Messages API: its encrypted content is not a thinking signature")
     if block.signature is None:
         return ("the Messages API takes back only signed thinking blocks; this one has no "
                 "signature (reasoning from another vendor or a local model)")
