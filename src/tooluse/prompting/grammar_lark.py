@@ -34,13 +34,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..codecs.legacy import schema_types
+from ..tools.schema import LARK_KEY  # a string's Lark grammar (llguidance's dialect)
 from .grammar_ir import Alt, Chars, LarkSub, Lit, Native, Node, Rep, Rule, Seq
 
 __all__ = ["FORMAT_REGEXES", "LARK_KEY", "has_native", "lark_subgrammar", "local_unenforced",
            "native_lark", "subgrammars", "to_lark", "to_llguidance", "unenforced"]
 
-#: The schema key of a string whose text follows a Lark grammar (llguidance's Lark dialect).
-LARK_KEY = "x-lark"
 
 #: Regexes of the ``format``\\ s a bare XML string can be held to (llguidance's JSON compiler
 #: knows these and more for JSON values).

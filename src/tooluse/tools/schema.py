@@ -23,7 +23,40 @@ from jsonschema.exceptions import SchemaError
 
 from ..errors import ToolDefinitionError
 
-__all__ = ["BFCL_TYPE_ALIASES", "check_schema", "normalize_schema", "tidy_schema"]
+__all__ = ["BFCL_TYPE_ALIASES", "LARK_KEY", "check_schema", "normalize_schema", "public_schema",
+           "tidy_schema"]
+
+#: The schema key of a string's Lark grammar: tooluse's own (a Responses ``custom`` tool's
+#: ``lark`` format becomes it), read by the grammar engine of text backends
+#: (:mod:`tooluse.prompting.grammar_lark`) and left out of what goes to an API
+#: (:func:`public_schema`).
+LARK_KEY = "x-lark"
+
+
+def public_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` as an API is sent it: without tooluse's own keys (:data:`LARK_KEY`), which a
+    vendor's schema checker would refuse or ignore (the grammar is stated in the tool's
+    description too). ``schema`` itself when it has none (no copy on the common path)."""
+    if not _has_lark(schema):
+        return schema
+    out: dict[str, Any] = _without_lark(schema)
+    return out
+
+
+def _has_lark(node: Any) -> bool:
+    if isinstance(node, dict):
+        return LARK_KEY in node or any(_has_lark(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_has_lark(v) for v in node)
+    return False
+
+
+def _without_lark(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _without_lark(v) for k, v in node.items() if k != LARK_KEY}
+    if isinstance(node, list):
+        return [_without_lark(v) for v in node]
+    return node
 
 #: Non-JSON-Schema type names seen in BFCL and similar catalogues (Python's spelling) and the
 #: JSON Schema type each one means. ``"any"`` is handled apart: it means "no type constraint".

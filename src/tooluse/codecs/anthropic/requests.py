@@ -42,6 +42,7 @@ from ...messages import (
     ToolSpec,
     ToolUseBlock,
 )
+from ...tools.schema import public_schema
 from .._common import (
     PairingWords,
     Path,
@@ -539,7 +540,7 @@ def _encode_tool(tool: ToolSpec, extra: Passthrough | None) -> dict[str, Any]:
     out: dict[str, Any] = {"name": tool.name}
     if tool.description:
         out["description"] = tool.description
-    out["input_schema"] = tool.input_schema
+    out["input_schema"] = public_schema(tool.input_schema)
     if tool.strict:
         out["strict"] = True
     if extra is not None:

@@ -27,6 +27,7 @@ from ...messages import (
     ToolSpec,
     ToolUseBlock,
 )
+from ...tools.schema import public_schema
 from .._common import (
     PairingWords,
     Path,
@@ -396,7 +397,7 @@ def _has_tool_blocks(req: Request) -> bool:
 def _tool_config(req: Request, strict: bool) -> dict[str, Any] | None:
     tools = [
         {"toolSpec": {"name": t.name, **({"description": t.description} if t.description else {}),
-                      "inputSchema": {"json": t.input_schema}}}
+                      "inputSchema": {"json": public_schema(t.input_schema)}}}
         for t in req.tools
     ]
     if not tools and _has_tool_blocks(req):

@@ -54,6 +54,7 @@ from ...messages import (
     ToolSpec,
     ToolUseBlock,
 )
+from ...tools.schema import public_schema
 from .._common import (
     PairingWords,
     Path,
@@ -482,7 +483,7 @@ def encode_request(
         out["tools"] = [
             {"type": "function", "function": {
                 "name": t.name, **({"description": t.description} if t.description else {}),
-                "parameters": t.input_schema}}
+                "parameters": public_schema(t.input_schema)}}
             for t in req.tools
         ]
     choice = req.tool_choice

@@ -23,11 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...messages import Request
+from ...tools.schema import LARK_KEY
 from ._wire import TARGET
-
-#: The schema key the grammar engine reads a string's Lark grammar from
-#: (:data:`tooluse.prompting.grammar_lark.LARK_KEY`; not imported: codecs stay below prompting).
-LARK_KEY = "x-lark"
 
 __all__ = ["CUSTOM_INPUT", "ToolKinds", "custom_schema", "joined_name"]
 
