@@ -69,7 +69,34 @@ def error_from_body(body: Any, status: int | None) -> BackendError:
     )
 
 
-class OpenAIBackend(HTTPBackend):
+class OpenAIHTTPBackend(HTTPBackend):
+    """What OpenAI's HTTP APIs share (Chat Completions here, the Responses API in
+    :mod:`.openai_responses`): the base URL (``base_url``, else ``OPENAI_BASE_URL``, else
+    OpenAI's) and an optional ``Authorization: Bearer`` key (``api_key``, else
+    ``OPENAI_API_KEY``)."""
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        **options: Unpack[AsyncUpstreamOptions],
+    ) -> None:
+        super().__init__(
+            model,
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
+            headers=headers,
+            **options,
+        )
+        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+
+    def _auth_headers(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+
+class OpenAIBackend(OpenAIHTTPBackend):
     """Chat Completions over HTTP. ``stream_usage`` asks for token counts in the stream
     (``stream_options.include_usage``); turn it off for servers that reject the field."""
 
@@ -85,22 +112,13 @@ class OpenAIBackend(HTTPBackend):
         headers: Mapping[str, str] | None = None,
         **options: Unpack[AsyncUpstreamOptions],
     ) -> None:
-        super().__init__(
-            model,
-            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
-            headers=headers,
-            **options,
-        )
-        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        super().__init__(model, base_url=base_url, api_key=api_key, headers=headers, **options)
         self.stream_usage = stream_usage
 
     _end_marker = True
 
     def _path(self, request: Request, *, stream: bool) -> str:
         return "/chat/completions"
-
-    def _auth_headers(self) -> dict[str, str]:
-        return {"authorization": f"Bearer {self.api_key}"} if self.api_key else {}
 
     def _encode(self, request: Request, *, stream: bool) -> dict[str, Any]:
         data = codec.encode_request(request, strict=False)

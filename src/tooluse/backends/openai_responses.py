@@ -22,9 +22,8 @@ or ``openai-responses:MODEL`` with the base URL from ``OPENAI_BASE_URL`` (defaul
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Unpack
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import httpx2
 
@@ -32,10 +31,8 @@ from ..codecs import responses as codec
 from ..errors import BackendError
 from ..messages import Request, Response
 from ..stream import StreamEvent
-from ._http import HTTPBackend
-from .openai import DEFAULT_BASE_URL
+from .openai import OpenAIHTTPBackend
 from .openai import error_from_body as chat_error_from_body
-from .options import AsyncUpstreamOptions
 from .registry import url_and_model
 
 __all__ = ["OpenAIResponsesBackend", "error_from_body", "from_spec"]
@@ -53,7 +50,7 @@ def error_from_body(body: Any, status: int | None) -> BackendError:
     return error
 
 
-class OpenAIResponsesBackend(HTTPBackend):
+class OpenAIResponsesBackend(OpenAIHTTPBackend):
     """The Responses API over HTTP. Retries, timeouts and cancellation are those of every
     HTTP backend (:mod:`._upstream`); ``transport`` / ``async_transport`` replace the network
     (``httpx2.MockTransport`` in tests)."""
@@ -62,28 +59,8 @@ class OpenAIResponsesBackend(HTTPBackend):
     forwards = frozenset({codec.TARGET})
     structured_output = True  # text.format json_schema, enforced by the upstream
 
-    def __init__(
-        self,
-        model: str | None = None,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        **options: Unpack[AsyncUpstreamOptions],
-    ) -> None:
-        super().__init__(
-            model,
-            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
-            headers=headers,
-            **options,
-        )
-        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-
     def _path(self, request: Request, *, stream: bool) -> str:
         return "/responses"
-
-    def _auth_headers(self) -> dict[str, str]:
-        return {"authorization": f"Bearer {self.api_key}"} if self.api_key else {}
 
     def _encode(self, request: Request, *, stream: bool) -> dict[str, Any]:
         data = codec.encode_request(request, strict=False)
