@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
+    "CacheHint",
     "CallOrigin",
     "ContentBlock",
     "ImageBlock",
@@ -45,11 +46,23 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
+class CacheHint(_Model):
+    """A prompt-cache breakpoint on a block or tool: cache the prompt's prefix up to and
+    including it (Messages ``cache_control``, a Converse ``cachePoint`` after it).
+
+    ``ttl``: how long the entry should live (``5m``, ``1h``), None for the provider's default.
+    A hint, not content: a target that cannot carry it leaves it out (docs/server.md).
+    """
+
+    ttl: str | None = None
+
+
 class TextBlock(_Model):
     """Plain text, including any ``<thinking>`` or ``<answer>`` a model writes."""
 
     type: Literal["text"] = "text"
     text: str
+    cache: CacheHint | None = None
 
 
 def _text_as_block(value: Any) -> Any:
@@ -70,6 +83,7 @@ class ImageBlock(_Model):
     media_type: str | None = None
     data: str | None = None
     url: str | None = None
+    cache: CacheHint | None = None
 
     @model_validator(mode="after")
     def _one_source(self) -> ImageBlock:
@@ -191,6 +205,7 @@ class ToolUseBlock(_Model):
     name: str
     input: dict[str, Any] = Field(default_factory=dict)
     origin: CallOrigin | None = None
+    cache: CacheHint | None = None
 
     @property
     def source(self) -> Literal["model", "edited", "added"]:
@@ -211,6 +226,7 @@ class ToolResultBlock(_Model):
     tool_use_id: str
     content: list[ResultPart] = Field(default_factory=list)
     is_error: bool = False
+    cache: CacheHint | None = None
 
     _text_shorthand = field_validator("content", mode="before")(_text_as_block)
 
@@ -266,6 +282,8 @@ class ToolSpec(_Model):
     input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
     #: Calls must match ``input_schema`` exactly (a grammar guarantees it on text backends).
     strict: bool = False
+    #: A prompt-cache breakpoint after this tool (:class:`CacheHint`).
+    cache: CacheHint | None = None
 
 
 class ToolChoice(_Model):
@@ -376,8 +394,22 @@ StopReason = Literal[
 
 
 class Usage(_Model):
+    """Token counts of one call. ``input_tokens`` are the prompt tokens neither read from
+    nor written to a prompt cache (the Messages API's meaning); the whole prompt is
+    ``input_tokens + cache_read_input_tokens + cache_creation_input_tokens``.
+    ``cache_creation_by_ttl`` splits the written tokens by the entry's ttl (``5m``, ``1h``)
+    where the provider says so."""
+
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_creation_by_ttl: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def prompt_tokens(self) -> int:
+        """The whole prompt: uncached, read from and written to the cache."""
+        return self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
 
 
 class Response(_Model):
