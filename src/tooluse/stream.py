@@ -46,6 +46,7 @@ __all__ = [
     "accumulate",
     "checked",
     "events_from_response",
+    "merge_usage",
     "terminated",
     "tool_input",
 ]
@@ -132,6 +133,13 @@ StreamEvent = Annotated[
 ]
 
 
+def merge_usage(start: Usage, end: Usage) -> Usage:
+    """A stream's usage: what its start told (the input side), each count the end gives
+    (non-zero) over it. APIs tell the output at the end, some the input too."""
+    counts = {key: value for key, value in end if value}
+    return start.model_copy(update=counts, deep=True) if counts else start.model_copy(deep=True)
+
+
 class Accumulator:
     """Folds events into a response, one event at a time (so a consumer can look at the
     response so far, e.g. to show a tool call as soon as its block stops)."""
@@ -154,9 +162,7 @@ class Accumulator:
         r = self.response
         if isinstance(event, MessageStart):
             r.id, r.model = event.id, event.model
-            r.usage = Usage(
-                input_tokens=event.usage.input_tokens, output_tokens=event.usage.output_tokens
-            )
+            r.usage = event.usage.model_copy(deep=True)
         elif isinstance(event, BlockStart):
             if event.index in self._index_map:
                 raise WireFormatError(f"content block {event.index} started twice")
@@ -196,10 +202,7 @@ class Accumulator:
         elif isinstance(event, MessageDelta):
             r.stop_reason = event.stop_reason
             r.stop_sequence = event.stop_sequence
-            if event.usage.output_tokens:
-                r.usage.output_tokens = event.usage.output_tokens
-            if event.usage.input_tokens:
-                r.usage.input_tokens = event.usage.input_tokens
+            r.usage = merge_usage(r.usage, event.usage)
 
     def _finish_block(self, index: int, *, complete: bool) -> None:
         block = self._block(index)
@@ -353,7 +356,7 @@ def events_from_response(response: Response, *, chunk_size: int = 0) -> Iterator
     yield MessageStart(
         id=response.id,
         model=response.model,
-        usage=Usage(input_tokens=response.usage.input_tokens),
+        usage=response.usage.model_copy(update={"output_tokens": 0}, deep=True),
     )
     for index, block in enumerate(response.content):
         if isinstance(block, TextBlock):
