@@ -29,6 +29,7 @@ from typing import Any, Literal, Unpack
 from ..errors import BackendError
 from ..prompting.grammar import ToolGrammar
 from ..prompting.matcher import Matcher, MatchState
+from ..prompting.per_context import PerContext
 from ..prompting.text_backend import (
     Generation,
     GenerationOptions,
@@ -67,6 +68,10 @@ def _utf8_length(lead: int) -> int:
 
 class LlamaTextBackend:
     """A :class:`~tooluse.prompting.text_backend.TextBackend` over a loaded GGUF model."""
+
+    #: How the last generation in the current context ended, also when its consumer stopped
+    #: early (set in the requesting thread, with slots too: :mod:`~tooluse.prompting.per_context`).
+    last_end: PerContext[TextEnd | None] = PerContext(lambda: None)
 
     def __init__(
         self,
@@ -111,8 +116,6 @@ class LlamaTextBackend:
         #: ``think_tags`` says (:mod:`tooluse.prompting.thinking`).
         self.think_tags = mentions_think(self._formatter.template) if think_tags is None \
             else think_tags
-        #: How the last generation ended (kept even when its consumer stopped early).
-        self.last_end: TextEnd | None = None
 
     # -- prompt -------------------------------------------------------------------------------
     def render(self, messages: Sequence[TextMessage], prefill: str = "",

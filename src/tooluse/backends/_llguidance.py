@@ -182,7 +182,7 @@ def generate(backend: LlamaTextBackend, seq: Seq, matcher: Any, prompt: str,
              system: str = "") -> Iterator[str | TextEnd]:
     """One constrained turn under ``matcher`` in the sequence ``seq`` (``prompt``
     tokenized as ``tokens``): text as it comes, then the :class:`TextEnd` (also stored in
-    ``backend.last_end``), as the fast engine's turn gives them."""
+    ``backend.last_end``, for the current context), as the fast engine's turn gives them."""
     import numpy as np
     from llguidance.numpy import allocate_token_bitmask
 

@@ -59,6 +59,7 @@ import httpx2
 from ..errors import BackendError
 from ..prompting.backend import PromptToolsBackend
 from ..prompting.grammar import GrammarLimits, ToolGrammar
+from ..prompting.per_context import PerContext
 from ..prompting.text_backend import (
     Generation,
     GenerationOptions,
@@ -168,6 +169,11 @@ class OpenAIChatTextBackend(UsesUpstream):
       first chunk arrives.
     """
 
+    #: How the last generation in the current context ended, kept when its consumer
+    #: stopped early (:class:`~tooluse.prompting.per_context.PerContext`: concurrent
+    #: requests each see their own).
+    last_end: PerContext[TextEnd | None] = PerContext(lambda: None)
+
     def __init__(
         self,
         model: str | None = None,
@@ -213,8 +219,6 @@ class OpenAIChatTextBackend(UsesUpstream):
         self.think_tags = think_tags
         check_options(type(self).__name__, options, UPSTREAM_KEYS)
         self.upstream = Upstream("openai-prompt", error_from_body, **options)
-        #: How the last generation ended (kept when its consumer stopped early).
-        self.last_end: TextEnd | None = None
 
     @property
     def endpoint(self) -> str:

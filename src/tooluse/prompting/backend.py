@@ -49,6 +49,7 @@ from .grammar import (
     ToolGrammar,
     tool_call_grammar,
 )
+from .per_context import PerContext
 from .text_backend import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
 from .text_prompt import build_text_prompt, reminded
 from .thinking import ThinkSplitter
@@ -92,6 +93,16 @@ class PromptToolsBackend(Backend):
 
     name = "prompt"
 
+    #: Timings and token counts of the last turn made through this instance in the current
+    #: context (:class:`~.per_context.PerContext`: this thread, or this request's worker),
+    #: for a caller that reads them right after its call (benchmarks, the demo, the eval
+    #: harness); concurrent requests each see their own. None before any turn there. Every
+    #: request's own are also in its trace (:mod:`tooluse.trace`: the turn's passes and
+    #: ``diagnostics``).
+    last_end: PerContext[TextEnd | None] = PerContext(lambda: None)
+    #: Tools retrieval left out of the prompt of the last turn in the current context.
+    last_left_out: PerContext[list[str]] = PerContext(list)
+
     def __init__(
         self,
         text_backend: TextBackend,
@@ -125,13 +136,6 @@ class PromptToolsBackend(Backend):
         self.none_reminder = none_reminder
         self.think_tags = bool(getattr(text_backend, "think_tags", False)) \
             if think_tags is None else think_tags
-        #: Timings and token counts of the last request on this instance, for one caller
-        #: at a time (benchmarks, the demo): concurrent requests overwrite it. Each
-        #: request's own are in its trace (:mod:`tooluse.trace`: the turn's passes and
-        #: ``diagnostics``).
-        self.last_end: TextEnd | None = None
-        #: Tools retrieval left out of the last request's prompt.
-        self.last_left_out: list[str] = []
 
     def _prompt(self, request: Request) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
         try:
@@ -149,15 +153,16 @@ class PromptToolsBackend(Backend):
         """The tokens of the rendered prompt (exact), when the text backend can count."""
         if not isinstance(self.text_backend, CountingTextBackend):
             return None
-        messages, prefill, _, _ = self._prompt(self._retrieve(request))
+        messages, prefill, _, _ = self._prompt(self._retrieve(request)[0])
         return self.text_backend.prompt_tokens(messages, prefill)
 
     def stream(self, request: Request) -> Iterator[StreamEvent]:
-        request = self._retrieve(request)
+        request, left_out = self._retrieve(request)
+        self.last_left_out = left_out
         messages, prefill, stops, grammar = self._prompt(request)
         if (turn := current_turn()) is not None:
             turn.text_prompt(messages)
-            turn.tools_left_out = list(self.last_left_out)
+            turn.tools_left_out = list(left_out)
         if isinstance(self.text_backend, CountingTextBackend):
             # Known before the first event: the gateway answers an HTTP error, not a stream.
             used = self.text_backend.prompt_tokens(messages, prefill)
@@ -262,8 +267,8 @@ class PromptToolsBackend(Backend):
         end.timings.update(planned)
         if emitter.dropped:
             end.timings["optional_dropped"] = float(emitter.dropped)
-        if self.last_left_out:
-            end.timings["tools_left_out"] = float(len(self.last_left_out))
+        if left_out:
+            end.timings["tools_left_out"] = float(len(left_out))
         self.last_end = end
         if turn is not None:
             turn.diagnostics = dict(end.timings)
@@ -274,11 +279,10 @@ class PromptToolsBackend(Backend):
         )
         yield MessageStop()
 
-    def _retrieve(self, request: Request) -> Request:
-        """The request with the tools the preset offers (all, without one); the names
-        left out are kept in :attr:`last_left_out`."""
-        request, self.last_left_out = self.assist.select_tools(request)
-        return request
+    def _retrieve(self, request: Request) -> tuple[Request, list[str]]:
+        """The request with the tools the preset offers (all, without one), and the names
+        it left out."""
+        return self.assist.select_tools(request)
 
     def _plan(self, request: Request, messages: list[TextMessage], prefill: str,
               grammar: ToolGrammar) -> tuple[str, ToolGrammar, Plan]:
@@ -356,6 +360,7 @@ class PromptToolsBackend(Backend):
         turn = current_turn()
         if turn is not None and written is None:
             written = []
+        before = getattr(self.text_backend, "last_end", None)
         chunks = self.text_backend.generate_text(messages, prefill=prefill, grammar=grammar,
                                                  **options)
         end: TextEnd | None = None
@@ -385,8 +390,12 @@ class PromptToolsBackend(Backend):
             if close is not None:
                 close()  # release the model (its lock) when the turn ends early
         if end is None:
+            # Stopped before its end came: the text backend kept it while closing, in this
+            # context (its ``last_end`` is per context: :mod:`.per_context`), unless it
+            # keeps none (then the value is the one from before this generation).
             last = getattr(self.text_backend, "last_end", None)
-            end = last if isinstance(last, TextEnd) else TextEnd(reason="end")
+            end = last if isinstance(last, TextEnd) and last is not before \
+                else TextEnd(reason="end")
             end.reason, end.stop_sequence = "end", None
         if malformed:
             end.timings["stopped_at_malformed_call"] = 1.0
