@@ -226,14 +226,6 @@ def test_final_assistant_prefill_may_be_empty_or_partial() -> None:
     assert codec.decode_request(data).messages[-1].text() == "<thinking>"
 
 
-def test_cache_control_is_accepted() -> None:
-    data = load("anthropic_request_get_weather.json")
-    data["tools"][0]["cache_control"] = {"type": "ephemeral"}
-    data["system"] = [{"type": "text", "text": "Sé breve.", "cache_control": {"type": "ephemeral"}}]
-    req = codec.decode_request(data)
-    assert req.system == [TextBlock(text="Sé breve.")]
-
-
 # --- encoding: what the Messages API cannot carry -----------------------------------------
 
 

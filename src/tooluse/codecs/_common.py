@@ -30,6 +30,7 @@ from ..messages import (
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
+    Usage,
 )
 from ..tools.names import NAME_PATTERN as TOOL_NAME
 
@@ -158,6 +159,21 @@ def data_url(media_type: str, data: str) -> str:
     return f"data:{media_type};base64,{data}"
 
 
+def count(value: Any) -> int:
+    """A token count of a usage object from an upstream (a missing, null, negative or
+    non-integer one is 0)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def usage_of_totals(prompt: Any, output: Any, cached: Any, written: Any = 0) -> Usage:
+    """The usage of an API whose prompt count includes the cached tokens (OpenAI's
+    ``prompt_tokens`` / ``input_tokens`` with their ``cached_tokens`` detail): the cached
+    and written tokens taken out of the neutral ``input_tokens``."""
+    read, write = count(cached), count(written)
+    return Usage(input_tokens=max(count(prompt) - read - write, 0), output_tokens=count(output),
+                 cache_read_input_tokens=read, cache_creation_input_tokens=write)
+
+
 def json_text(value: Any) -> str:
     """A JSON tool-result part as text, for targets that carry only text results."""
     return json.dumps(value, ensure_ascii=False)
@@ -166,7 +182,7 @@ def json_text(value: Any) -> str:
 def image_placeholder(image: ImageBlock) -> TextBlock:
     """The documented non-strict stand-in for an image a target cannot carry."""
     what = image.url if image.url is not None else f"{image.media_type} image"
-    return TextBlock(text=f"[image omitted: {what}]")
+    return TextBlock(text=f"[image omitted: {what}]", cache=image.cache)
 
 
 def unsupported(

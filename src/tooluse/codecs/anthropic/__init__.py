@@ -14,6 +14,7 @@ The codec is split by concern; this module only re-exports the names callers use
 - :mod:`.stream` — SSE stream events;
 - :mod:`.thinking` — thinking blocks and the ``thinking`` setting (what the API takes back:
   :func:`sendable`);
+- :mod:`.cache` — ``cache_control`` breakpoints and the usage's cache counts;
 - :mod:`.errors` — error bodies and status codes.
 """
 

@@ -86,9 +86,8 @@ class _Tool(WireModel):
 
 
 #: A custom tool's fields beyond what :class:`~tooluse.messages.ToolSpec` carries (kept for
-#: an Anthropic upstream).
-TOOL_EXTRAS = ("cache_control", "defer_loading", "input_examples", "eager_input_streaming",
-               "allowed_callers")
+#: an Anthropic upstream; ``cache_control`` is the tool's :class:`~tooluse.messages.CacheHint`).
+TOOL_EXTRAS = ("defer_loading", "input_examples", "eager_input_streaming", "allowed_callers")
 
 
 class _ServerTool(LenientModel):
@@ -252,6 +251,9 @@ _CHOICES: dict[str, type[WireModel]] = {
 class _UsageOut(LenientModel):
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_input_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+    cache_creation: dict[str, Any] | None = None
 
 
 class _ResponseIn(LenientModel):

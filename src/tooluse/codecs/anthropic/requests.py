@@ -13,7 +13,8 @@ field shapes follow the real API:
   ``tool_result`` must answer a ``tool_use`` of the turn before;
 - ``tool_choice`` needs ``tools`` and, for ``{"type": "tool"}``, one of their names.
 
-``cache_control`` hints are accepted and dropped (they change billing, not meaning).
+``cache_control`` breakpoints become :class:`~tooluse.messages.CacheHint` on their block
+or tool and go back where they were (:mod:`.cache`).
 Thinking blocks and the ``thinking`` setting are carried by the rules of :mod:`.thinking`.
 ``stream`` is validated but is not part of :class:`~tooluse.messages.Request`: read it with
 :func:`stream_requested`.
@@ -81,6 +82,7 @@ from ._wire import (
     _ToolUse,
     _UrlSource,
 )
+from .cache import hint, with_control
 
 _ROLE_BLOCKS = {
     "user": ("text", "image", "tool_result", "document", "search_result"),
@@ -125,9 +127,10 @@ def _image(block: _Image, path: Path) -> ImageBlock:
     source = dispatch(block.source, (*path, "source"), _SOURCES)
     if isinstance(source, _Base64Source):
         _check_image(source, (*path, "source", "data"))
-        return ImageBlock(media_type=source.media_type, data=source.data)
+        return ImageBlock(media_type=source.media_type, data=source.data,
+                          cache=hint(block.cache_control))
     assert isinstance(source, _UrlSource)
-    return ImageBlock(url=source.url)
+    return ImageBlock(url=source.url, cache=hint(block.cache_control))
 
 
 def _check_image(source: _Base64Source, path: Path) -> None:
@@ -145,10 +148,10 @@ def _check_image(source: _Base64Source, path: Path) -> None:
         )
 
 
-def _text(text: str, path: Path) -> TextBlock:
+def _text(text: str, path: Path, block: _Text | None = None) -> TextBlock:
     if not text:
         raise WireFormatError("text content blocks must be non-empty", (*path, "text"))
-    return TextBlock(text=text)
+    return TextBlock(text=text, cache=hint(block.cache_control) if block is not None else None)
 
 
 def _document(block: _Document, path: Path) -> TextBlock:
@@ -172,14 +175,16 @@ def _document(block: _Document, path: Path) -> TextBlock:
             (*path, "source", "type"),
         )
     head = [x for x in (block.title, block.context) if x]
-    return _text("\n\n".join([*head, body]), path)
+    return _text("\n\n".join([*head, body]), path).model_copy(
+        update={"cache": hint(block.cache_control)})
 
 
 def _search_result(block: _SearchResult, path: Path) -> TextBlock:
     """A search result is carried as text: its title, source and content."""
     content = "\n\n".join(_text(p.text, (*path, "content", k)).text
                            for k, p in enumerate(block.content))
-    return TextBlock(text=f"{block.title}\n{block.source}\n\n{content}")
+    return TextBlock(text=f"{block.title}\n{block.source}\n\n{content}",
+                     cache=hint(block.cache_control))
 
 
 def _result_content(content: Any, path: Path) -> list[TextBlock | ImageBlock]:
@@ -193,7 +198,7 @@ def _result_content(content: Any, path: Path) -> list[TextBlock | ImageBlock]:
     for k, raw in enumerate(content):
         part = dispatch(raw, (*path, k), _RESULT_PARTS)
         if isinstance(part, _Text):
-            parts.append(_text(part.text, (*path, k)))
+            parts.append(_text(part.text, (*path, k), part))
         elif isinstance(part, _Document):
             parts.append(_document(part, (*path, k)))
         elif isinstance(part, _SearchResult):
@@ -213,7 +218,7 @@ def _block(raw: Any, path: Path, role: str) -> ContentBlock:
     if isinstance(block, (_Thinking, _RedactedThinking)):
         return thinking.decode_block(block)
     if isinstance(block, _Text):
-        return _text(block.text, path)
+        return _text(block.text, path, block)
     if isinstance(block, _Image):
         return _image(block, path)
     if isinstance(block, _Document):
@@ -221,12 +226,14 @@ def _block(raw: Any, path: Path, role: str) -> ContentBlock:
     if isinstance(block, _SearchResult):
         return _search_result(block, path)
     if isinstance(block, _ToolUse):
-        return ToolUseBlock(id=block.id, name=block.name, input=block.input)
+        return ToolUseBlock(id=block.id, name=block.name, input=block.input,
+                            cache=hint(block.cache_control))
     assert isinstance(block, _ToolResult)
     return ToolResultBlock(
         tool_use_id=block.tool_use_id,
         content=list(_result_content(block.content, (*path, "content"))),
         is_error=bool(block.is_error),
+        cache=hint(block.cache_control),
     )
 
 
@@ -241,7 +248,7 @@ def _system_message(msg: _Message, path: Path) -> list[TextBlock]:
     for k, raw in enumerate(msg.content):
         block = dispatch(raw, (*path, "content", k), {"text": _Text})
         assert isinstance(block, _Text)
-        out.append(_text(block.text, (*path, "content", k)))
+        out.append(_text(block.text, (*path, "content", k), block))
     return out
 
 
@@ -296,7 +303,7 @@ def _system(system: Any) -> list[TextBlock]:
     for k, raw in enumerate(system):
         block = dispatch(raw, ("system", k), {"text": _Text})
         assert isinstance(block, _Text)
-        out.append(_text(block.text, ("system", k)))
+        out.append(_text(block.text, ("system", k), block))
     return out
 
 
@@ -319,7 +326,8 @@ def _tools(tools: list[Any] | None, passthrough: Passthrough) -> list[ToolSpec]:
             if extras:
                 passthrough.tool_fields[name] = extras
             specs.append(ToolSpec(name=name, description=tool.description or "",
-                                  input_schema=tool.input_schema, strict=bool(tool.strict)))
+                                  input_schema=tool.input_schema, strict=bool(tool.strict),
+                                  cache=hint(tool.cache_control)))
         if name in names:
             raise WireFormatError("Tool names must be unique.", ("tools", k, "name"))
         names.add(name)
@@ -415,6 +423,10 @@ def decode_request(data: Any) -> Request:
 
 
 def _encode_image(image: ImageBlock, path: Path, strict: bool) -> dict[str, Any]:
+    return with_control(_image_body(image, path, strict), image.cache)
+
+
+def _image_body(image: ImageBlock, path: Path, strict: bool) -> dict[str, Any]:
     if image.url is not None:
         return {"type": "image", "source": {"type": "url", "url": image.url}}
     if image.media_type not in IMAGE_MEDIA_TYPES:
@@ -436,20 +448,26 @@ def _encode_result(block: ToolResultBlock, path: Path, strict: bool) -> dict[str
     parts: list[dict[str, Any]] = []
     for k, part in enumerate(block.content):
         if isinstance(part, TextBlock):
-            parts.append({"type": "text", "text": part.text})
+            parts.append(with_control({"type": "text", "text": part.text}, part.cache))
         elif isinstance(part, JsonBlock):
             # Documented conversion: Messages results carry no JSON parts, so the value
             # travels as its JSON text.
             parts.append({"type": "text", "text": json_text(part.value)})
         else:
             parts.append(_encode_image(part, (*path, "content", k), strict))
-    if len(parts) == 1 and parts[0]["type"] == "text":
-        out["content"] = parts[0]["text"]
-    elif parts:
-        out["content"] = parts
+    if parts:
+        out["content"] = _shorthand(parts)
     if block.is_error:
         out["is_error"] = True
-    return out
+    return with_control(out, block.cache)
+
+
+def _shorthand(blocks: list[dict[str, Any]]) -> Any:
+    """One text block without a breakpoint is written as its string, as the API's own
+    examples do; anything else as the list."""
+    if len(blocks) == 1 and blocks[0]["type"] == "text" and "cache_control" not in blocks[0]:
+        return blocks[0]["text"]
+    return blocks
 
 
 def _encode_block(block: ContentBlock, path: Path, role: str, strict: bool
@@ -458,11 +476,12 @@ def _encode_block(block: ContentBlock, path: Path, role: str, strict: bool
     if isinstance(block, (ThinkingBlock, RedactedThinkingBlock)):
         return thinking.encode_history(block, path, role, strict)
     if isinstance(block, TextBlock):
-        return {"type": "text", "text": block.text}
+        return with_control({"type": "text", "text": block.text}, block.cache)
     if isinstance(block, ImageBlock):
         return _encode_image(block, path, strict)
     if isinstance(block, ToolUseBlock):
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+        return with_control({"type": "tool_use", "id": block.id, "name": block.name,
+                             "input": block.input}, block.cache)
     return _encode_result(block, path, strict)
 
 
@@ -481,20 +500,14 @@ def encode_request(req: Request, *, strict: bool = True) -> dict[str, Any]:
         unsupported("the Messages API requires a model", ("model",), TARGET, strict)
         out["model"] = ""
     if req.system:
-        out["system"] = (
-            req.system[0].text
-            if len(req.system) == 1
-            else [{"type": "text", "text": b.text} for b in req.system]
-        )
+        out["system"] = _shorthand([with_control({"type": "text", "text": b.text}, b.cache)
+                                    for b in req.system])
     messages = []
     for i, msg in enumerate(req.messages):
         encoded = (_encode_block(b, ("messages", i, "content", j), msg.role, strict)
                    for j, b in enumerate(msg.content))
         blocks = [b for b in encoded if b is not None]
-        content: Any = blocks
-        if len(blocks) == 1 and blocks[0]["type"] == "text":
-            content = blocks[0]["text"]
-        messages.append({"role": msg.role, "content": content})
+        messages.append({"role": msg.role, "content": _shorthand(blocks)})
     out["messages"] = messages
     forward = req.passthrough if req.passthrough is not None and req.passthrough.api == TARGET else None
     if req.tools or (forward is not None and forward.tools):
@@ -545,4 +558,4 @@ def _encode_tool(tool: ToolSpec, extra: Passthrough | None) -> dict[str, Any]:
         out["strict"] = True
     if extra is not None:
         out.update(extra.tool_fields.get(tool.name, {}))
-    return out
+    return with_control(out, tool.cache)

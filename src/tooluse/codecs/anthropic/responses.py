@@ -17,7 +17,6 @@ from ...messages import (
     TextBlock,
     ThinkingBlock,
     ToolUseBlock,
-    Usage,
 )
 from .._common import LenientModel, Path, dispatch, validate
 from . import thinking
@@ -28,8 +27,8 @@ from ._wire import (
     _TextOut,
     _ThinkingOut,
     _ToolUseOut,
-    _UsageOut,
 )
+from .cache import decode_usage, encode_usage
 
 _STOP_IN = {
     "end_turn": "end_turn",
@@ -85,7 +84,6 @@ def _response_block(raw: Any, path: Path
 def decode_response(data: Any) -> Response:
     """A Messages API response body -> :class:`Response`."""
     resp = validate(_ResponseIn, data, ())
-    usage = resp.usage or _UsageOut()
     return Response(
         id=resp.id,
         model=resp.model,
@@ -93,7 +91,7 @@ def decode_response(data: Any) -> Response:
                  if not server_side_block(b)],
         stop_reason=_stop_reason(resp.stop_reason, ("stop_reason",)),
         stop_sequence=resp.stop_sequence,
-        usage=Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens),
+        usage=decode_usage(data.get("usage")),
     )
 
 
@@ -117,8 +115,5 @@ def encode_response(resp: Response) -> dict[str, Any]:
         "content": [_response_block_out(b, ("content", k)) for k, b in enumerate(resp.content)],
         "stop_reason": _STOP_OUT[resp.stop_reason] if resp.stop_reason else None,
         "stop_sequence": resp.stop_sequence,
-        "usage": {
-            "input_tokens": resp.usage.input_tokens,
-            "output_tokens": resp.usage.output_tokens,
-        },
+        "usage": encode_usage(resp.usage),
     }

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...errors import WireFormatError
-from ...messages import RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from ...messages import RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolUseBlock
 from ...stream import (
     BlockStart,
     BlockStop,
@@ -34,6 +34,7 @@ from ...stream import (
     ToolInputDelta,
 )
 from .._common import Path
+from .cache import decode_usage, encode_usage
 from .errors import backend_error
 from .responses import _STOP_OUT, _response_block, _stop_reason, server_side_block
 
@@ -41,11 +42,11 @@ from .responses import _STOP_OUT, _response_block, _stop_reason, server_side_blo
 def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
     """Neutral events -> Messages SSE event payloads (each has its ``type``; the SSE
     ``event:`` name is that type). No ``ping``: the server adds those."""
-    input_tokens = 0
+    started: dict[str, Any] = {}
     thoughts: dict[int, _Thought] = {}
     for event in events:
         if isinstance(event, MessageStart):
-            input_tokens = event.usage.input_tokens
+            started = encode_usage(event.usage)
             yield {
                 "type": "message_start",
                 "message": {
@@ -56,7 +57,7 @@ def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
                     "content": [],
                     "stop_reason": None,
                     "stop_sequence": None,
-                    "usage": {"input_tokens": input_tokens, "output_tokens": event.usage.output_tokens},
+                    "usage": started,
                 },
             }
         elif isinstance(event, BlockStart):
@@ -78,9 +79,11 @@ def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
                 yield _delta(event.index, {"type": "signature_delta", "signature": thought.signature})
             yield {"type": "content_block_stop", "index": event.index}
         elif isinstance(event, MessageDelta):
-            usage: dict[str, Any] = {"output_tokens": event.usage.output_tokens}
-            if event.usage.input_tokens and event.usage.input_tokens != input_tokens:
-                usage["input_tokens"] = event.usage.input_tokens
+            # The input side again only where the end corrects the start (the API's own
+            # message_delta repeats it; clients read it from either).
+            usage = {key: value for key, value in encode_usage(event.usage).items()
+                     if value and value != started.get(key) and key != "output_tokens"}
+            usage["output_tokens"] = event.usage.output_tokens
             yield {
                 "type": "message_delta",
                 "delta": {
@@ -179,14 +182,10 @@ def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
             raise backend_error(data)
         if kind == "message_start":
             message = _get(data, "message", dict, path)
-            usage = message.get("usage") or {}
             yield MessageStart(
                 id=message.get("id") or "",
                 model=message.get("model"),
-                usage=Usage(
-                    input_tokens=usage.get("input_tokens") or 0,
-                    output_tokens=usage.get("output_tokens") or 0,
-                ),
+                usage=decode_usage(message.get("usage")),
             )
         elif kind == "content_block_start":
             index = _get(data, "index", int, path)
@@ -229,14 +228,10 @@ def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
             yield BlockStop(index=_get(data, "index", int, path))
         elif kind == "message_delta":
             delta = data.get("delta") or {}
-            usage = data.get("usage") or {}
             yield MessageDelta(
                 stop_reason=_stop_reason(delta.get("stop_reason"), (*path, "delta", "stop_reason")),
                 stop_sequence=delta.get("stop_sequence"),
-                usage=Usage(
-                    input_tokens=usage.get("input_tokens") or 0,
-                    output_tokens=usage.get("output_tokens") or 0,
-                ),
+                usage=decode_usage(data.get("usage")),
             )
         elif kind == "message_stop":
             yield MessageStop()

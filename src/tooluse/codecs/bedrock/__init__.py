@@ -32,7 +32,7 @@ and the reasoning setting in ``additionalModelRequestFields`` (``thinking``,
 The package's modules: :mod:`._wire` (pydantic wire models and shared constants),
 :mod:`.requests` (request decoding and encoding, boto3 binary mode included),
 :mod:`.responses`, :mod:`.stream` (ConverseStream events), :mod:`.reasoning` (reasoning
-blocks and settings) and :mod:`.errors` (error bodies, backend errors). This module re-exports what callers use.
+blocks and settings), :mod:`.cache` (``cachePoint`` blocks, the usage's cache counts) and :mod:`.errors` (error bodies, backend errors). This module re-exports what callers use.
 """
 
 from __future__ import annotations

@@ -62,6 +62,7 @@ class _Image(WireModel):
 
 class _CachePoint(WireModel):
     type: Literal["default"]
+    ttl: Literal["5m", "1h"] | None = None
 
 
 class _Message(WireModel):

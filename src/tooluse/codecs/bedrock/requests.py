@@ -13,6 +13,7 @@ from typing import Any
 
 from ...errors import WireFormatError
 from ...messages import (
+    CacheHint,
     ContentBlock,
     ImageBlock,
     JsonBlock,
@@ -46,7 +47,6 @@ from ._wire import (
     TARGET,
     TEXT_DOCUMENTS,
     _AdditionalFields,
-    _CachePoint,
     _Document,
     _Empty,
     _GuardText,
@@ -60,6 +60,7 @@ from ._wire import (
     _ToolSpec,
     _ToolUse,
 )
+from .cache import decode_hint, hinted, point, point_after
 from .reasoning import decode_block, decode_settings, encode_block, encode_settings
 
 __all__ = ["decode_request", "encode_request"]
@@ -167,7 +168,7 @@ def _guard_text(data: Any, path: Path) -> TextBlock:
     return _text(guard.text, (*path, key, "text"))
 
 
-def _block(data: Any, path: Path, role: str) -> ContentBlock | None:
+def _block(data: Any, path: Path, role: str) -> ContentBlock | CacheHint:
     key, value = one_key(
         data, path, ("text", "image", "toolUse", "toolResult", "cachePoint", "document",
                      "guardContent", "reasoningContent"), "ContentBlock"
@@ -181,8 +182,7 @@ def _block(data: Any, path: Path, role: str) -> ContentBlock | None:
     if key == "image":
         return _image(value, (*path, "image"))
     if key == "cachePoint":
-        validate(_CachePoint, value, (*path, key))
-        return None  # a caching hint, not content
+        return decode_hint(value, (*path, key))  # for the block before it
     if key == "document":
         return _document(value, (*path, key))
     if key == "guardContent":
@@ -216,8 +216,13 @@ def _turns(messages: list[Any], has_tool_config: bool) -> list[Turn]:
         blocks: list[tuple[Path, ContentBlock]] = []
         for j, b in enumerate(msg.content):
             block = _block(b, (*path, "content", j), msg.role)
-            if block is not None:
+            if not isinstance(block, CacheHint):
                 blocks.append(((*path, "content", j), block))
+                continue
+            before = blocks or (turns[-1].blocks if turns else [])
+            marked = hinted(before[-1][1], block) if before else None
+            if before and marked is not None:
+                before[-1] = (before[-1][0], marked)
         if not msg.content:
             raise WireFormatError(
                 "The content field in the Message object at " + f"messages.{i} is empty. Add a "
@@ -257,7 +262,9 @@ def _tools(config: _ToolConfig | None) -> tuple[list[ToolSpec], ToolChoice | Non
         path: Path = ("toolConfig", "tools", k)
         key, value = one_key(raw, path, ("toolSpec", "cachePoint"), "Tool")
         if key == "cachePoint":
-            validate(_CachePoint, value, (*path, key))
+            cache = decode_hint(value, (*path, key))
+            if specs:
+                specs[-1] = specs[-1].model_copy(update={"cache": cache})
             continue
         spec = validate(_ToolSpec, value, (*path, key))
         _, schema = one_key(spec.inputSchema, (*path, key, "inputSchema"), ("json",), "ToolInputSchema")
@@ -306,7 +313,9 @@ def decode_request(data: Any, model_id: str | None = None) -> Request:
         elif key == "guardContent":
             system.append(_guard_text(value, ("system", k, key)))
         else:
-            validate(_CachePoint, value, ("system", k, key))
+            cache = decode_hint(value, ("system", k, key))
+            if system:
+                system[-1] = system[-1].model_copy(update={"cache": cache})
     turns = _turns(req.messages, req.toolConfig is not None)
     tools, choice = _tools(req.toolConfig)
     inference = req.inferenceConfig or _Inference()
@@ -396,9 +405,10 @@ def _has_tool_blocks(req: Request) -> bool:
 
 def _tool_config(req: Request, strict: bool) -> dict[str, Any] | None:
     tools = [
-        {"toolSpec": {"name": t.name, **({"description": t.description} if t.description else {}),
-                      "inputSchema": {"json": public_schema(t.input_schema)}}}
-        for t in req.tools
+        wire for t in req.tools for wire in (
+            {"toolSpec": {"name": t.name, **({"description": t.description} if t.description else {}),
+                          "inputSchema": {"json": public_schema(t.input_schema)}}},
+            *([point(t.cache)] if t.cache else []))
     ]
     if not tools and _has_tool_blocks(req):
         unsupported(
@@ -447,13 +457,16 @@ def encode_request(req: Request, *, strict: bool = True, binary: bool = False) -
             encoded = _encode_block(b, path, strict, binary, msg.role)
             if encoded is not None:
                 blocks.append(encoded)
+                if (after := point_after(b)) is not None:
+                    blocks.append(after)
         if messages and messages[-1]["role"] == msg.role:
             messages[-1]["content"].extend(blocks)
         else:
             messages.append({"role": msg.role, "content": blocks})
     out["messages"] = messages
     if req.system:
-        out["system"] = [{"text": b.text} for b in req.system]
+        out["system"] = [wire for b in req.system
+                         for wire in ({"text": b.text}, *([point(b.cache)] if b.cache else []))]
     inference: dict[str, Any] = {}
     for key, value in (
         ("maxTokens", req.max_tokens),

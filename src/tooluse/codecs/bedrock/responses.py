@@ -18,10 +18,10 @@ from ...messages import (
     TextBlock,
     ThinkingBlock,
     ToolUseBlock,
-    Usage,
 )
 from .._common import Path, one_key, validate
-from ._wire import TARGET, _ResponseIn, _ToolUse, _UsageIn
+from ._wire import TARGET, _ResponseIn, _ToolUse
+from .cache import decode_usage, encode_usage
 from .reasoning import decode_block, encode_block
 from .requests import _text
 
@@ -64,7 +64,6 @@ def decode_response(data: Any) -> Response:
     """A Converse response -> :class:`Response` (id from boto3's ``ResponseMetadata`` when
     present)."""
     resp = validate(_ResponseIn, data, ())
-    usage = resp.usage or _UsageIn()
     extra = resp.additionalModelResponseFields or {}
     meta = resp.ResponseMetadata or {}
     stop_sequence = extra.get("stop_sequence")
@@ -76,7 +75,7 @@ def decode_response(data: Any) -> Response:
         ],
         stop_reason=_stop_reason(resp.stopReason, ("stopReason",)),
         stop_sequence=stop_sequence if isinstance(stop_sequence, str) else None,
-        usage=Usage(input_tokens=usage.inputTokens, output_tokens=usage.outputTokens),
+        usage=decode_usage(data.get("usage")),
     )
 
 
@@ -89,14 +88,6 @@ def _response_block_out(block: ContentBlock, path: Path) -> dict[str, Any] | Non
     if isinstance(block, ToolUseBlock):
         return {"toolUse": {"toolUseId": block.id, "name": block.name, "input": block.input}}
     raise ConversionError(f"a response cannot hold a {block.type} block", path, target=TARGET)
-
-
-def _usage(usage: Usage) -> dict[str, int]:
-    return {
-        "inputTokens": usage.input_tokens,
-        "outputTokens": usage.output_tokens,
-        "totalTokens": usage.input_tokens + usage.output_tokens,
-    }
 
 
 def encode_response(resp: Response, *, latency_ms: int = 0) -> dict[str, Any]:
@@ -112,7 +103,7 @@ def encode_response(resp: Response, *, latency_ms: int = 0) -> dict[str, Any]:
             }
         },
         "stopReason": resp.stop_reason or "end_turn",
-        "usage": _usage(resp.usage),
+        "usage": encode_usage(resp.usage),
         "metrics": {"latencyMs": latency_ms},
     }
     if resp.stop_sequence is not None:

@@ -30,24 +30,25 @@ from ...stream import (
     TextDelta,
     ThinkingDelta,
     ToolInputDelta,
+    merge_usage,
 )
 from .._common import Path, one_key
+from .cache import decode_usage, encode_usage
 from .errors import backend_error
 from .reasoning import log, redacted_data
-from .responses import _stop_reason, _usage
+from .responses import _stop_reason
 
 __all__ = ["decode_events", "encode_events"]
 
 def encode_events(events: Iterable[StreamEvent], *, latency_ms: int = 0) -> Iterator[dict[str, Any]]:
     """Neutral events -> ConverseStream events as boto3 yields them. Text blocks get no
     ``contentBlockStart`` (Bedrock sends none); usage arrives in the final ``metadata``."""
-    input_tokens = 0
-    usage = Usage()
+    started = usage = Usage()
     tool_blocks: set[int] = set()
     summaries: set[int] = set()  # thinking blocks whose summary was dropped (logged once)
     for event in events:
         if isinstance(event, MessageStart):
-            input_tokens = event.usage.input_tokens
+            started = usage = event.usage
             yield {"messageStart": {"role": "assistant"}}
         elif isinstance(event, BlockStart):
             if isinstance(event.block, ToolUseBlock):
@@ -89,16 +90,13 @@ def encode_events(events: Iterable[StreamEvent], *, latency_ms: int = 0) -> Iter
         elif isinstance(event, BlockStop):
             yield {"contentBlockStop": {"contentBlockIndex": event.index}}
         elif isinstance(event, MessageDelta):
-            usage = Usage(
-                input_tokens=event.usage.input_tokens or input_tokens,
-                output_tokens=event.usage.output_tokens,
-            )
+            usage = merge_usage(started, event.usage)
             stop: dict[str, Any] = {"stopReason": event.stop_reason or "end_turn"}
             if event.stop_sequence is not None:
                 stop["additionalModelResponseFields"] = {"stop_sequence": event.stop_sequence}
             yield {"messageStop": stop}
         elif isinstance(event, MessageStop):
-            yield {"metadata": {"usage": _usage(usage), "metrics": {"latencyMs": latency_ms}}}
+            yield {"metadata": {"usage": encode_usage(usage), "metrics": {"latencyMs": latency_ms}}}
 
 
 def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
@@ -208,8 +206,5 @@ def _message_delta(stop: dict[str, Any] | None, usage: dict[str, Any], path: Pat
     return MessageDelta(
         stop_reason=_stop_reason(stop.get("stopReason"), (*path, "stopReason")),
         stop_sequence=seq if isinstance(seq, str) else None,
-        usage=Usage(
-            input_tokens=int(usage.get("inputTokens") or 0),
-            output_tokens=int(usage.get("outputTokens") or 0),
-        ),
+        usage=decode_usage(usage),
     )

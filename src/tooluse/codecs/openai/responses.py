@@ -11,9 +11,9 @@ from typing import Any
 
 from ...errors import ConversionError, WireFormatError
 from ...messages import ContentBlock, Response, TextBlock, ThinkingBlock, ToolUseBlock, Usage
-from .._common import Path, validate
+from .._common import Path, usage_of_totals, validate
 from ._reasoning import ReasoningText, read_reasoning
-from ._wire import TARGET, _CallIn, _ResponseIn, _UsageIn
+from ._wire import TARGET, _CallIn, _ResponseIn
 from .requests import _arguments, _split_turn
 
 _FINISH_IN = {
@@ -61,22 +61,37 @@ def decode_response(data: Any) -> Response:
             id=call.id, name=call.function.name,
             input=_arguments(call.function.arguments, (*path, "tool_calls", k, "function", "arguments")),
         ))
-    usage = resp.usage or _UsageIn()
     return Response(
         id=resp.id,
         model=resp.model,
         content=content,
         stop_reason=_finish(choice.finish_reason, ("choices", 0, "finish_reason")),
-        usage=Usage(input_tokens=usage.prompt_tokens, output_tokens=usage.completion_tokens),
+        usage=usage_of(data.get("usage")),
     )
 
 
-def _usage(usage: Usage) -> dict[str, int]:
-    return {
-        "prompt_tokens": usage.input_tokens,
+def usage_of(usage: Any) -> Usage:
+    """A ``usage`` object (a completion's, a stream's last chunk's) -> :class:`Usage`:
+    ``prompt_tokens_details.cached_tokens`` are the cache reads, out of ``prompt_tokens``."""
+    if not isinstance(usage, dict):
+        return Usage()
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else 0
+    return usage_of_totals(usage.get("prompt_tokens"), usage.get("completion_tokens"), cached)
+
+
+def _usage(usage: Usage) -> dict[str, Any]:
+    """:class:`Usage` -> ``usage``: the whole prompt in ``prompt_tokens`` (cache writes
+    included: Chat has no field for them), the reads as ``cached_tokens`` when there are
+    some."""
+    out: dict[str, Any] = {
+        "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.output_tokens,
-        "total_tokens": usage.input_tokens + usage.output_tokens,
+        "total_tokens": usage.prompt_tokens + usage.output_tokens,
     }
+    if usage.cache_read_input_tokens:
+        out["prompt_tokens_details"] = {"cached_tokens": usage.cache_read_input_tokens}
+    return out
 
 
 def encode_response(resp: Response, *, created: int | None = None) -> dict[str, Any]:

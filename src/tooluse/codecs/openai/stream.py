@@ -27,12 +27,13 @@ from ...stream import (
     TextDelta,
     ThinkingDelta,
     ToolInputDelta,
+    merge_usage,
 )
 from .._common import Path, dropped
 from ._reasoning import SEPARATOR, read_reasoning
 from ._wire import TARGET
 from .errors import backend_error
-from .responses import _FINISH_OUT, _finish, _usage
+from .responses import _FINISH_OUT, _finish, _usage, usage_of
 
 
 def encode_events(
@@ -44,7 +45,7 @@ def encode_events(
     ident, model = "", None
     stamp = int(time.time()) if created is None else created
     calls: dict[int, int] = {}
-    input_tokens = 0
+    started = Usage()
     # Reasoning pieces (a block's text, each summary part) are joined by SEPARATOR, as in a
     # whole message: the piece being written, and whether any came before it.
     piece: tuple[int, int | None] | None = None
@@ -66,7 +67,7 @@ def encode_events(
 
     for event in events:
         if isinstance(event, MessageStart):
-            ident, model, input_tokens = event.id, event.model, event.usage.input_tokens
+            ident, model, started = event.id, event.model, event.usage
             yield chunk({"role": "assistant", "content": ""})
         elif isinstance(event, BlockStart):
             block = event.block
@@ -102,8 +103,7 @@ def encode_events(
             finish = _FINISH_OUT[event.stop_reason] if event.stop_reason else None
             yield chunk({}, finish)
             if include_usage:
-                usage = Usage(input_tokens=event.usage.input_tokens or input_tokens,
-                              output_tokens=event.usage.output_tokens)
+                usage = merge_usage(started, event.usage)
                 yield {"id": ident, "object": "chat.completion.chunk", "created": stamp, "model": model,
                        "choices": [], "usage": _usage(usage)}
 
@@ -147,8 +147,7 @@ class _StreamDecoder:
             yield MessageStart(id=str(data.get("id") or ""), model=data.get("model"))
         usage = data.get("usage")
         if isinstance(usage, dict):
-            self.usage = Usage(input_tokens=int(usage.get("prompt_tokens") or 0),
-                               output_tokens=int(usage.get("completion_tokens") or 0))
+            self.usage = usage_of(usage)
         choices = data.get("choices") or []
         if not isinstance(choices, list):
             raise WireFormatError("Input should be a valid list", (*path, "choices"))

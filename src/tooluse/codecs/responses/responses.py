@@ -32,7 +32,7 @@ from ...messages import (
     ToolUseBlock,
     Usage,
 )
-from .._common import Path, dropped, validate
+from .._common import Path, dropped, usage_of_totals, validate
 from ..openai.requests import _arguments
 from ._reasoning import block_item, decode_item
 from ._tools import CUSTOM_INPUT, ToolKinds, joined_name
@@ -87,13 +87,28 @@ def status_of(stop_reason: str | None) -> tuple[str, dict[str, str] | None]:
 
 
 def usage_body(usage: Usage) -> dict[str, Any]:
+    """:class:`Usage` -> ``usage``: the whole prompt in ``input_tokens``, its cache reads
+    and writes in ``input_tokens_details``."""
     return {
-        "input_tokens": usage.input_tokens,
-        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+        "input_tokens": usage.prompt_tokens,
+        "input_tokens_details": {"cached_tokens": usage.cache_read_input_tokens,
+                                 "cache_write_tokens": usage.cache_creation_input_tokens},
         "output_tokens": usage.output_tokens,
         "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": usage.input_tokens + usage.output_tokens,
+        "total_tokens": usage.prompt_tokens + usage.output_tokens,
     }
+
+
+def usage_of(usage: Any) -> Usage:
+    """A ``usage`` object (a response's) -> :class:`Usage`: ``cached_tokens`` and
+    ``cache_write_tokens`` of ``input_tokens_details`` are the cache reads and writes, out of
+    ``input_tokens``."""
+    if not isinstance(usage, dict):
+        return Usage()
+    details = usage.get("input_tokens_details")
+    details = details if isinstance(details, dict) else {}
+    return usage_of_totals(usage.get("input_tokens"), usage.get("output_tokens"),
+                           details.get("cached_tokens"), details.get("cache_write_tokens"))
 
 
 def output_item(block: ContentBlock, response_id: str, index: int, kinds: ToolKinds,
@@ -206,14 +221,12 @@ def decode_response(data: Any, /) -> Response:
     content: list[ContentBlock] = []
     for k, raw in enumerate(resp.output):
         content.extend(decode_output_item(raw, ("output", k)))
-    usage = resp.usage
     reason = resp.incomplete_details.reason if resp.incomplete_details is not None else None
     return Response(
         id=resp.id, model=resp.model, content=content,
         stop_reason=stop_reason_of(resp.status, reason,
                                    any(isinstance(b, ToolUseBlock) for b in content)),
-        usage=Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
-        if usage is not None else Usage(),
+        usage=usage_of(data.get("usage")),
     )
 
 

@@ -60,6 +60,7 @@ from ...stream import (
     TextDelta,
     ThinkingDelta,
     ToolInputDelta,
+    merge_usage,
 )
 from .._common import dropped, validate
 from ._reasoning import decode_item, reasoning_item
@@ -67,7 +68,7 @@ from ._tools import CUSTOM_INPUT, ToolKinds, joined_name
 from ._wire import TARGET, _ReasoningIn
 from .errors import backend_error, error_code, response_error
 from .requests import encode_call
-from .responses import echo_fields, envelope, item_id, status_of, stop_reason_of
+from .responses import echo_fields, envelope, item_id, status_of, stop_reason_of, usage_of
 
 #: The stream events of a reasoning item's parts the decoder reads (the ``.done`` ones
 #: repeat what the deltas brought; the finished item is read at ``output_item.done``).
@@ -140,7 +141,7 @@ class StreamEncoder:
             self.started = True
             self.response_id = self.response_id or event.id or "resp_"
             self.model = event.model
-            self.usage = Usage(input_tokens=event.usage.input_tokens)
+            self.usage = event.usage.model_copy(update={"output_tokens": 0})
             body = self._body("in_progress")
             yield self._event("response.created", response=body)
             yield self._event("response.in_progress", response=body)
@@ -164,11 +165,7 @@ class StreamEncoder:
             yield from self._stop(self.open.pop(event.index))
         elif isinstance(event, MessageDelta):
             self.stop_reason = event.stop_reason
-            if event.usage.input_tokens:
-                self.usage = Usage(input_tokens=event.usage.input_tokens,
-                                   output_tokens=self.usage.output_tokens)
-            self.usage = Usage(input_tokens=self.usage.input_tokens,
-                               output_tokens=event.usage.output_tokens)
+            self.usage = merge_usage(self.usage, event.usage)
         elif isinstance(event, MessageStop):
             status, incomplete = status_of(self.stop_reason)
             self.final = self._body(status, incomplete_details=incomplete)
@@ -437,8 +434,7 @@ class _StreamDecoder:
                 "function_call", "custom_tool_call") for o in response.get("output") or [])
             yield MessageDelta(
                 stop_reason=stop_reason_of(response.get("status"), details.get("reason"), calls),
-                usage=Usage(input_tokens=int(usage.get("input_tokens") or 0),
-                            output_tokens=int(usage.get("output_tokens") or 0)))
+                usage=usage_of(usage))
             yield MessageStop()
             self.ended = True
 
