@@ -58,6 +58,15 @@ __all__ = ["PromptToolsBackend", "build_text_prompt"]
 
 log = logging.getLogger("tooluse.prompting")
 
+
+def _usage(end: TextEnd) -> Usage:
+    """A generation's usage: the prompt tokens the text backend reused from its cache (the
+    prefix it had already decoded) are the cache reads, the rest the input."""
+    cached = min(end.cached_tokens, end.input_tokens)
+    return Usage(input_tokens=end.input_tokens - cached, output_tokens=end.output_tokens,
+                 cache_read_input_tokens=cached)
+
+
 class PromptToolsBackend(Backend):
     """Messages-API tool use over a text model (see the module docstring).
 
@@ -275,7 +284,7 @@ class PromptToolsBackend(Backend):
         yield MessageDelta(
             stop_reason=emitter.stop_reason(end),
             stop_sequence=end.stop_sequence if emitter.user_stop(end) else None,
-            usage=Usage(input_tokens=end.input_tokens, output_tokens=end.output_tokens),
+            usage=_usage(end),
         )
         yield MessageStop()
 
