@@ -199,6 +199,11 @@ def _system(text: str | None) -> list[TextBlock]:
 def _add_usage(total: Usage, usage: Usage) -> None:
     total.input_tokens += usage.input_tokens
     total.output_tokens += usage.output_tokens
+    total.cache_read_input_tokens += usage.cache_read_input_tokens
+    total.cache_creation_input_tokens += usage.cache_creation_input_tokens
+    for ttl, tokens in usage.cache_creation_by_ttl.items():
+        total.cache_creation_by_ttl = {**total.cache_creation_by_ttl,
+                                       ttl: total.cache_creation_by_ttl.get(ttl, 0) + tokens}
 
 
 def _after_forced(choice: ToolChoice | None) -> ToolChoice | None:
