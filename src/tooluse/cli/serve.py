@@ -1,4 +1,5 @@
-"""``tooluse serve``: run the gateway (Messages, Converse, Chat Completions) under uvicorn."""
+"""``tooluse serve``: run the gateway (Messages, Converse, Chat Completions) under uvicorn,
+in one process or, with ``--workers N``, in N (:mod:`tooluse.server.workers`)."""
 
 from __future__ import annotations
 
@@ -76,6 +77,12 @@ def register(sub: Any) -> None:
         "model's context with its own prompt cache, in one batch per step (1: one at a "
         "time; default: two per core, at most 8, fewer if memory is short; /health shows "
         "their use). Same as -o slots=N")
+    p.add_argument(
+        "--workers", type=int, default=1, metavar="N",
+        help="remote backends: serve from N processes (uvicorn workers) on one port, each with "
+        "its own backend connection; what outlives a request is in the shared "
+        "--responses-store (and --trace) file or URL. Not for the local backend, which would "
+        "load the model N times: use --slots there (default: 1)")
     p.add_argument(
         "--ssl-certfile",
         metavar="PEM",
@@ -199,20 +206,19 @@ def _set_slots(args: argparse.Namespace, options: dict[str, Any]) -> None:
         options["slots"] = default_slots(model_bytes=size)
 
 
-def _log_to_stderr(level: str) -> None:
-    """The gateway's own log lines (``tooluse.*``: call origins, policy notes) on stderr at
-    ``level``, beside uvicorn's."""
-    import logging
-
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s: %(message)s"))
-    logger = logging.getLogger("tooluse")
-    logger.addHandler(handler)
-    try:
-        logger.setLevel(logging.DEBUG if level.lower() == "trace" else level.upper())
-    except ValueError:
-        logger.setLevel(logging.INFO)
-    logger.propagate = False
+def _check_workers(args: argparse.Namespace) -> None:
+    """ValueError when ``--workers`` cannot serve as asked."""
+    if args.workers < 1:
+        raise ValueError(f"--workers must be a positive integer, not {args.workers}")
+    if args.workers == 1:
+        return
+    if args.backend.partition(":")[0] == "local":
+        raise ValueError("--workers is for remote backends: each worker would load the local "
+                         "model again and they would share the cores; use --slots N to serve "
+                         "N requests at once from one model")
+    if args.responses_store == ":memory:":
+        raise ValueError("--responses-store :memory: is one process's: with --workers give a "
+                         "file or a postgresql:// URL the workers share")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -246,6 +252,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.preset:
         backend_options["preset"] = args.preset
     try:
+        _check_workers(args)
         _set_slots(args, backend_options)
     except ValueError as exc:
         print(f"tooluse serve: {exc}", file=sys.stderr)
@@ -255,12 +262,11 @@ def _run(args: argparse.Namespace) -> int:
         start_local_load(args.backend, backend_options)
     import ssl
 
-    from ..backends.registry import load_backend
-
     try:
         import uvicorn
 
-        from ..server import DEFAULT_MAX_BODY_BYTES, create_app
+        from ..server import DEFAULT_MAX_BODY_BYTES
+        from ..server.workers import ServeConfig, build_app, close_app, config_to_env, log_to_stderr
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
         print(f"tooluse serve needs the 'server' extra: pip install 'tooluse[server]' ({exc})",
               file=sys.stderr)
@@ -276,48 +282,51 @@ def _run(args: argparse.Namespace) -> int:
         print(f"tooluse serve: cannot start: {exc}", file=sys.stderr)
         return 2
     try:
-        backend: Any = args.backend
         upstream = _upstream_options(args)
-        options = {**backend_options, **upstream}
-        if options:
-            try:
-                backend = load_backend(args.backend, **options)
-            except TypeError as exc:
-                if upstream:
-                    raise ValueError(
-                        f"it takes no {', '.join(sorted(upstream))} option (the --upstream-* "
-                        "flags are for HTTP and Bedrock backends)") from None
-                raise ValueError(f"it does not take these options ({exc})") from None
-        app = create_app(
-            backend,
-            close_backend=True,
-            api_keys=keys,
-            aws_credentials=credentials,
-            max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
-            max_concurrency=args.max_concurrency,
-            responses_store=_responses_store(args),
-            trace=_trace_path(args),
+        config = ServeConfig(
+            backend=args.backend,
+            options={**backend_options, **upstream},
+            app={"api_keys": keys, "aws_credentials": credentials,
+                 "max_body_bytes": args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
+                 "max_concurrency": args.max_concurrency,
+                 "responses_store": _responses_store(args), "trace": _trace_path(args)},
+            log_level=args.log_level,
         )
+        try:  # with workers too: a bad option is one line here, not one per worker
+            app = build_app(config)
+        except TypeError as exc:
+            if upstream:
+                raise ValueError(
+                    f"it takes no {', '.join(sorted(upstream))} option (the --upstream-* "
+                    "flags are for HTTP and Bedrock backends)") from None
+            raise ValueError(f"it does not take these options ({exc})") from None
     except (ValueError, ImportError, OSError, BackendError) as exc:
         print(f"tooluse serve: cannot start with backend {args.backend!r}: {exc}", file=sys.stderr)
         return 2
-    _log_to_stderr(args.log_level)
+    log_to_stderr(args.log_level)
     scheme = "https" if args.ssl_certfile else "http"
     preset = getattr(getattr(app.state.gateway.backend, "assist", None), "name", "none")
     print(f"tooluse gateway on {scheme}://{args.host}:{args.port} (backend: {args.backend}"
-          + (f", preset: {preset}" if preset != "none" else "") + ")",
+          + (f", preset: {preset}" if preset != "none" else "")
+          + (f", {args.workers} workers" if args.workers > 1 else "") + ")",
           file=sys.stderr, flush=True)
     if app.state.trace_store is not None:
         print(f"traces in {app.state.trace_store.path}, page at {scheme}://{args.host}:"
               f"{args.port}/trace", file=sys.stderr, flush=True)
+    served: Any = app
+    if args.workers > 1:  # each worker builds its own from the same options
+        close_app(app)
+        config_to_env(config)
+        served = "tooluse.server.workers:app_from_env"
     try:
         uvicorn.run(
-            app,
+            served,
             host=args.host,
             port=args.port,
             log_level=args.log_level,
             ssl_certfile=args.ssl_certfile,
             ssl_keyfile=args.ssl_keyfile,
+            **({"workers": args.workers, "factory": True} if args.workers > 1 else {}),
         )
     except ssl.SSLError as exc:
         print(f"tooluse serve: cannot use the certificate: {exc}", file=sys.stderr)
