@@ -59,18 +59,29 @@ def upstream() -> Iterator[tuple[Any, RecordingBedrock]]:
         yield client(srv.url), recording
 
 
-def test_cache_points_are_accepted_and_ignored(scripted: Any) -> None:
+CACHED = {"system": [{"text": "be brief"}, {"cachePoint": {"type": "default", "ttl": "1h"}}],
+          "messages": [{"role": "user", "content": [{"text": "hi"}, {"cachePoint": {"type": "default"}}]}],
+          "toolConfig": TOOLS}
+
+
+def test_cache_points_are_hints_on_the_block_before(scripted: Any) -> None:
+    """A backend without a prompt cache the client steers answers as usual (the hint is
+    dropped by policy), and saw each point as the breakpoint of the block before it."""
     bedrock, backend = scripted
-    out = bedrock.converse(
-        modelId=MODEL,
-        system=[{"text": "be brief"}, {"cachePoint": {"type": "default"}}],
-        messages=[{"role": "user", "content": [{"text": "hi"}, {"cachePoint": {"type": "default"}}]}],
-        toolConfig=TOOLS,
-    )
+    out = bedrock.converse(modelId=MODEL, **CACHED)
     assert out["output"]["message"]["content"] == [{"text": "ok"}]
     seen = backend.requests[-1]
     assert [b.text for b in seen.system] == ["be brief"] and seen.messages[0].text() == "hi"
     assert [t.name for t in seen.tools] == ["get_time"]
+    assert seen.system[0].cache is not None and seen.system[0].cache.ttl == "1h"
+    assert seen.messages[0].content[0].cache is not None and seen.tools[0].cache is not None
+
+
+def test_cache_points_reach_a_bedrock_upstream_where_they_were(upstream: Any) -> None:
+    bedrock, recording = upstream
+    bedrock.converse(modelId=MODEL, **CACHED)
+    (call,) = recording.calls
+    assert {k: call[k] for k in CACHED} == CACHED
 
 
 def test_text_documents_are_carried_as_text(scripted: Any) -> None:
