@@ -118,8 +118,9 @@ def test_claude_code_thinks_through_the_gateway_to_an_anthropic_upstream(
     claude: Path, tmp_path: Path
 ) -> None:
     """Claude Code's own requests (``thinking: adaptive``, ``context_management``, the
-    ``interleaved-thinking`` beta) reach a fake Anthropic upstream as Claude Code sent them,
-    and its tool loop sends the upstream's signed thinking block back on the next turn."""
+    ``interleaved-thinking`` beta, its ``cache_control`` breakpoints) reach a fake Anthropic
+    upstream as Claude Code sent them, its tool loop sends the upstream's signed thinking
+    block back on the next turn, and the upstream's cache counts reach it."""
     import httpx2
     from test_server_messages_thinking import SIG, SIG2, _message, sse_bytes, sse_events
 
@@ -143,8 +144,11 @@ def test_claude_code_thinks_through_the_gateway_to_an_anthropic_upstream(
         # The answer names the model asked for, as the API's does: Claude Code leaves out
         # the history's thinking when the answer came from another model.
         message = {**(second if answered else first), "model": body["model"]}
+        message["usage"] = {**message["usage"], **CACHE_COUNTS}
         if body.get("stream"):
-            return httpx2.Response(200, content=sse_bytes(sse_events(message)),
+            events = sse_events(message)
+            events[0]["message"]["usage"].update(CACHE_COUNTS)
+            return httpx2.Response(200, content=sse_bytes(events),
                                    headers={"content-type": "text/event-stream"})
         return httpx2.Response(200, json=message)
 
@@ -175,9 +179,13 @@ def test_claude_code_thinks_through_the_gateway_to_an_anthropic_upstream(
             await app(scope, receive, send)
 
     with ServerThread(recording) as srv:
-        done = run_claude(claude, srv.url, tmp_path, "read notes.txt and tell me the secret word")
+        done = run_claude(claude, srv.url, tmp_path, "read notes.txt and tell me the secret word",
+                          "--output-format", "json")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "avocado" in done.stdout
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "avocado" in result["result"]
+    # the upstream's cache reads reached Claude Code's own usage
+    assert result["usage"]["cache_read_input_tokens"] >= CACHE_COUNTS["cache_read_input_tokens"]
     assert len(upstream) == len(sent) >= 2
     for client, (body, headers) in zip(sent, upstream, strict=True):
         assert body["thinking"] == client["thinking"]
@@ -195,3 +203,32 @@ def test_claude_code_thinks_through_the_gateway_to_an_anthropic_upstream(
             for b in (m["content"] if isinstance(m["content"], list) else [])
             if b.get("type") == "thinking"]
     assert {"type": "thinking", "thinking": "I should read the notes first.", "signature": SIG} in back
+    # every cache_control breakpoint Claude Code set reached the upstream on the same block
+    assert any(breakpoints(c) for c in sent)
+    assert [breakpoints(c) for c in sent] == [breakpoints(b) for b, _ in upstream]
+
+
+#: What the fake upstream says it read from and wrote to its prompt cache, each turn.
+CACHE_COUNTS = {"cache_read_input_tokens": 9000, "cache_creation_input_tokens": 700}
+
+
+def breakpoints(body: dict[str, Any]) -> list[tuple[str, str, str, Any]]:
+    """Each ``cache_control`` of a Messages body, in order: where (system, tools, messages),
+    the block's type, what names it (its text, id, tool_use_id or name), the control."""
+    found: list[tuple[str, str, str, Any]] = []
+
+    def visit(where: str, blocks: Any) -> None:
+        for block in blocks if isinstance(blocks, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if "cache_control" in block:
+                name = next((str(block[k]) for k in ("text", "id", "tool_use_id", "name")
+                             if k in block), "")
+                found.append((where, str(block.get("type")), name, block["cache_control"]))
+            visit(where, block.get("content"))
+
+    visit("system", body.get("system"))
+    visit("tools", body.get("tools"))
+    for message in body["messages"]:
+        visit("messages", message["content"])
+    return found
