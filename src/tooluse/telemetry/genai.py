@@ -27,6 +27,7 @@ from ..messages import (
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
+    Usage,
 )
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "response_attributes",
     "span_name",
     "tool_definitions",
+    "usage_attributes",
 ]
 
 Attributes = dict[str, Any]
@@ -136,12 +138,23 @@ def request_attributes(request: Request, provider: str, model: str | None, *,
     return attrs
 
 
+def usage_attributes(usage: Usage) -> Attributes:
+    """``gen_ai.usage.*``: the input counts the whole prompt, the cache reads and writes in
+    it (when there are some) under their own names, as the conventions ask."""
+    attrs: Attributes = {
+        "gen_ai.usage.input_tokens": usage.prompt_tokens,
+        "gen_ai.usage.output_tokens": usage.output_tokens,
+    }
+    if usage.cache_read_input_tokens:
+        attrs["gen_ai.usage.cache_read.input_tokens"] = usage.cache_read_input_tokens
+    if usage.cache_creation_input_tokens:
+        attrs["gen_ai.usage.cache_creation.input_tokens"] = usage.cache_creation_input_tokens
+    return attrs
+
+
 def response_attributes(response: Response, *, content: bool) -> Attributes:
     """The inference span's attributes from the model's answer."""
-    attrs: Attributes = {
-        "gen_ai.usage.input_tokens": response.usage.input_tokens,
-        "gen_ai.usage.output_tokens": response.usage.output_tokens,
-    }
+    attrs = usage_attributes(response.usage)
     if response.id:
         attrs["gen_ai.response.id"] = response.id
     if response.model:

@@ -43,6 +43,7 @@ from .genai import (
     result_text,
     span_name,
     tool_definitions,
+    usage_attributes,
 )
 
 if TYPE_CHECKING:
@@ -237,11 +238,7 @@ class AgentSpan(_Span):
 
     def record(self, response: Response, usage: Usage, iterations: int) -> None:
         """End with the run's outcome: its last answer and the tokens of all its turns."""
-        attributes: dict[str, Any] = {
-            "gen_ai.usage.input_tokens": usage.input_tokens,
-            "gen_ai.usage.output_tokens": usage.output_tokens,
-            "tooluse.run.iterations": iterations,
-        }
+        attributes: dict[str, Any] = {**usage_attributes(usage), "tooluse.run.iterations": iterations}
         if response.model:
             attributes["gen_ai.response.model"] = response.model
         reason = finish_reason(response.stop_reason)
