@@ -140,6 +140,27 @@ def test_requests_are_answered_by_two_worker_processes(gateway: tuple[int, set[i
     assert sum(served.values()) == 40
 
 
+def test_a_kept_alive_connection_is_answered_without_a_delayed_ack_wait(
+        gateway: tuple[int, set[int]]) -> None:
+    """The workers' connections have TCP_NODELAY: with the socket uvicorn binds for its
+    workers they did not (Kludex/uvicorn#3149), and every answer on a kept-alive
+    connection waited ~40 ms for the client's delayed ACK."""
+    port, _ = gateway
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    took = []
+    try:
+        for _ in range(15):
+            started = time.perf_counter()
+            conn.request("GET", "/health")
+            response = conn.getresponse()
+            assert response.status == 200 and json.loads(response.read())["status"] == "ok"
+            took.append(time.perf_counter() - started)
+    finally:
+        conn.close()
+    took.sort()
+    assert took[len(took) // 2] < 0.03, took  # 40 ms and more each with Nagle on
+
+
 def test_a_responses_chain_continues_on_another_worker(gateway: tuple[int, set[int]]) -> None:
     port, workers = gateway
     first_conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)

@@ -266,7 +266,7 @@ def _run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from ..server import DEFAULT_MAX_BODY_BYTES
-        from ..server.workers import ServeConfig, build_app, close_app, config_to_env, log_to_stderr
+        from ..server.workers import ServeConfig, build_app, close_app, log_to_stderr, serve_workers
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
         print(f"tooluse serve needs the 'server' extra: pip install 'tooluse[server]' ({exc})",
               file=sys.stderr)
@@ -313,21 +313,17 @@ def _run(args: argparse.Namespace) -> int:
     if app.state.trace_store is not None:
         print(f"traces in {app.state.trace_store.path}, page at {scheme}://{args.host}:"
               f"{args.port}/trace", file=sys.stderr, flush=True)
-    served: Any = app
-    if args.workers > 1:  # each worker builds its own from the same options
-        close_app(app)
-        config_to_env(config)
-        served = "tooluse.server.workers:app_from_env"
+    server = {"host": args.host, "port": args.port, "log_level": args.log_level,
+              "ssl_certfile": args.ssl_certfile, "ssl_keyfile": args.ssl_keyfile}
     try:
-        uvicorn.run(
-            served,
-            host=args.host,
-            port=args.port,
-            log_level=args.log_level,
-            ssl_certfile=args.ssl_certfile,
-            ssl_keyfile=args.ssl_keyfile,
-            **({"workers": args.workers, "factory": True} if args.workers > 1 else {}),
-        )
+        if args.workers == 1:
+            uvicorn.run(app, **server)
+            return 0
+        close_app(app)  # each worker builds its own from the same options
+        if args.ssl_certfile:  # checked here: a worker's error would not reach this process
+            ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(
+                args.ssl_certfile, args.ssl_keyfile)
+        serve_workers(config, args.workers, **server)
     except ssl.SSLError as exc:
         print(f"tooluse serve: cannot use the certificate: {exc}", file=sys.stderr)
         return 2

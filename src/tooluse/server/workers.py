@@ -29,11 +29,13 @@ from ..backends.registry import load_backend
 from ..telemetry import configure_from_env
 from .app import create_app
 
-__all__ = ["ENV_VAR", "ServeConfig", "app_from_env", "build_app", "close_app",
-           "config_to_env", "log_to_stderr"]
+__all__ = ["APP_FACTORY", "ENV_VAR", "ServeConfig", "app_from_env", "build_app", "close_app",
+           "config_to_env", "log_to_stderr", "serve_workers"]
 
 #: The environment variable holding a worker's :class:`ServeConfig` as JSON.
 ENV_VAR = "TOOLUSE_SERVE_CONFIG"
+#: What each worker imports to build its app.
+APP_FACTORY = "tooluse.server.workers:app_from_env"
 
 
 class ServeConfig(TypedDict):
@@ -90,6 +92,33 @@ def app_from_env() -> Starlette:
         pass  # tooluse serve said why, once, before starting the workers
     log_to_stderr(config["log_level"])
     return build_app(config)
+
+
+def serve_workers(config: ServeConfig, workers: int, **options: Any) -> None:
+    """Serve ``config`` from ``workers`` uvicorn worker processes on one socket until
+    stopped; ``options`` are :class:`uvicorn.Config`'s (host, port, log level, TLS).
+
+    As ``uvicorn.run(APP_FACTORY, factory=True, workers=N)`` does, but the socket is handed
+    to the workers as a TCP socket: uvicorn's says protocol 0, so asyncio leaves Nagle's
+    algorithm on for every connection it accepts (it sets ``TCP_NODELAY`` only on
+    ``IPPROTO_TCP`` sockets) and each answer on a kept-alive connection waits ~40 ms for the
+    client's delayed ACK (Kludex/uvicorn#3149)."""
+    import socket
+
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    config_to_env(config)
+    settings = uvicorn.Config(APP_FACTORY, factory=True, workers=workers, **options)
+    bound = settings.bind_socket()
+    tcp = socket.socket(bound.family, bound.type, socket.IPPROTO_TCP, fileno=bound.detach())
+    tcp.set_inheritable(True)
+    try:
+        Multiprocess(settings, sockets=[tcp]).run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        tcp.close()
 
 
 def log_to_stderr(level: str) -> None:
