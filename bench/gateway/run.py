@@ -16,6 +16,12 @@ user question, one ``get_weather`` tool; the answer is a text block plus a ``too
 * ``tooluse (in-process)`` — the gateway over an in-process backend that answers at once:
   no upstream hop, so its time beyond ``direct`` is the gateway's own work.
 
+``--workers 1 2`` measures the ``tooluse → upstream`` path once per count, ``tooluse serve
+--workers N`` (uvicorn worker processes) beside one process: requests/s with 1 and 2
+workers in front of the same instant upstream (``--paths tooluse --workers 1 2`` for just
+that). The upstream, the load generator and the workers share the machine's cores, so the
+gain is bounded by the cores left to the workers.
+
 Added latency = the path's latency − ``direct``'s in the same round. Rounds interleave the
 paths (in a rotating order) so that load from other work on the machine spreads over all of
 them, and the report gives the median over rounds.
@@ -70,6 +76,24 @@ PATH_LABELS = {
 
 # --------------------------------------------------------------------------------------------
 # Finding LiteLLM
+
+
+def worker_key(workers: int) -> str:
+    """The path key of ``tooluse serve --workers N`` (``tooluse`` for one process)."""
+    return "tooluse" if workers == 1 else f"tooluse-w{workers}"
+
+
+def add_worker_labels(counts: list[int]) -> None:
+    """Labels for the worker counts measured, right after the one-process path's."""
+    labels = dict(PATH_LABELS)
+    PATH_LABELS.clear()
+    for key, label in labels.items():
+        if not key.startswith("tooluse-w"):
+            PATH_LABELS[key] = label
+        if key == "tooluse":
+            for n in counts:
+                if n > 1:
+                    PATH_LABELS[worker_key(n)] = f"tooluse gateway, {n} workers → upstream"
 
 
 def find_litellm(given: str | None) -> Path | None:
@@ -386,6 +410,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="which paths to measure (default: all; 'direct' is always measured)",
     )
     p.add_argument("--wires", nargs="+", choices=list(WIRE_APIS), default=list(WIRE_APIS))
+    p.add_argument(
+        "--workers", nargs="+", type=int, default=[1], metavar="N",
+        help="the tooluse path with each of these numbers of worker processes "
+        "(tooluse serve --workers N), e.g. 1 2 (default: 1)",
+    )
     p.add_argument("--warmup", type=int, default=50)
     p.add_argument("--requests", type=int, default=1000, help="sequential timed requests")
     p.add_argument("--concurrency", type=int, default=16)
@@ -402,6 +431,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if any(n < 1 for n in args.workers):
+        print("--workers: each count must be at least 1", file=sys.stderr)
+        return 2
+    add_worker_labels(args.workers)
     litellm_exe: Path | None = None
     if "litellm" in args.paths:
         litellm_exe = find_litellm(args.litellm)
@@ -426,19 +459,20 @@ def main(argv: list[str] | None = None) -> int:
     for wire in args.wires:
         targets.append(Target("direct", wire, Endpoint(upstream, wire, headers={"authorization": f"Bearer {UPSTREAM_KEY}"}), servers["upstream"], True))
 
-    for wire in args.wires if "tooluse" in args.paths else ():
+    for wire, workers in [(w, n) for w in args.wires for n in args.workers] if "tooluse" in args.paths else ():
         port = free_port()
         spec = {"anthropic": f"anthropic:{upstream}#{canned.MODEL}",
                 "openai": f"openai:{upstream}/v1#{canned.MODEL}",
                 "responses": f"openai-responses:{upstream}/v1#{canned.MODEL}"}[wire]
-        name = f"tooluse-{wire}"
+        name = f"tooluse-{wire}" + (f"-w{workers}" if workers > 1 else "")
         servers[name] = ServerProcess(
             name,
-            [py, "-m", "tooluse.cli", "serve", "--backend", spec, "--host", "127.0.0.1", "--port", str(port), "--api-key", PROXY_KEY, "--log-level", "warning"],
+            [py, "-m", "tooluse.cli", "serve", "--backend", spec, "--host", "127.0.0.1", "--port", str(port), "--api-key", PROXY_KEY, "--log-level", "warning",
+             *(["--workers", str(workers)] if workers > 1 else [])],
             ready_url=f"http://127.0.0.1:{port}/", log_path=logs / f"{name}.log",
             env=_clean_env({"ANTHROPIC_API_KEY": UPSTREAM_KEY, "OPENAI_API_KEY": UPSTREAM_KEY, "PYTHONUNBUFFERED": "1"}),
         )
-        targets.append(Target("tooluse", wire, Endpoint(f"http://127.0.0.1:{port}", wire, headers={"authorization": f"Bearer {PROXY_KEY}"}), servers[name], True))
+        targets.append(Target(worker_key(workers), wire, Endpoint(f"http://127.0.0.1:{port}", wire, headers={"authorization": f"Bearer {PROXY_KEY}"}), servers[name], True))
 
     if litellm_exe is not None:
         port = free_port()

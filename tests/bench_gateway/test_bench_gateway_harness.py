@@ -300,3 +300,26 @@ def test_run_end_to_end_through_the_tooluse_gateway(tmp_path: Path) -> None:
     assert len(rows) == 12, out.stdout  # 2 paths x 3 wires x (json, stream)
     assert all("| 0 / " in row for row in rows), out.stdout
     assert "Problems seen" not in out.stdout, out.stdout
+
+
+@pytest.mark.slow
+def test_run_measures_the_gateway_with_one_and_two_workers(tmp_path: Path) -> None:
+    """``--workers 1 2``: the tooluse path once per worker count, each answer checked, the
+    upstream seeing every request the two workers forwarded."""
+    pytest.importorskip("uvicorn")
+    out = subprocess.run(
+        [
+            sys.executable, str(BENCH / "run.py"), "--paths", "tooluse", "--wires", "anthropic",
+            "--workers", "1", "2", "--requests", "10", "--warmup", "2", "--seconds", "0.3",
+            "--rounds", "1", "--concurrency", "4", "--no-write", "--logs", str(tmp_path / "logs"),
+        ],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    one = [line for line in out.stdout.splitlines() if line.startswith("| tooluse gateway →")]
+    two = [line for line in out.stdout.splitlines()
+           if line.startswith("| tooluse gateway, 2 workers → upstream |")]
+    assert len(one) == 2 and len(two) == 2, out.stdout  # json and stream each
+    assert all("| 0 / " in row for row in one + two), out.stdout
+    assert "Problems seen" not in out.stdout, out.stdout
+    assert "tooluse-anthropic-w2" in out.stdout  # its memory is reported
