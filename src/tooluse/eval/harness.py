@@ -178,7 +178,7 @@ def run_case(
         calls_total=len(calls),
         latency=latency,
         output_tokens=response.usage.output_tokens,
-        input_tokens=response.usage.input_tokens,
+        input_tokens=response.usage.prompt_tokens,  # the whole prompt, cached or not
         stop_reason=response.stop_reason,
         invalid=invalid,
         timings=timings,

@@ -181,7 +181,7 @@ def trace_dict(trace: Trace, max_text: int = MAX_TEXT) -> dict[str, Any]:
             "tools": [t.name for t in first.tools] if first is not None else [],
             "calls": sum(len(t["calls"]) for t in turns),
             "status": _status(trace),
-            "input_tokens": sum(u.input_tokens for u in usage),
+            "input_tokens": sum(u.prompt_tokens for u in usage),  # the whole prompts, cached too
             "output_tokens": sum(u.output_tokens for u in usage),
         },
     }
