@@ -24,6 +24,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ToolUseError
+
 if TYPE_CHECKING:
     from opentelemetry.trace import Tracer, TracerProvider
 
@@ -44,7 +46,7 @@ SCOPE = "tooluse"
 _TRUE = ("true", "1", "yes", "on")
 
 
-class SdkMissing(ValueError):
+class SdkMissing(ToolUseError, ValueError):
     """The ``OTEL_*`` variables ask for traces, but OpenTelemetry's SDK is not installed."""
 
 
