@@ -85,3 +85,17 @@ def test_the_bundled_model_reports_its_prompt_cache_through_the_gateway() -> Non
             {"role": "system", "content": system}, {"role": "user", "content": "Hi."}]})["usage"]
         assert chat["prompt_tokens"] == whole(first)
         assert chat["prompt_tokens_details"]["cached_tokens"] >= whole(first) - 8
+
+
+def test_a_streamed_answer_tells_the_cache_reads_at_its_end() -> None:
+    """A text backend knows its usage only when the text ends: the Messages stream says it
+    in ``message_delta``, and the anthropic SDK's final message holds it."""
+    import anthropic as sdk
+
+    app = create_app(PromptToolsBackend(_Text(prompt=300, cached=280)))
+    with ServerThread(app) as srv:
+        client = sdk.Anthropic(base_url=srv.url, api_key="k", max_retries=0)
+        with client.messages.stream(model="fake", max_tokens=16,
+                                    messages=[{"role": "user", "content": "hi"}]) as stream:
+            final = stream.get_final_message()
+    assert (final.usage.input_tokens, final.usage.cache_read_input_tokens) == (20, 280)
