@@ -24,10 +24,10 @@ __all__ = ["register"]
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "serve",
-        help="serve the Messages, Converse and Chat Completions APIs with tool use",
+        help="serve the Messages, Converse, Chat Completions and Responses APIs with tool use",
         description="Serve POST /v1/messages (Anthropic), POST /model/{id}/converse[-stream] "
-        "(Bedrock) and POST /v1/chat/completions (OpenAI) over one backend. "
-        "Every API works with every backend.",
+        "(Bedrock), POST /v1/chat/completions and POST /v1/responses (OpenAI) over one "
+        "backend. Every API works with every backend.",
     )
     p.add_argument(
         "--backend",
@@ -36,7 +36,8 @@ def register(sub: Any) -> None:
         help="backend spec: local, local:/path/model.gguf, scripted[:TEXT], "
         "scripted:call:NAME {JSON}, scripted:[STEPS] (a tool loop offline; docs/server.md), "
         "anthropic:MODEL, bedrock:MODEL_ID, openai:URL#MODEL (native tools), "
-        "openai-prompt:URL#MODEL (prompt-based tools for models without) (default: local)",
+        "openai-prompt:URL#MODEL (prompt-based tools for models without), "
+        "openai-responses:URL#MODEL (a Responses API upstream) (default: local)",
     )
     p.add_argument(
         "--option", "-o", action="append", default=[], metavar="KEY=VALUE",
