@@ -33,6 +33,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -116,14 +117,17 @@ class Server:
             elif slots:
                 command += ["--slots", str(slots)]
             self.probe = "/health"
+        # Its log goes to a file, not a pipe: llama.cpp writes ~200 KB to stderr while
+        # loading (llama_cpp.server is verbose), and a pipe nobody reads fills at 64 KB and
+        # blocks the server before it answers.
+        self.log = tempfile.TemporaryFile(mode="w+")
         self.process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, text=True)
+                                        stderr=self.log, text=True)
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"{config} server exited: {self.process.stderr.read()[-2000:]}"
-                                   if self.process.stderr else f"{config} server exited")
+                raise RuntimeError(f"{config} server exited: {self._log_tail()}")
             try:
                 if httpx2.get(self.url + self.probe, timeout=2).status_code == 200:
                     return
@@ -131,7 +135,11 @@ class Server:
                 pass
             time.sleep(0.3)
         self.stop()
-        raise RuntimeError(f"{config} server did not start")
+        raise RuntimeError(f"{config} server did not start: {self._log_tail()}")
+
+    def _log_tail(self) -> str:
+        self.log.seek(0)
+        return self.log.read()[-2000:]
 
     def health(self) -> dict[str, Any]:
         try:
@@ -146,6 +154,7 @@ class Server:
             self.process.wait(30)
         except subprocess.TimeoutExpired:
             self.process.kill()
+        self.log.close()
 
 
 def _client(server: Server) -> Callable[[int, str], int]:
