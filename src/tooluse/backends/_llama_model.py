@@ -365,9 +365,15 @@ def _import_llama() -> Any:
     """The ``llama_cpp`` module (the optional ``[local]`` extra), or a BackendError."""
     # With OpenMP's default active waiting, llama.cpp's threads spin while another process
     # holds the cores, and a 2-core machine that is busy elsewhere drops from ~90 to ~2
-    # tokens/s. Passive waiting costs little when the machine is idle. (Read by libgomp when
-    # llama_cpp is first imported; a user's own setting wins.)
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # tokens/s. Passive waiting costs little when the machine is idle, but not nothing: each
+    # decode of several tokens wakes the sleeping worker, ~20 ms off the CPU per call on the
+    # 2-core bench machine. A machine serving only the model may trade: GOMP_SPINCOUNT
+    # (e.g. 3000000: the worker spins a moment between calls, then sleeps) takes the wait
+    # back (bench/slots.py, 4 slots, mixed tools: 4 clients 2.29 -> 1.45 s, 8: 10.4 -> 5.8 s),
+    # but halves throughput when other processes hold the cores (docs/local.md). (Read by libgomp when
+    # llama_cpp is first imported; a user's own setting of either variable wins.)
+    if "GOMP_SPINCOUNT" not in os.environ:
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import llama_cpp
         import llama_cpp.llama_cpp  # the ctypes bindings, used by _load
