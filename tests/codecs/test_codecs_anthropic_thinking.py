@@ -399,3 +399,16 @@ def test_a_signed_block_back_from_a_responses_client_goes_back_as_thinking() -> 
     out = codec.encode_request(_with_assistant(block))
     assert out["messages"][1]["content"][0] == {
         "type": "thinking", "thinking": "the weather first", "signature": SIG}
+
+
+def test_a_turn_of_unsigned_thinking_only_does_not_reach_the_api_empty() -> None:
+    """A local model's turn that was only thinking (no signature) is left out whole: the
+    Messages API refuses an empty assistant turn."""
+    req = Request(model="m", max_tokens=10, messages=[
+        Message(role="user", content=[TextBlock(text="hi")]),
+        Message(role="assistant", content=[ThinkingBlock(text="local reasoning")]),
+        Message(role="user", content=[TextBlock(text="more")]),
+    ])
+    kept = codec.sendable(req)
+    assert [m.role for m in kept.messages] == ["user", "user"]
+    assert all(m["content"] for m in codec.encode_request(kept)["messages"])

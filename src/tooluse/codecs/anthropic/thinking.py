@@ -103,7 +103,8 @@ def encode_history(block: Thinking, path: Path, role: str, strict: bool) -> dict
 def sendable(request: Request) -> Request:
     """``request`` without the history thinking blocks the Messages API cannot take back
     (:func:`refusal`), each dropped with a log line: an Anthropic upstream then gets every
-    block it issued, and no other vendor's reasoning it would refuse."""
+    block it issued, and no other vendor's reasoning it would refuse. An assistant turn left
+    with nothing goes too."""
     messages: list[Message] = []
     changed = False
     for i, msg in enumerate(request.messages):
@@ -114,7 +115,12 @@ def sendable(request: Request) -> Request:
                 changed = True
                 continue
             kept.append(block)
-        messages.append(msg if len(kept) == len(msg.content) else Message(role=msg.role, content=kept))
+        if kept or not msg.content:
+            messages.append(msg if len(kept) == len(msg.content)
+                            else Message(role=msg.role, content=kept))
+        # else: a turn that held only dropped thinking goes, rather than reach the API empty
+        # (which it refuses); the turns on either side are the API's to join, as it does
+        # with consecutive turns of one role
     return request.model_copy(update={"messages": messages}) if changed else request
 
 
