@@ -158,3 +158,39 @@ def test_the_store_given_by_path_is_closed_with_the_app(tmp_path: Any) -> None:
     reopened = TraceStore(db)
     assert len(reopened) == 1
     reopened.close()
+
+
+def test_converse_and_responses_requests_are_traced_whole_and_streamed() -> None:
+    """The middleware traces every API, not only Messages and Chat: a Converse request and a
+    Responses request, each whole and streamed, get a trace naming their API, with the
+    call the text model wrote and the body as sent."""
+    store = TraceStore()
+    converse = {"messages": [{"role": "user", "content": [{"text": "Weather in Lima?"}]}],
+                "toolConfig": {"tools": [{"toolSpec": {
+                    "name": "get_weather", "description": "Current weather in a city.",
+                    "inputSchema": {"json": WEATHER_WIRE["input_schema"]}}}],
+                    "toolChoice": {"any": {}}}}
+    responses = {"model": "m", "input": "Weather in Quito?", "tool_choice": "required",
+                 "tools": [{"type": "function", "name": "get_weather",
+                            "parameters": WEATHER_WIRE["input_schema"]}]}
+    with ServerThread(create_app(city_backend(), trace=store)) as server:
+        sent = [
+            httpx.post(server.url + "/model/m/converse", json=converse, timeout=30),
+            httpx.post(server.url + "/model/m/converse-stream", json=converse, timeout=30),
+            httpx.post(server.url + "/v1/responses", json=responses, timeout=30),
+            httpx.post(server.url + "/v1/responses", json={**responses, "stream": True},
+                       timeout=30),
+        ]
+    assert [a.status_code for a in sent] == [200] * 4
+    traces = _wait(store, 4)
+    by_api: dict[str, list[dict[str, Any]]] = {}
+    for trace in traces:
+        by_api.setdefault(trace["api"], []).append(trace)
+    assert {api: len(found) for api, found in by_api.items()} == {"converse": 2, "responses": 2}
+    for trace in traces:
+        city = "Lima" if trace["api"] == "converse" else "Quito"
+        assert city in json.dumps(trace["request"])
+        [turn] = trace["turns"]
+        [call] = turn["calls"]
+        assert call["input"] == {"city": city} and call["valid"]
+        assert trace["status"] == 200 and city in json.dumps(trace["response"])
