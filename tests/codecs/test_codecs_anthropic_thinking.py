@@ -412,3 +412,20 @@ def test_a_turn_of_unsigned_thinking_only_does_not_reach_the_api_empty() -> None
     kept = codec.sendable(req)
     assert [m.role for m in kept.messages] == ["user", "user"]
     assert all(m["content"] for m in codec.encode_request(kept)["messages"])
+
+
+def test_a_thinking_block_that_starts_with_content_streams_as_it_shows_whole() -> None:
+    """A backend's BlockStart may carry text and summary parts already; the stream shows them
+    as the whole answer does (a blank line before each summary part), and a later summary
+    delta goes on after its own blank line."""
+    block = ThinkingBlock(text="first", summary=["a summary"], signature=SIG)
+    events = [MessageStart(id="m"), BlockStart(index=0, block=block),
+              ThinkingDelta(index=0, text="more", summary=1), BlockStop(index=0),
+              MessageDelta(stop_reason="end_turn"), MessageStop()]
+    wire = list(codec.encode_events(events))
+    shown = "".join(e["delta"].get("thinking", "") for e in wire
+                    if e["type"] == "content_block_delta")
+    whole = ThinkingBlock(text="first", summary=["a summary", "more"], signature=SIG)
+    assert shown == codec.encode_response(Response(
+        id="m", content=[whole], stop_reason="end_turn"))["content"][0]["thinking"]
+    assert shown == "first\n\na summary\n\nmore"

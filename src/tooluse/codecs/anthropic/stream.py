@@ -37,6 +37,7 @@ from .._common import Path
 from .cache import decode_usage, encode_usage
 from .errors import backend_error
 from .responses import _STOP_OUT, _response_block, _stop_reason, server_side_block
+from .thinking import answer_text
 
 
 def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
@@ -134,10 +135,14 @@ def _start(event: BlockStart, thoughts: dict[int, _Thought]) -> Iterator[dict[st
     if isinstance(block, TextBlock) and block.text:
         yield _delta(event.index, {"type": "text_delta", "text": block.text})
     elif isinstance(block, ThinkingBlock):
-        for piece in (block.text, *block.summary):
-            if piece:
-                yield _delta(event.index, {"type": "thinking_delta", "thinking": piece})
-        thoughts[event.index].signature = block.signature or ""
+        # a block that starts with content shows it as answer_text does, and the deltas
+        # after it go on from there (a next summary part after a blank line)
+        thought = thoughts[event.index]
+        if text := answer_text(block):
+            yield _delta(event.index, {"type": "thinking_delta", "thinking": text})
+        thought.shown = bool(block.text or block.summary)
+        thought.part = len(block.summary) - 1 if block.summary else None
+        thought.signature = block.signature or ""
 
 
 def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
