@@ -87,6 +87,8 @@ class WireApi:
     check_headers: Callable[[HttpRequest, GatewayState], None] = _no_header_check
     #: After the body is read (a SigV4 signature covers it); raises a :class:`GatewayError`.
     check_body: Callable[[HttpRequest, GatewayState, bytes], None] = _no_body_check
+    #: Where this API's request holds the answer's JSON schema (named in a refusal).
+    schema_field: tuple[str | int, ...] = ()
 
     def error_response(self, error: GatewayError, request_id: str | None = None) -> Response:
         """The complete HTTP error response for ``error`` in this API's shape."""
@@ -121,7 +123,7 @@ def api_endpoint(api: WireApi) -> Callable[[HttpRequest], Awaitable[Response]]:
             data = parse_json_object(body)
             stream = api.stream_requested(data, request)
             neutral = api.decode(data, request)
-            check_servable(neutral, state.backend)
+            check_servable(neutral, state.backend, api.schema_field)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
             return fail(input_error(exc))
 

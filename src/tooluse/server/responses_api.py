@@ -60,7 +60,8 @@ def _error_status(error: GatewayError) -> int:
 def _error_chunk(error: GatewayError) -> bytes:
     """Only met if the stream fails outside :func:`_stream_bytes`'s own handling."""
     return named_event("error", {"type": "error", "code": codec.error_code(error.kind),
-                                 "message": error.message, "param": None,
+                                 "message": error.message,
+                                 "param": codec.default_param(error.kind),
                                  "sequence_number": 0})
 
 
@@ -82,6 +83,7 @@ RESPONSES = WireApi(
     stream_media_type="text/event-stream; charset=utf-8",
     heartbeat=KEEP_ALIVE,
     check_headers=check_key,
+    schema_field=("text", "format"),
 )
 
 
@@ -158,7 +160,7 @@ async def create_response(request: HttpRequest) -> Response:
                                    "invalid_request", path=("previous_response_id",))
             previous = _previous(stored.context)
         neutral = codec.decode_request(data, previous=previous)
-        check_servable(neutral, state.backend)
+        check_servable(neutral, state.backend, RESPONSES.schema_field)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return fail(input_error(exc))
 
