@@ -126,7 +126,17 @@ def _input_items(raw: Any, response_id: str) -> list[dict[str, Any]]:
             if isinstance(item.get("content"), str):
                 kind = "output_text" if item.get("role") == "assistant" else "input_text"
                 item["content"] = [{"type": kind, "text": item["content"]}]
-            item.setdefault("status", "completed")
+            if isinstance(item.get("content"), list):
+                # an assistant's text is listed as the API writes it (an output_text part
+                # always has its annotations and logprobs)
+                item["content"] = [
+                    {**part, "annotations": part.get("annotations") or [],
+                     "logprobs": part.get("logprobs") or []}
+                    if isinstance(part, dict) and part.get("type") == "output_text" else part
+                    for part in item["content"]]
+        if item.get("type") in ("message", "function_call", "function_call_output",
+                                "custom_tool_call", "custom_tool_call_output"):
+            item.setdefault("status", "completed")  # every listed item of these has one
         prefix = {"message": "msg", "function_call": "fc", "function_call_output": "fco",
                   "custom_tool_call": "ctc", "custom_tool_call_output": "ctco",
                   "reasoning": "rs"}.get(str(item.get("type")), "item")
