@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -219,14 +218,16 @@ def _client_traffic(request: pytest.FixtureRequest) -> Iterator[None]:
 
 # --- the surface log (bench/clients_latest.sh) ---------------------------------------------
 
-_KEYED = {"messages": ("messages", "system", "tools"), "responses": ("input", "tools"),
-          "chat": ("messages", "tools"), "converse": ("messages", "system", "toolConfig")}
+_LISTS = {"messages": ("messages", "system", "tools"), "responses": ("input", "tools"),
+          "chat": ("messages", "tools"), "converse": ("messages", "system")}
 
 
 def field_paths(api: str, body: Any) -> set[str]:
-    """The field paths of a request body: top-level keys, and the keys of the objects in its
-    lists (``messages[].output_config``, ``tools[].defer_loading``), one level into each item
-    and its content (``messages[].content[].cache_control``)."""
+    """What a request body uses, as paths: its top-level keys (``thinking``), their members
+    (``thinking.type``), the keys of the items of its lists (``messages[].output_config``,
+    ``tools[].defer_loading``), the ``type`` of those items (``tools[type=web_search]``) and
+    of their content blocks (``messages[].content[type=thinking]``; a Converse block by its
+    one key: ``messages[].content[cachePoint]``)."""
     out: set[str] = set()
     if not isinstance(body, dict):
         return out
@@ -234,16 +235,27 @@ def field_paths(api: str, body: Any) -> set[str]:
         out.add(key)
         if isinstance(value, dict):
             out.update(f"{key}.{k}" for k in value)
-        if key in _KEYED.get(api, ()) and isinstance(value, list):
-            for item in value:
-                if not isinstance(item, dict):
+            tools = value.get("tools") if key == "toolConfig" else None
+            for tool in tools if isinstance(tools, list) else []:
+                if isinstance(tool, dict):
+                    out.update(f"{key}.tools[{k}]" for k in tool)
+        if key not in _LISTS.get(api, ()) or not isinstance(value, list):
+            continue
+        for item in value:
+            if not isinstance(item, dict):
+                continue
+            out.update(f"{key}[].{k}" for k in item)
+            if isinstance(item.get("type"), str):
+                out.add(f"{key}[type={item['type']}]")
+            content = item.get("content")
+            for block in content if isinstance(content, list) else []:
+                if not isinstance(block, dict):
                     continue
-                out.update(f"{key}[].{k}" for k in item)
-                for k, sub in item.items():
-                    if isinstance(sub, list):
-                        out.update(f"{key}[].{k}[].{kk}" for s in sub if isinstance(s, dict)
-                                   for kk in s)
-    return {re.sub(r"\s", "", p) for p in out}
+                if isinstance(block.get("type"), str):
+                    out.add(f"{key}[].content[type={block['type']}]")
+                elif len(block) == 1:
+                    out.add(f"{key}[].content[{next(iter(block))}]")
+    return out
 
 
 def _surface_log(exchange: Exchange) -> None:

@@ -58,6 +58,11 @@ def test_field_paths_reach_into_messages_tools_and_their_content() -> None:
     }
     assert field_paths("messages", body) == {
         "model", "thinking", "thinking.type", "messages", "messages[].role",
-        "messages[].content", "messages[].output_config", "messages[].content[].type",
-        "messages[].content[].text", "messages[].content[].cache_control", "tools",
-        "tools[].name", "tools[].input_schema", "tools[].defer_loading"}
+        "messages[].content", "messages[].output_config", "messages[].content[type=text]",
+        "tools", "tools[].name", "tools[].input_schema", "tools[].defer_loading"}
+    converse = {"messages": [{"role": "user", "content": [{"text": "hi"}, {"cachePoint": {}}]}],
+                "toolConfig": {"tools": [{"toolSpec": {}}, {"cachePoint": {}}]}}
+    assert field_paths("converse", converse) == {
+        "messages", "messages[].role", "messages[].content", "messages[].content[text]",
+        "messages[].content[cachePoint]", "toolConfig", "toolConfig.tools",
+        "toolConfig.tools[toolSpec]", "toolConfig.tools[cachePoint]"}
