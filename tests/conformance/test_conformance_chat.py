@@ -12,15 +12,13 @@ from typing import Any
 
 import httpx2
 import pytest
+from conformance_backends import DiesMidway, StructuredScript
 from conformance_openai import Document
 from conformance_tally import Tally
 
-from tooluse.backend import Backend
 from tooluse.backends.scripted import ScriptedBackend
 from tooluse.errors import BackendError
-from tooluse.messages import Request, Response, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 from tooluse.server import ServerThread, create_app
-from tooluse.stream import BlockStart, MessageStart, StreamEvent, TextDelta
 
 API = "chat"
 WEATHER = {"type": "function", "function": {
@@ -31,44 +29,9 @@ TIME = {"type": "function", "function": {
     "name": "get_time", "parameters": {"type": "object", "properties": {"tz": {"type": "string"}}}}}
 
 
-def _model(request: Request) -> Response:
-    said = request.messages[-1].text()
-    usage = Usage(input_tokens=10, output_tokens=4, cache_read_input_tokens=2)
-    content: list[Any]
-    stop = "end_turn"
-    if request.messages[-1].tool_results:
-        content = [TextBlock(text="It is 18 C.")]
-    elif "parallel" in said:
-        content = [ToolUseBlock(id="call_a", name="get_weather", input={"city": "Paris"}),
-                   ToolUseBlock(id="call_b", name="get_time", input={"tz": "CET"})]
-        stop = "tool_use"
-    elif "weather" in said:
-        content = [TextBlock(text="Looking."),
-                   ToolUseBlock(id="call_w", name="get_weather", input={"city": "Paris"})]
-        stop = "tool_use"
-    elif "think" in said:
-        content = [ThinkingBlock(text="Paris is in France.", signature="sig"),
-                   TextBlock(text="Mild.")]
-    elif "long" in said:
-        content, stop = [TextBlock(text="This answer was cut")], "max_tokens"
-    else:
-        content = [TextBlock(text="Hello there.")]
-    return Response(content=content, stop_reason=stop, usage=usage)  # type: ignore[arg-type]
-
-
-class _DiesMidway(Backend):
-    name = "dies"
-
-    def stream(self, request: Request) -> Iterator[StreamEvent]:
-        yield MessageStart(id="x", model="m")
-        yield BlockStart(index=0, block=TextBlock(text=""))
-        yield TextDelta(index=0, text="partial")
-        raise BackendError("backend fell over", kind="unavailable")
-
-
 @pytest.fixture(scope="module")
 def gateway() -> Iterator[ServerThread]:
-    with ServerThread(create_app(ScriptedBackend(_model, chunk_size=4),
+    with ServerThread(create_app(StructuredScript(),
                                  api_keys=["sk-good"])) as srv:
         yield srv
 
@@ -126,7 +89,7 @@ def test_a_stream_that_fails_midway_ends_in_an_error_document(openai_doc: Docume
                                                               tally: Tally) -> None:
     """Chat has no in-stream error event: the gateway sends OpenAI's error document as the
     last ``data:`` line, which must be an ``ErrorResponse``."""
-    with ServerThread(create_app(_DiesMidway())) as srv:
+    with ServerThread(create_app(DiesMidway("unavailable"))) as srv:
         response = httpx2.post(srv.url + "/v1/chat/completions", timeout=30, json={
             "model": "m", "messages": [{"role": "user", "content": "x"}], "stream": True})
     data = [json.loads(ln[6:]) for ln in response.text.splitlines()

@@ -14,23 +14,13 @@ from typing import Any
 import httpx2
 import pytest
 from botocore.eventstream import EventStreamBuffer
+from conformance_backends import DiesMidway, StructuredScript
 from conformance_tally import Tally
 from conformance_vendor_types import bedrock_model, botocore_errors
 
-from tooluse.backend import Backend
 from tooluse.backends.scripted import ScriptedBackend
 from tooluse.errors import BackendError
-from tooluse.messages import (
-    RedactedThinkingBlock,
-    Request,
-    Response,
-    TextBlock,
-    ThinkingBlock,
-    ToolUseBlock,
-    Usage,
-)
 from tooluse.server import ServerThread, create_app
-from tooluse.stream import BlockStart, MessageStart, StreamEvent, TextDelta
 
 API = "converse"
 MODEL, VERSION = bedrock_model()
@@ -45,40 +35,9 @@ TOOLS = {"tools": [{"toolSpec": {"name": "get_weather", "description": "Weather 
                                      "city": {"type": "string"}}}}}}]}
 
 
-def _model(request: Request) -> Response:
-    said = request.messages[-1].text()
-    usage = Usage(input_tokens=10, output_tokens=4, cache_read_input_tokens=30,
-                  cache_creation_input_tokens=5)
-    content: list[Any]
-    stop = "end_turn"
-    if "weather" in said:
-        content = [TextBlock(text="Looking."),
-                   ToolUseBlock(id="tooluse_01", name="get_weather", input={"city": "Paris"})]
-        stop = "tool_use"
-    elif "think" in said:
-        content = [ThinkingBlock(text="Paris is in France.", signature="sig=="),
-                   RedactedThinkingBlock(data="b3BhcXVl"),
-                   TextBlock(text="Mild.")]
-    elif "long" in said:
-        content, stop = [TextBlock(text="This answer was cut")], "max_tokens"
-    else:
-        content = [TextBlock(text="Hello there.")]
-    return Response(content=content, stop_reason=stop, usage=usage)  # type: ignore[arg-type]
-
-
-class _DiesMidway(Backend):
-    name = "dies"
-
-    def stream(self, request: Request) -> Iterator[StreamEvent]:
-        yield MessageStart(id="x", model="m")
-        yield BlockStart(index=0, block=TextBlock(text=""))
-        yield TextDelta(index=0, text="partial")
-        raise BackendError("backend fell over", kind="overloaded")
-
-
 @pytest.fixture(scope="module")
 def gateway() -> Iterator[ServerThread]:
-    with ServerThread(create_app(ScriptedBackend(_model, chunk_size=4))) as srv:
+    with ServerThread(create_app(StructuredScript())) as srv:
         yield srv
 
 
@@ -117,7 +76,7 @@ def test_whole_and_streamed_answers_conform(gateway: ServerThread, tally: Tally,
 
 
 def test_a_stream_that_fails_midway_conforms(tally: Tally) -> None:
-    with ServerThread(create_app(_DiesMidway())) as srv:
+    with ServerThread(create_app(DiesMidway("overloaded"))) as srv:
         streamed = httpx2.post(srv.url + "/model/m/converse-stream", timeout=30, json={
             "messages": [{"role": "user", "content": [{"text": "x"}]}]})
     assert check_stream(tally, streamed.content)[-1] == "serviceUnavailableException"

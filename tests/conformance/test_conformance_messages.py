@@ -6,30 +6,19 @@ signed and redacted thinking, cache counts, ``max_tokens`` and ``stop_sequence``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import httpx2
 import pytest
 from anthropic import types
+from conformance_backends import DiesMidway, StructuredScript, sse_events
 from conformance_tally import Tally
 from conformance_vendor_types import anthropic_errors, anthropic_version
 
-from tooluse.backend import Backend
 from tooluse.backends.scripted import ScriptedBackend
 from tooluse.errors import BackendError
-from tooluse.messages import (
-    RedactedThinkingBlock,
-    Request,
-    Response,
-    TextBlock,
-    ThinkingBlock,
-    ToolUseBlock,
-    Usage,
-)
 from tooluse.server import ServerThread, create_app
-from tooluse.stream import BlockStart, MessageStart, StreamEvent, TextDelta
 
 API = "messages"
 VERSION = anthropic_version()
@@ -37,43 +26,9 @@ WEATHER = {"name": "get_weather", "description": "Weather in a city",
            "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}
 
 
-def _model(request: Request) -> Response:
-    said = request.messages[-1].text()
-    usage = Usage(input_tokens=10, output_tokens=4, cache_read_input_tokens=30,
-                  cache_creation_input_tokens=5)
-    content: list[Any]
-    stop, sequence = "end_turn", None
-    if "weather" in said:
-        content = [TextBlock(text="Looking."),
-                   ToolUseBlock(id="toolu_01", name="get_weather", input={"city": "Paris"})]
-        stop = "tool_use"
-    elif "think" in said:
-        content = [ThinkingBlock(text="Paris is in France.", signature="EqQBCkgIARAB=="),
-                   RedactedThinkingBlock(data="EmwKAhgBEgy3va3p=="),
-                   TextBlock(text="Mild.")]
-    elif "long" in said:
-        content, stop = [TextBlock(text="This answer was cut")], "max_tokens"
-    elif "stop" in said:
-        content, stop, sequence = [TextBlock(text="One, two")], "stop_sequence", "three"
-    else:
-        content = [TextBlock(text="Hello there.")]
-    return Response(content=content, stop_reason=stop, stop_sequence=sequence,  # type: ignore[arg-type]
-                    usage=usage)
-
-
-class _DiesMidway(Backend):
-    name = "dies"
-
-    def stream(self, request: Request) -> Iterator[StreamEvent]:
-        yield MessageStart(id="x", model="m")
-        yield BlockStart(index=0, block=TextBlock(text=""))
-        yield TextDelta(index=0, text="partial")
-        raise BackendError("backend fell over", kind="overloaded")
-
-
 @pytest.fixture(scope="module")
 def gateway() -> Iterator[ServerThread]:
-    with ServerThread(create_app(ScriptedBackend(_model, chunk_size=4),
+    with ServerThread(create_app(StructuredScript(),
                                  api_keys=["sk-good"])) as srv:
         yield srv
 
@@ -81,20 +36,6 @@ def gateway() -> Iterator[ServerThread]:
 def _post(url: str, body: dict[str, Any], key: str = "sk-good",
           path: str = "/v1/messages") -> httpx2.Response:
     return httpx2.post(url + path, json=body, timeout=30, headers={"x-api-key": key})
-
-
-def _events(response: httpx2.Response) -> list[dict[str, Any]]:
-    assert response.status_code == 200, response.text
-    out = []
-    for frame in response.text.split("\n\n"):
-        lines = frame.splitlines()
-        if not lines:
-            continue
-        name = next(ln[7:] for ln in lines if ln.startswith("event: "))
-        data = json.loads("".join(ln[6:] for ln in lines if ln.startswith("data: ")))
-        assert data["type"] == name
-        out.append(data)
-    return out
 
 
 def check(tally: Tally, kind: str, tp: Any, value: Any) -> None:
@@ -123,7 +64,7 @@ def test_whole_and_streamed_messages_conform(gateway: ServerThread, tally: Tally
     whole = _post(gateway.url, body)
     assert whole.status_code == 200, whole.text
     check(tally, "message", types.Message, whole.json())
-    events = _events(_post(gateway.url, {**body, "stream": True}))
+    events = sse_events(_post(gateway.url, {**body, "stream": True}))
     assert events[0]["type"] == "message_start" and events[-1]["type"] == "message_stop"
     for event in events:
         check_event(tally, event)
@@ -137,8 +78,8 @@ def test_count_tokens_conforms(gateway: ServerThread, tally: Tally) -> None:
 
 
 def test_a_stream_that_fails_midway_conforms(tally: Tally) -> None:
-    with ServerThread(create_app(_DiesMidway())) as srv:
-        events = _events(httpx2.post(srv.url + "/v1/messages", timeout=30, json={
+    with ServerThread(create_app(DiesMidway("overloaded"))) as srv:
+        events = sse_events(httpx2.post(srv.url + "/v1/messages", timeout=30, json={
             "model": "m", "max_tokens": 10, "stream": True,
             "messages": [{"role": "user", "content": "x"}]}))
     assert events[-1]["type"] == "error"

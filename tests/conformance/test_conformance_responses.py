@@ -10,21 +10,18 @@ request settings a response echoes (tools as sent, ``tool_choice`` forms, ``reas
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import httpx2
 import pytest
+from conformance_backends import DiesMidway, StructuredScript, sse_events
 from conformance_openai import Document
 from conformance_tally import Tally
 
-from tooluse.backend import Backend
 from tooluse.backends.scripted import ScriptedBackend
 from tooluse.errors import BackendError
-from tooluse.messages import Request, Response, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 from tooluse.server import ServerThread, create_app
-from tooluse.stream import BlockStart, MessageStart, StreamEvent, TextDelta
 
 API = "responses"
 WEATHER = {"type": "function", "name": "get_weather", "description": "Weather in a city",
@@ -44,57 +41,9 @@ SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "require
           "additionalProperties": False}
 
 
-def _model(request: Request) -> Response:
-    """What the scripted model answers, by a word of the last user text."""
-    said = request.messages[-1].text()
-    usage = Usage(input_tokens=12, output_tokens=5, cache_read_input_tokens=4)
-    if request.messages[-1].tool_results:
-        return Response(content=[TextBlock(text="It is 18 C.")], stop_reason="end_turn",
-                        usage=usage)
-    content: list[Any]
-    stop = "tool_use"
-    if "parallel" in said:
-        content = [ToolUseBlock(id="call_a", name="get_weather", input={"city": "Paris"}),
-                   ToolUseBlock(id="call_b", name="get_time", input={"tz": "CET"})]
-    elif "weather" in said:
-        content = [TextBlock(text="Looking."),
-                   ToolUseBlock(id="call_w", name="get_weather", input={"city": "Paris"})]
-    elif "sql" in said:
-        content = [ToolUseBlock(id="call_s", name="run_sql", input={"input": "SELECT 1"})]
-    elif "file" in said:
-        content = [ToolUseBlock(id="call_f", name="fs__read", input={"path": "/etc/hosts"})]
-    elif "think" in said:
-        content = [ThinkingBlock(text="Paris is in France.", summary=["**Weather**", "Checking"],
-                                 signature="gAAAA-opaque=="),
-                   ThinkingBlock(text="", summary=["Only a summary"]),
-                   TextBlock(text="Mild.")]
-        stop = "end_turn"
-    elif "long" in said:
-        content, stop = [TextBlock(text="This answer was cut")], "max_tokens"
-    elif "json" in said:
-        content, stop = [TextBlock(text='{"city": "Paris"}')], "end_turn"
-    else:
-        content, stop = [TextBlock(text="Hello."), TextBlock(text="Second block.")], "end_turn"
-    return Response(content=content, stop_reason=stop, usage=usage)  # type: ignore[arg-type]
-
-
-class _Structured(ScriptedBackend):
-    structured_output = True
-
-
-class _DiesMidway(Backend):
-    name = "dies"
-
-    def stream(self, request: Request) -> Iterator[StreamEvent]:
-        yield MessageStart(id="x", model="m")
-        yield BlockStart(index=0, block=TextBlock(text=""))
-        yield TextDelta(index=0, text="partial")
-        raise BackendError("backend fell over", kind="unavailable")
-
-
 @pytest.fixture(scope="module")
 def gateway() -> Iterator[ServerThread]:
-    with ServerThread(create_app(_Structured(_model, chunk_size=4), api_keys=["sk-good"])) as srv:
+    with ServerThread(create_app(StructuredScript(), api_keys=["sk-good"])) as srv:
         yield srv
 
 
@@ -105,21 +54,6 @@ def _post(url: str, body: dict[str, Any], key: str = "sk-good") -> httpx2.Respon
 
 def _get(url: str, path: str) -> httpx2.Response:
     return httpx2.get(url + path, timeout=30, headers={"authorization": "Bearer sk-good"})
-
-
-def _events(response: httpx2.Response) -> list[dict[str, Any]]:
-    """The ``data:`` payloads of an SSE answer, each checked against its ``event:`` name."""
-    assert response.status_code == 200, response.text
-    out = []
-    for frame in response.text.split("\n\n"):
-        lines = [ln for ln in frame.splitlines() if not ln.startswith(":")]
-        if not lines:
-            continue
-        name = next(ln[7:] for ln in lines if ln.startswith("event: "))
-        data = json.loads("".join(ln[6:] for ln in lines if ln.startswith("data: ")))
-        assert data["type"] == name
-        out.append(data)
-    return out
 
 
 def check_stream(doc: Document, tally: Tally, events: list[dict[str, Any]]) -> None:
@@ -185,7 +119,7 @@ def test_whole_streamed_stored_and_listed_answers_conform(
     assert items.status_code == 200
     tally.check(API, "input_items", "ResponseItemList", openai_doc.label, items.json(),
                 lambda b: openai_doc.errors("ResponseItemList", b))
-    events = _events(_post(gateway.url, {**body, "stream": True}))
+    events = sse_events(_post(gateway.url, {**body, "stream": True}))
     check_stream(openai_doc, tally, events)
     final = events[-1]
     assert final["type"] in ("response.completed", "response.incomplete")
@@ -199,7 +133,7 @@ def test_function_tools_are_echoed_with_strict(gateway: ServerThread,
     every event that carries the response, and from GET."""
     body = {"model": "gpt-test", "input": "weather", "tools": [WEATHER, TIME, FILES]}
     answer = _post(gateway.url, body).json()
-    events = _events(_post(gateway.url, {**body, "stream": True}))
+    events = sse_events(_post(gateway.url, {**body, "stream": True}))
     stored = _get(gateway.url, f"/v1/responses/{answer['id']}").json()
     carried = [e["response"] for e in events if "response" in e]
     assert len(carried) == 3  # created, in_progress, completed
@@ -211,8 +145,8 @@ def test_function_tools_are_echoed_with_strict(gateway: ServerThread,
 
 
 def test_a_stream_that_fails_midway_conforms(openai_doc: Document, tally: Tally) -> None:
-    with ServerThread(create_app(_DiesMidway())) as srv:
-        events = _events(httpx2.post(srv.url + "/v1/responses", timeout=30, json={
+    with ServerThread(create_app(DiesMidway("unavailable"))) as srv:
+        events = sse_events(httpx2.post(srv.url + "/v1/responses", timeout=30, json={
             "model": "m", "input": "x", "stream": True}))
     assert [e["type"] for e in events[-2:]] == ["error", "response.failed"]
     check_stream(openai_doc, tally, events)

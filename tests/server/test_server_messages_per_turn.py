@@ -11,28 +11,25 @@ its ``per-turn-control-2026-07-01`` beta. The rows of docs/server.md's policy ta
   ``format``) is a 400 naming the field.
 """
 
+# ruff: noqa: F811 - the `scripted` fixture is imported from the surface tests
+
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import anthropic
 import httpx2
 import pytest
+from test_server_messages_surface import Upstream as SurfaceUpstream
+from test_server_messages_surface import scripted  # noqa: F401 - the fixture: a backend saying "ok"
 
 from tooluse.backends.anthropic import AnthropicBackend
-from tooluse.backends.scripted import ScriptedBackend
 from tooluse.codecs import anthropic as codec
 from tooluse.messages import Message, PlacedMessage, Request, TextBlock, ThinkingBlock
 from tooluse.server import ServerThread, create_app
 
 BETA = "per-turn-control-2026-07-01"
-ANSWER = {
-    "id": "msg_up", "type": "message", "role": "assistant", "model": "m",
-    "content": [{"type": "text", "text": "from upstream"}], "stop_reason": "end_turn",
-    "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 2},
-}
 
 #: Claude Code's shape: the user's turn, then a system message that sets the turn's effort.
 CLAUDE_CODE_LIKE: dict[str, Any] = {
@@ -47,28 +44,14 @@ CLAUDE_CODE_LIKE: dict[str, Any] = {
 }
 
 
-class Upstream:
-    def __init__(self) -> None:
-        self.bodies: list[dict[str, Any]] = []
-        self.headers: list[dict[str, str]] = []
+class Upstream(SurfaceUpstream):
+    """The surface tests' recording upstream, which also answers count_tokens."""
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
-        self.bodies.append(json.loads(request.content))
-        self.headers.append(dict(request.headers))
+        answer = super().handle(request)
         if request.url.path.endswith("/count_tokens"):
             return httpx2.Response(200, json={"input_tokens": 42})
-        return httpx2.Response(200, json=ANSWER)
-
-    async def ahandle(self, request: httpx2.Request) -> httpx2.Response:
-        await request.aread()
-        return self.handle(request)
-
-
-@pytest.fixture()
-def scripted() -> Iterator[tuple[ServerThread, ScriptedBackend]]:
-    backend = ScriptedBackend(lambda request: "ok")
-    with ServerThread(create_app(backend)) as srv:
-        yield srv, backend
+        return answer
 
 
 @pytest.fixture()
