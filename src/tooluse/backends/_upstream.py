@@ -40,6 +40,8 @@ import httpx2
 
 from ..cancel import CancelSignal, current_cancel
 from ..errors import BackendError
+from ._aiohttp import AiohttpTransport
+from ._aiohttp import usable as fast_usable
 from ._retry import RetryPolicy, parse_retry_after
 from .options import (
     DEFAULT_CONNECT_TIMEOUT,
@@ -202,6 +204,10 @@ class Upstream:
         self._aclient = async_http_client
         self._own_aclient = async_http_client is None
         self._aclient_loop: asyncio.AbstractEventLoop | None = None
+        #: aiohttp under the async calls where it can be (:mod:`._aiohttp`), per loop too.
+        self._fast: AiohttpTransport | None = None
+        self._fast_loop: asyncio.AbstractEventLoop | None = None
+        self._fast_ok = self._own_aclient and async_transport is None and fast_usable()
         self._lock = threading.Lock()
         #: Seconds waited before each retry of the last call (tests and logs read it).
         self.retry_delays: list[float] = []
@@ -230,6 +236,16 @@ class Upstream:
             self._aclient_loop = loop
         return self._aclient
 
+    def fast_transport(self) -> AiohttpTransport | None:
+        """The aiohttp transport of this event loop, or None where httpx2's client serves."""
+        if not self._fast_ok:
+            return None
+        loop = asyncio.get_running_loop()
+        if self._fast is None or self._fast_loop is not loop:
+            self._fast = AiohttpTransport()
+            self._fast_loop = loop
+        return self._fast
+
     def close(self) -> None:
         if self._own_client and self._client is not None:
             self._client.close()
@@ -240,6 +256,10 @@ class Upstream:
         if self._own_aclient and self._aclient is not None:
             await self._aclient.aclose()
             self._aclient = None
+        if self._fast is not None:
+            with contextlib.suppress(RuntimeError):  # made on a loop that has ended
+                await self._fast.aclose()
+            self._fast = None
 
     # -- failures ---------------------------------------------------------------------------
     def failure(self, response: httpx2.Response) -> BackendError:
@@ -304,15 +324,22 @@ class Upstream:
 
     async def asend(self, url: str, content: bytes, headers: Mapping[str, str], *,
                     stream: bool) -> httpx2.Response:
-        """:meth:`send` on the async client."""
-        client = self.async_client()
+        """:meth:`send` on the async client (or straight to its fast transport)."""
+        fast = self.fast_transport()
+        client = self.async_client() if fast is None else None
         attempts = _Attempts(self, url, stream=stream)
         while True:
             timeout = attempts.begin()
-            request = client.build_request("POST", url, content=content, headers=dict(headers),
-                                           timeout=timeout)
             try:
-                response = await client.send(request, stream=True)
+                if client is not None:
+                    request = client.build_request("POST", url, content=content,
+                                                   headers=dict(headers), timeout=timeout)
+                    response = await client.send(request, stream=True)
+                else:
+                    assert fast is not None
+                    response = await fast.handle_async_request(httpx2.Request(
+                        "POST", url, content=content, headers=headers,
+                        extensions={"timeout": timeout.as_dict()}))
                 if response.status_code < 400:
                     if not stream:
                         await response.aread()
