@@ -6,25 +6,22 @@ Only the wire format differs, and that is the codecs' job (``tooluse.codecs.<for
 subclass names its endpoint and headers, hands the request to its codec, and says how one
 server-sent event becomes a wire payload dict for the codec's ``decode_events``.
 
-Sync calls use :class:`httpx2.Client`; async calls use :class:`httpx2.AsyncClient`
-natively, so a server built on the async API never parks a thread on a model call.
+Sync calls use :class:`httpx2.Client`; async calls are natively async (httpx2's transport
+on aiohttp where it can be, :mod:`._aiohttp`), so a server built on the async API never
+parks a thread on a model call, and a stream's codec runs on the event loop too.
 Retries happen only *before* a response starts: once events have been handed to the caller,
 a failure is raised rather than silently replayed.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import threading
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any, Unpack
 
-import anyio
-import anyio.from_thread
-import anyio.to_thread
 import httpx2
 
+from .._greenlet_bridge import iterate, sync_iter
 from ..backend import Backend
 from ..errors import BackendError, BackendErrorKind, WireFormatError
 from ..messages import Request, Response
@@ -36,7 +33,6 @@ __all__ = ["END_OF_STREAM", "HTTPBackend", "kind_for_status"]
 
 #: Returned by :meth:`HTTPBackend._payload` for an end-of-stream marker (``data: [DONE]``).
 END_OF_STREAM: Any = object()
-_END: Any = object()
 
 _STATUS_KINDS: dict[int, BackendErrorKind] = {
     400: "invalid_request",
@@ -209,12 +205,22 @@ class HTTPBackend(UsesUpstream, Backend):
                 for event in events_from_response(self._decode_json(response)):
                     yield event
                 return
-            async for event in _decode_in_thread(self._checked, self._aiter_payloads(response)):
-                yield event
+            # The codec's decoder pulls its payloads: it runs in a greenlet on this loop,
+            # fed from the network as it asks (tooluse._greenlet_bridge), no thread.
+            async for batch in iterate(lambda: self._decoded(self._aiter_payloads(response))):
+                for event in batch:
+                    yield event
         except WireFormatError as exc:
             raise self._wrap_decode_error(exc) from None
         finally:
             await response.aclose()
+
+    def _decoded(self, payloads: AsyncIterator[Any]) -> Iterator[StreamEvent]:
+        source = sync_iter(payloads)
+        try:
+            yield from self._checked(source)
+        finally:
+            source.close()  # here, on the loop: the decoder does not close what it read
 
     async def _aiter_payloads(self, response: httpx2.Response) -> AsyncIterator[Any]:
         async for sse in self.upstream.aevents(response):
@@ -237,62 +243,3 @@ def _is_json(response: httpx2.Response) -> bool:
     content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
     return content_type == "application/json"
 
-
-async def _decode_in_thread(
-    decode: Callable[[Iterable[Any]], Iterator[StreamEvent]], payloads: AsyncIterator[Any]
-) -> AsyncIterator[StreamEvent]:
-    """Run a codec's synchronous, pull-based ``decode_events`` over an async source.
-
-    The codec's decoder is a generator that pulls payloads from an iterable; it cannot be
-    suspended while the next payload is still on the network. So it runs in a worker thread
-    that pulls each payload from the event loop and pushes each decoded event back. (One
-    translator per format is the rule: the async path must not re-implement the decoder.)
-    """
-    send, receive = anyio.create_memory_object_stream[Any](64)
-    stop = threading.Event()
-
-    async def pull() -> Any:
-        try:
-            return await payloads.__anext__()
-        except StopAsyncIteration:
-            return _END
-
-    def source() -> Iterator[Any]:
-        while not stop.is_set():
-            item = anyio.from_thread.run(pull)
-            if item is _END:
-                return
-            yield item
-
-    def work() -> None:
-        try:
-            for event in decode(source()):
-                if stop.is_set():
-                    return
-                anyio.from_thread.run(send.send, event)
-            anyio.from_thread.run(send.send, _END)
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, re-raised there
-            if not stop.is_set():
-                with contextlib.suppress(Exception):  # the consumer went away
-                    anyio.from_thread.run(send.send, exc)
-
-    failure: BaseException | None = None
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(lambda: anyio.to_thread.run_sync(work, abandon_on_cancel=True))
-        try:
-            async with receive:
-                while True:
-                    item = await receive.receive()
-                    if item is _END:
-                        break
-                    if isinstance(item, BaseException):
-                        # Raised after the task group has closed, so the caller sees the
-                        # error itself rather than an ExceptionGroup wrapping it.
-                        failure = item
-                        break
-                    yield item
-        finally:
-            stop.set()
-            tg.cancel_scope.cancel()
-    if failure is not None:
-        raise failure
