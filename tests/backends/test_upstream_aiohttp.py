@@ -143,8 +143,10 @@ def test_an_http_error_is_read_from_its_body() -> None:
 
     async def main() -> None:
         with _server(answer) as url:
+            backend = _backend(url)
             with pytest.raises(BackendError) as caught:
-                await _backend(url).acomplete(_request())
+                await backend.acomplete(_request())
+            await backend.aclose()
             assert caught.value.kind == "rate_limit" and "slow down" in caught.value.message
 
     anyio.run(main)
@@ -155,8 +157,10 @@ def test_nobody_listening_is_unavailable() -> None:
         port = sock.getsockname()[1]  # closed when the block ends: nothing listens there
 
     async def main() -> None:
+        backend = _backend(f"http://127.0.0.1:{port}")
         with pytest.raises(BackendError) as caught:
-            await _backend(f"http://127.0.0.1:{port}").acomplete(_request())
+            await backend.acomplete(_request())
+        await backend.aclose()
         assert caught.value.kind == "unavailable"
 
     anyio.run(main)
@@ -169,8 +173,10 @@ def test_a_silent_upstream_is_a_timeout_within_the_bound() -> None:
     async def main() -> None:
         with _server(answer) as url:
             started = time.monotonic()
+            backend = _backend(url, timeout=0.5)
             with pytest.raises(BackendError) as caught:
-                await _backend(url, timeout=0.5).acomplete(_request())
+                await backend.acomplete(_request())
+            await backend.aclose()
             assert caught.value.kind == "timeout"
             assert time.monotonic() - started < 1.4
 
@@ -186,10 +192,28 @@ def test_a_stream_cut_by_the_upstream_is_an_error_never_an_answer(cut: int) -> N
         conn.shutdown(socket.SHUT_RDWR)
 
     async def main() -> None:
-        with _server(answer) as url, pytest.raises(BackendError):
-            [e async for e in _backend(url).astream(_request())]
+        with _server(answer) as url:
+            backend = _backend(url)
+            with pytest.raises(BackendError):
+                [e async for e in backend.astream(_request())]
+            await backend.aclose()
 
     anyio.run(main)
+
+
+def test_a_backend_used_on_a_second_event_loop_leaves_nothing_unclosed() -> None:
+    body = json.dumps(MESSAGE).encode()
+
+    def answer(conn: socket.socket) -> None:
+        conn.sendall(_head("200 OK", "application/json", len(body)) + body)
+
+    with _server(answer) as url:
+        backend = _backend(url)
+        for _ in range(2):  # each anyio.run is a new loop: a new pool, the old one closed
+            anyio.run(backend.acomplete, _request())
+        first_gone = backend.upstream._fast
+        backend.close()
+    assert first_gone is not None and first_gone._session is None
 
 
 def test_the_transport_closes_its_session() -> None:

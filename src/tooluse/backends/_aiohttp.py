@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import warnings
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 
@@ -88,6 +89,27 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+    def abandon(self) -> None:
+        """Close at once, without the event loop (the one it was made on has ended): its
+        sockets are shut and nothing warns about an unclosed session later."""
+        import aiohttp
+
+        session, self._session = self._session, None
+        if session is None:
+            return
+        connector = session.connector
+        session.detach()
+        if connector is not None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                # the base class's close shuts the sockets now (TCPConnector's own is a
+                # coroutine doing the same and then waiting, which needs the loop)
+                waiter: Any = aiohttp.BaseConnector.close(connector)
+                close = getattr(waiter, "close", None)
+                if close is not None:
+                    close()
+                del waiter
 
 
 class _Body(httpx2.AsyncByteStream):

@@ -26,6 +26,7 @@ from ..backend import Backend
 from ..errors import BackendError, BackendErrorKind, WireFormatError
 from ..messages import Request, Response
 from ..stream import StreamEvent, checked, events_from_response
+from ._sse import SSE, loads
 from ._upstream import Upstream, UsesUpstream
 from .options import AsyncUpstreamOptions, check_options
 
@@ -97,7 +98,7 @@ class HTTPBackend(UsesUpstream, Backend):
     def _decode_events(self, payloads: Iterable[Any]) -> Iterator[StreamEvent]:
         raise NotImplementedError
 
-    def _payload(self, sse: httpx2.ServerSentEvent) -> Any:
+    def _payload(self, sse: SSE) -> Any:
         """One server-sent event as a wire payload; ``None`` to skip it, ``END_OF_STREAM``
         to stop. Raise :class:`BackendError` for an in-stream error event."""
         raise NotImplementedError
@@ -143,7 +144,7 @@ class HTTPBackend(UsesUpstream, Backend):
 
     def _decode_json(self, response: httpx2.Response) -> Response:
         try:
-            return self._decode(response.json())
+            return self._decode(loads(response.content))
         except (ValueError, WireFormatError) as exc:
             raise self._wrap_decode_error(exc) from None
 

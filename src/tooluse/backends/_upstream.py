@@ -43,6 +43,7 @@ from ..errors import BackendError
 from ._aiohttp import AiohttpTransport
 from ._aiohttp import usable as fast_usable
 from ._retry import RetryPolicy, parse_retry_after
+from ._sse import SSE, SSEDecoder, check_event_stream
 from .options import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_READ_TIMEOUT,
@@ -242,6 +243,8 @@ class Upstream:
             return None
         loop = asyncio.get_running_loop()
         if self._fast is None or self._fast_loop is not loop:
+            if self._fast is not None:
+                self._fast.abandon()
             self._fast = AiohttpTransport()
             self._fast_loop = loop
         return self._fast
@@ -250,16 +253,21 @@ class Upstream:
         if self._own_client and self._client is not None:
             self._client.close()
             self._client = None
+        if self._fast is not None:  # (aclose closes it on its loop; here, at once)
+            self._fast.abandon()
+            self._fast = None
 
     async def aclose(self) -> None:
+        if self._fast is not None:
+            if self._fast_loop is asyncio.get_running_loop():
+                await self._fast.aclose()
+            else:
+                self._fast.abandon()
+            self._fast = None
         self.close()
         if self._own_aclient and self._aclient is not None:
             await self._aclient.aclose()
             self._aclient = None
-        if self._fast is not None:
-            with contextlib.suppress(RuntimeError):  # made on a loop that has ended
-                await self._fast.aclose()
-            self._fast = None
 
     # -- failures ---------------------------------------------------------------------------
     def failure(self, response: httpx2.Response) -> BackendError:
@@ -355,12 +363,16 @@ class Upstream:
             attempts.check_cancel()
 
     # -- reading ----------------------------------------------------------------------------
-    def events(self, response: httpx2.Response) -> Iterator[httpx2.ServerSentEvent]:
-        """The server-sent events of a streamed response; transport failures (a read
-        timeout, a reset, a caller that left) become :class:`BackendError`."""
+    def events(self, response: httpx2.Response) -> Iterator[SSE]:
+        """The server-sent events of a streamed response (read from its bytes:
+        :mod:`._sse`); transport failures (a read timeout, a reset, a caller that left)
+        become :class:`BackendError`."""
         url = str(response.request.url)
         try:
-            yield from httpx2.EventSource(response)
+            check_event_stream(response)
+            decoder = SSEDecoder()
+            for chunk in response.iter_bytes():
+                yield from decoder.feed(chunk)
         except httpx2.TransportError as exc:
             signal = current_cancel()
             if signal is not None and signal.is_set():
@@ -368,11 +380,14 @@ class Upstream:
                                         "its caller has gone") from None
             raise self.transport_error(exc, url, _timeout_of(response)) from None
 
-    async def aevents(self, response: httpx2.Response) -> AsyncIterator[httpx2.ServerSentEvent]:
+    async def aevents(self, response: httpx2.Response) -> AsyncIterator[SSE]:
         url = str(response.request.url)
         try:
-            async for sse in httpx2.EventSource(response):
-                yield sse
+            check_event_stream(response)
+            decoder = SSEDecoder()
+            async for chunk in response.aiter_bytes():
+                for sse in decoder.feed(chunk):
+                    yield sse
         except httpx2.TransportError as exc:
             raise self.transport_error(exc, url, _timeout_of(response)) from None
 

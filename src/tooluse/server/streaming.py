@@ -283,17 +283,18 @@ class GatewayStreamingResponse:
                         out.append(self.error_chunk(self._gateway_error(value)))
                     finished = True
                     break
+                if finished:  # the last bytes and the end in one write
+                    await send({"type": "http.response.body", "body": b"".join(out),
+                                "more_body": False})
+                    return
                 if out:
                     await send({"type": "http.response.body", "body": b"".join(out), "more_body": True})
-                if finished:
-                    break
                 batch = []
                 with anyio.move_on_after(self.heartbeat_interval if self.heartbeat else None):
                     batch = await pipe.get_batch()
                 if not batch:
                     assert self.heartbeat is not None
                     batch = [(_DATA, self.heartbeat)]
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:  # the client went away (ASGI 2.4 servers raise on write)
             self.disconnected = True
 
