@@ -5,7 +5,9 @@ It speaks just enough of two wire formats to be the backend of both proxies unde
 * ``POST .../v1/messages`` — the Anthropic Messages API (JSON, or SSE when ``"stream": true``);
 * ``POST .../chat/completions`` — the OpenAI Chat Completions API (JSON, or SSE chunks ending
   in ``data: [DONE]``);
-* ``POST .../responses`` — the OpenAI Responses API (JSON, or its numbered SSE events).
+* ``POST .../responses`` — the OpenAI Responses API (JSON, or its numbered SSE events);
+* ``POST /model/{id}/converse`` and ``/converse-stream`` — the Bedrock Converse API (JSON, or
+  AWS event-stream frames), what boto3 calls with ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME`` set.
 
 Every answer is the canned ``get_weather`` tool call of :mod:`canned`, so any time a request
 spends beyond "direct to this server" is the proxy's. It is a bare ``asyncio`` server with
@@ -32,6 +34,7 @@ import h11
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import canned  # noqa: E402
+import canned_converse  # noqa: E402
 import canned_responses  # noqa: E402
 
 __all__ = ["Upstream", "main"]
@@ -66,7 +69,7 @@ class Upstream:
     """The server: encodes each distinct answer once and replays the bytes."""
 
     def __init__(self) -> None:
-        self.served = {"anthropic": 0, "openai": 0, "responses": 0}
+        self.served = {"anthropic": 0, "openai": 0, "responses": 0, "converse": 0}
         self._cache: dict[tuple[Any, ...], Any] = {}
 
     def _cached(self, key: tuple[Any, ...], make: Any) -> Any:
@@ -92,6 +95,17 @@ class Upstream:
             return 400, "application/json", _error(f"invalid JSON body: {exc}")
         model = str(data.get("model") or canned.MODEL)
         stream = bool(data.get("stream"))
+        if path.startswith("/model/") and path.endswith(("/converse", "/converse-stream")):
+            if not (data.get("toolConfig") or {}).get("tools"):
+                return 400, "application/json", _error("the benchmark sends tools; none came")
+            self.served["converse"] += 1
+            model = path.split("/")[2]
+            if path.endswith("-stream"):
+                return 200, "application/vnd.amazon.eventstream", self._cached(
+                    ("c", model, True), lambda: canned_converse.converse_stream_frames(model))
+            return 200, "application/json", self._cached(
+                ("c", model, False),
+                lambda: json.dumps(canned_converse.converse_response(model)).encode())
         if path.endswith("/messages"):
             if not data.get("tools"):
                 return 400, "application/json", _error("the benchmark sends tools; none came")
