@@ -29,6 +29,7 @@ LAYERS: list[tuple[str, ...]] = [
     (
         "tooluse._lazy",
         "tooluse._greenlet_bridge",
+        "tooluse._bounded_table",
         "tooluse.errors",
         "tooluse.cancel",
         "tooluse._jsonvalue",
