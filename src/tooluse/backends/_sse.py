@@ -70,11 +70,13 @@ class SSEDecoder:
             if chunk[:1] == b"\n":
                 chunk = chunk[1:]
         buffer = self._rest + chunk if self._rest else chunk
-        if buffer[-1:] == b"\r":
-            buffer = buffer[:-1] + b"\n"
+        end = b""
+        if buffer[-1:] == b"\r":  # a line's end, whether or not a \n follows in the next piece
+            buffer, end = buffer[:-1], b"\n"
             self._after_cr = True
         if b"\r" in buffer:
             buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        buffer += end
         lines = buffer.split(b"\n")
         self._rest = lines.pop()
         events: list[SSE] = []
