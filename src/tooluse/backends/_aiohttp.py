@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import os
 import warnings
+import weakref
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -62,10 +63,12 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
                                          ssl=httpx2.create_ssl_context())
         self._session = aiohttp.ClientSession(connector=connector, auto_decompress=False,
                                               skip_auto_headers=("User-Agent",))
+        weakref.finalize(self, _close_now, self._session)
         return self._session
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         import aiohttp
+        import yarl
 
         session = self._session or self._open()
         timeout = request.extensions.get("timeout") or {}
@@ -75,8 +78,10 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
             total=None, sock_read=timeout.get("read"), sock_connect=connect,
             connect=None if connect is None or pool is None else connect + pool)
         try:
+            # encoded=True: sent as given, not re-quoted (a SigV4 signature covers the path
+            # with its %3A escapes; yarl would decode them)
             response = await session.request(
-                request.method, str(request.url), data=request.content,
+                request.method, yarl.URL(str(request.url), encoded=True), data=request.content,
                 headers=request.headers.multi_items(), timeout=client_timeout,
                 allow_redirects=False)
         except Exception as exc:
@@ -93,23 +98,30 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
     def abandon(self) -> None:
         """Close at once, without the event loop (the one it was made on has ended): its
         sockets are shut and nothing warns about an unclosed session later."""
-        import aiohttp
-
         session, self._session = self._session, None
-        if session is None:
-            return
-        connector = session.connector
-        session.detach()
-        if connector is not None:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                # the base class's close shuts the sockets now (TCPConnector's own is a
-                # coroutine doing the same and then waiting, which needs the loop)
-                waiter: Any = aiohttp.BaseConnector.close(connector)
-                close = getattr(waiter, "close", None)
-                if close is not None:
-                    close()
-                del waiter
+        if session is not None:
+            _close_now(session)
+
+
+def _close_now(session: aiohttp.ClientSession) -> None:
+    """Close ``session`` and its sockets without awaiting (also when it is garbage: a
+    backend nobody closed, at exit; aiohttp would print a warning for it, httpx2 does not)."""
+    import aiohttp
+
+    if session.closed:
+        return
+    connector = session.connector
+    session.detach()
+    if connector is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            # the base class's close shuts the sockets now (TCPConnector's own is a
+            # coroutine doing the same and then waiting, which needs the loop)
+            waiter: Any = aiohttp.BaseConnector.close(connector)
+            close = getattr(waiter, "close", None)
+            if close is not None:
+                close()
+            del waiter
 
 
 class _Body(httpx2.AsyncByteStream):
