@@ -121,6 +121,11 @@ class HTTPBackend(UsesUpstream, Backend):
             headers.update(self._request_headers(request))
         return headers
 
+    def _sign(self, url: str, body: bytes, headers: dict[str, str]) -> dict[str, str]:
+        """The headers as sent: a subclass whose upstream authenticates the request itself
+        (AWS SigV4 signs the URL and the body) adds that here."""
+        return headers
+
     def _request_headers(self, request: Request) -> dict[str, str]:
         """Headers a request itself asks for (a client's beta header, passed through)."""
         return {}
@@ -155,13 +160,15 @@ class HTTPBackend(UsesUpstream, Backend):
     # -- sync -------------------------------------------------------------------------------
     def complete(self, request: Request) -> Response:
         url = self._url(request, stream=False)
-        response = self.upstream.send(url, self._body(request, stream=False), self._headers(request),
+        body = self._body(request, stream=False)
+        response = self.upstream.send(url, body, self._sign(url, body, self._headers(request)),
                                       stream=False)
         return self._decode_json(response)
 
     def stream(self, request: Request) -> Iterator[StreamEvent]:
         url = self._url(request, stream=True)
-        response = self.upstream.send(url, self._body(request, stream=True), self._headers(request),
+        body = self._body(request, stream=True)
+        response = self.upstream.send(url, body, self._sign(url, body, self._headers(request)),
                                       stream=True)
         try:
             if _is_json(response):
@@ -192,14 +199,16 @@ class HTTPBackend(UsesUpstream, Backend):
     # -- async ------------------------------------------------------------------------------
     async def acomplete(self, request: Request) -> Response:
         url = self._url(request, stream=False)
-        response = await self.upstream.asend(url, self._body(request, stream=False),
-                                             self._headers(request), stream=False)
+        body = self._body(request, stream=False)
+        response = await self.upstream.asend(url, body, self._sign(url, body, self._headers(request)),
+                                             stream=False)
         return self._decode_json(response)
 
     async def astream(self, request: Request) -> AsyncIterator[StreamEvent]:
         url = self._url(request, stream=True)
-        response = await self.upstream.asend(url, self._body(request, stream=True),
-                                             self._headers(request), stream=True)
+        body = self._body(request, stream=True)
+        response = await self.upstream.asend(url, body, self._sign(url, body, self._headers(request)),
+                                             stream=True)
         try:
             if _is_json(response):
                 await response.aread()
