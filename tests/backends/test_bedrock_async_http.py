@@ -102,10 +102,9 @@ def test_a_cut_event_stream_is_an_error_never_an_answer(endpoint: str) -> None:
                   {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "cut"}}}]
 
         async def payloads(_: Any) -> Any:
-            for frame in frames:
-                yield frame
+            yield frames
 
-        http._aiter_payloads = payloads  # type: ignore[method-assign]
+        http._apayload_batches = payloads  # type: ignore[method-assign]
         with pytest.raises(BackendError):
             [e async for e in http.astream(_request())]
         assert http._payload_of({":message-type": "event", ":event-type": "metadata"},

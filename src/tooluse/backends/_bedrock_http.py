@@ -124,7 +124,7 @@ class BedrockHTTP(HTTPBackend):
         return BackendError(f"bedrock: malformed Converse answer: {exc}", kind="api")
 
     # -- the event stream -------------------------------------------------------------------
-    async def _aiter_payloads(self, response: httpx2.Response) -> AsyncIterator[Any]:
+    async def _apayload_batches(self, response: httpx2.Response) -> AsyncIterator[list[Any]]:
         from botocore.eventstream import EventStreamBuffer, ParserError
 
         url = str(response.request.url)
@@ -132,8 +132,16 @@ class BedrockHTTP(HTTPBackend):
         try:
             async for chunk in response.aiter_bytes():
                 frames.add_data(chunk)
-                for message in frames:
-                    yield self._payload_of(message.headers, message.payload)
+                batch: list[Any] = []
+                try:
+                    for message in frames:
+                        batch.append(self._payload_of(message.headers, message.payload))
+                except (BackendError, ParserError):
+                    if batch:
+                        yield batch
+                    raise
+                if batch:
+                    yield batch
         except ParserError as exc:
             raise BackendError(f"bedrock: malformed Converse stream: {exc}", kind="api") from None
         except httpx2.TransportError as exc:

@@ -217,7 +217,7 @@ class HTTPBackend(UsesUpstream, Backend):
                 return
             # The codec's decoder pulls its payloads: it runs in a greenlet on this loop,
             # fed from the network as it asks (tooluse._greenlet_bridge), no thread.
-            async for batch in iterate(lambda: self._decoded(self._aiter_payloads(response))):
+            async for batch in iterate(lambda: self._decoded(self._apayload_batches(response))):
                 for event in batch:
                     yield event
         except WireFormatError as exc:
@@ -225,20 +225,33 @@ class HTTPBackend(UsesUpstream, Backend):
         finally:
             await response.aclose()
 
-    def _decoded(self, payloads: AsyncIterator[Any]) -> Iterator[StreamEvent]:
-        source = sync_iter(payloads)
+    def _decoded(self, batches: AsyncIterator[list[Any]]) -> Iterator[StreamEvent]:
+        source = sync_iter(batches)
         try:
-            yield from self._checked(source)
+            yield from self._checked(payload for batch in source for payload in batch)
         finally:
             source.close()  # here, on the loop: the decoder does not close what it read
 
-    async def _aiter_payloads(self, response: httpx2.Response) -> AsyncIterator[Any]:
-        async for sse in self.upstream.aevents(response):
-            payload = self._payload(sse)
-            if payload is END_OF_STREAM:
-                return
-            if payload is not None:
-                yield payload
+    async def _apayload_batches(self, response: httpx2.Response) -> AsyncIterator[list[Any]]:
+        """The wire payloads, a batch per piece of the body (an error event raises after
+        the payloads before it have been handed on)."""
+        async for events in self.upstream.aevent_batches(response):
+            batch: list[Any] = []
+            try:
+                for sse in events:
+                    payload = self._payload(sse)
+                    if payload is END_OF_STREAM:
+                        if batch:
+                            yield batch
+                        return
+                    if payload is not None:
+                        batch.append(payload)
+            except BackendError:
+                if batch:
+                    yield batch
+                raise
+            if batch:
+                yield batch
         self._ended_without_marker()
 
     # -- lifecycle --------------------------------------------------------------------------

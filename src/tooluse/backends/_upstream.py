@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import socket
 import threading
@@ -346,7 +347,7 @@ class Upstream:
                 else:
                     assert fast is not None
                     response = await fast.handle_async_request(httpx2.Request(
-                        "POST", url, content=content, headers=headers,
+                        "POST", _parsed(url), content=content, headers=headers,
                         extensions={"timeout": timeout.as_dict()}))
                 if response.status_code < 400:
                     if not stream:
@@ -380,14 +381,17 @@ class Upstream:
                                         "its caller has gone") from None
             raise self.transport_error(exc, url, _timeout_of(response)) from None
 
-    async def aevents(self, response: httpx2.Response) -> AsyncIterator[SSE]:
+    async def aevent_batches(self, response: httpx2.Response) -> AsyncIterator[list[SSE]]:
+        """:meth:`events` for the async client, in batches: the events of each piece of the
+        body as it arrives (one step of the async machinery per piece, not per event)."""
         url = str(response.request.url)
         try:
             check_event_stream(response)
             decoder = SSEDecoder()
             async for chunk in response.aiter_bytes():
-                for sse in decoder.feed(chunk):
-                    yield sse
+                events = decoder.feed(chunk)
+                if events:
+                    yield events
         except httpx2.TransportError as exc:
             raise self.transport_error(exc, url, _timeout_of(response)) from None
 
@@ -410,6 +414,13 @@ class UsesUpstream:
     def retry_delays(self) -> list[float]:
         """Seconds waited before each retry of the last call."""
         return self.upstream.retry_delays
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(url: str) -> httpx2.URL:
+    """``url`` parsed once: a backend calls the same few URLs, and parsing one is most of the
+    cost of building an ``httpx2.Request`` (~50 of ~80 us)."""
+    return httpx2.URL(url)
 
 
 def _timeout_of(response: httpx2.Response) -> httpx2.Timeout | None:
