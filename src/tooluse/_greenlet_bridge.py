@@ -34,13 +34,7 @@ class _Bridged(greenlet.greenlet):  # type: ignore[misc]
     """A greenlet running a pipeline for :func:`iterate`."""
 
     driver: greenlet.greenlet
-
-
-class _Item:
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
+    pending: list[Any]  # items produced since the driver last took them
 
 
 class _Await:
@@ -98,11 +92,12 @@ async def iterate(make: Callable[[], Iterable[T]]) -> AsyncIterator[list[T]]:
     own awaits (an HTTP response's close) still served, shielded from the cancellation."""
 
     def run(_: Any) -> Any:
-        me = greenlet.getcurrent()
+        # items are kept in the greenlet until it waits (or ends): no switch per item
+        pending = greenlet.getcurrent().pending
         iterable = make()
         try:
             for item in iterable:
-                me.driver.switch(_Item(item))
+                pending.append(item)
         finally:
             close = getattr(iterable, "close", None)
             if close is not None:
@@ -111,17 +106,13 @@ async def iterate(make: Callable[[], Iterable[T]]) -> AsyncIterator[list[T]]:
 
     pipeline = _Bridged(run)
     pipeline.gr_context = contextvars.copy_context()
-    batch: list[T] = []
-    value = _switch(pipeline, None)
+    pipeline.pending = []
     try:
+        value = _switch(pipeline, None)
         while True:
-            if isinstance(value, _Item):
-                batch.append(value.value)
-                value = _switch(pipeline, None)
-                continue
-            if batch:
+            if pipeline.pending:
+                batch, pipeline.pending[:] = list(pipeline.pending), []
                 yield batch
-                batch = []
             if value is _DONE:
                 return
             try:
@@ -133,6 +124,11 @@ async def iterate(make: Callable[[], Iterable[T]]) -> AsyncIterator[list[T]]:
                 value = _switch(pipeline, exc, throw=True)
             else:
                 value = _switch(pipeline, result)
+    except BaseException:
+        if pipeline.dead and pipeline.pending:  # what it produced before it failed, first
+            batch, pipeline.pending[:] = list(pipeline.pending), []
+            yield batch
+        raise
     finally:
         if not pipeline.dead:
             await _unwind(pipeline, GeneratorExit())
@@ -154,6 +150,7 @@ async def _unwind(pipeline: _Bridged, exc: BaseException) -> None:
     try:
         value = _switch(pipeline, exc, throw=True)
         while not pipeline.dead:
+            pipeline.pending.clear()  # produced while closing: nobody takes it
             if isinstance(value, _Await):
                 with anyio.CancelScope(shield=True):
                     try:
@@ -162,7 +159,7 @@ async def _unwind(pipeline: _Bridged, exc: BaseException) -> None:
                         value = _switch(pipeline, failure, throw=True)
                         continue
                 value = _switch(pipeline, result)
-            else:  # an item produced while closing: nobody takes it
+            else:
                 value = _switch(pipeline, None)
     except BaseException as raised:  # the pipeline ended by raising
         if raised is not exc and not isinstance(raised, (GeneratorExit, StopIteration)):
