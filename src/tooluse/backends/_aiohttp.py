@@ -33,7 +33,10 @@ import httpx2
 if TYPE_CHECKING:
     import aiohttp
 
-__all__ = ["AiohttpTransport", "usable"]
+__all__ = ["READ_BODY", "AiohttpTransport", "usable"]
+
+#: A request extension: the caller wants the whole body, read before the response returns.
+READ_BODY = "tooluse.read_body"
 
 _PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
 
@@ -86,6 +89,16 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
                 allow_redirects=False)
         except Exception as exc:
             raise _mapped(exc, request) from exc
+        if request.extensions.get(READ_BODY):
+            # the whole body now: one read, no async iteration through httpx2's stream
+            try:
+                body = await response.read()
+            except Exception as exc:
+                response.close()
+                raise _mapped(exc, request) from exc
+            response.release()
+            return httpx2.Response(response.status, headers=response.raw_headers, content=body,
+                                   request=request, extensions={"http_version": b"HTTP/1.1"})
         return httpx2.Response(response.status, headers=response.raw_headers,
                                stream=_Body(response, request), request=request,
                                extensions={"http_version": b"HTTP/1.1"})

@@ -41,7 +41,7 @@ import httpx2
 
 from ..cancel import CancelSignal, current_cancel
 from ..errors import BackendError
-from ._aiohttp import AiohttpTransport
+from ._aiohttp import READ_BODY, AiohttpTransport
 from ._aiohttp import usable as fast_usable
 from ._retry import RetryPolicy, parse_retry_after
 from ._sse import SSE, SSEDecoder, check_event_stream
@@ -348,7 +348,7 @@ class Upstream:
                     assert fast is not None
                     response = await fast.handle_async_request(httpx2.Request(
                         "POST", _parsed(url), content=content, headers=headers,
-                        extensions={"timeout": timeout.as_dict()}))
+                        extensions={"timeout": timeout.as_dict(), READ_BODY: not stream}))
                 if response.status_code < 400:
                     if not stream:
                         await response.aread()
