@@ -208,6 +208,7 @@ def plot(curve: dict[str, Any], rows: list[dict[str, Any]], path: Path) -> None:
     right.set_xlabel(curve["title"])
     right.set_ylabel("gateway peak RSS (MiB)")
     for axis in (left, right):
+        axis.set_ylim(bottom=0)  # from zero: growth shown at its true scale
         axis.set_xscale("log")
         axis.set_xticks(xs, [_label(curve, x) for x in xs])
         axis.minorticks_off()
