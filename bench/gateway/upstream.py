@@ -5,13 +5,18 @@ It speaks just enough of two wire formats to be the backend of both proxies unde
 * ``POST .../v1/messages`` — the Anthropic Messages API (JSON, or SSE when ``"stream": true``);
 * ``POST .../chat/completions`` — the OpenAI Chat Completions API (JSON, or SSE chunks ending
   in ``data: [DONE]``);
-* ``POST .../responses`` — the OpenAI Responses API (JSON, or its numbered SSE events).
+* ``POST .../responses`` — the OpenAI Responses API (JSON, or its numbered SSE events);
+* ``POST /model/{id}/converse`` and ``/converse-stream`` — the Bedrock Converse API (JSON, or
+  AWS event-stream frames), what boto3 calls with ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME`` set.
 
 Every answer is the canned ``get_weather`` tool call of :mod:`canned`, so any time a request
 spends beyond "direct to this server" is the proxy's. It is a bare ``asyncio`` server with
 ``h11`` (the HTTP/1.1 parser uvicorn itself uses) rather than an ASGI app: the upstream shares
 two CPU cores with the proxies and the load generator, so the less work it does the cleaner the
 proxies' figures. Streams are written event by event, as a real API flushes them.
+
+``--stream-gap-ms N`` sends every stream's events N ms apart, for streams that stay open a
+while (the cost of many concurrent streams); 0, at once, by default.
 
 ``GET /stats`` returns how many model requests it served, so the harness can check that a
 proxy really forwarded every request it was timed on.
@@ -32,6 +37,7 @@ import h11
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import canned  # noqa: E402
+import canned_converse  # noqa: E402
 import canned_responses  # noqa: E402
 
 __all__ = ["Upstream", "main"]
@@ -65,8 +71,9 @@ def _sse_openai(model: str, include_usage: bool) -> list[bytes]:
 class Upstream:
     """The server: encodes each distinct answer once and replays the bytes."""
 
-    def __init__(self) -> None:
-        self.served = {"anthropic": 0, "openai": 0, "responses": 0}
+    def __init__(self, gap: float = 0.0) -> None:
+        self.gap = gap
+        self.served = {"anthropic": 0, "openai": 0, "responses": 0, "converse": 0}
         self._cache: dict[tuple[Any, ...], Any] = {}
 
     def _cached(self, key: tuple[Any, ...], make: Any) -> Any:
@@ -92,6 +99,17 @@ class Upstream:
             return 400, "application/json", _error(f"invalid JSON body: {exc}")
         model = str(data.get("model") or canned.MODEL)
         stream = bool(data.get("stream"))
+        if path.startswith("/model/") and path.endswith(("/converse", "/converse-stream")):
+            if not (data.get("toolConfig") or {}).get("tools"):
+                return 400, "application/json", _error("the benchmark sends tools; none came")
+            self.served["converse"] += 1
+            model = path.split("/")[2]
+            if path.endswith("-stream"):
+                return 200, "application/vnd.amazon.eventstream", self._cached(
+                    ("c", model, True), lambda: canned_converse.converse_stream_frames(model))
+            return 200, "application/json", self._cached(
+                ("c", model, False),
+                lambda: json.dumps(canned_converse.converse_response(model)).encode())
         if path.endswith("/messages"):
             if not data.get("tools"):
                 return 400, "application/json", _error("the benchmark sends tools; none came")
@@ -160,8 +178,12 @@ class Upstream:
                 else:
                     headers.append((b"cache-control", b"no-cache"))
                     writer.write(conn.send(h11.Response(status_code=status, headers=headers)))
+                    gap = self.gap
                     for frame in payload:
                         writer.write(conn.send(h11.Data(data=frame)))
+                        if gap:  # a model that takes its time: each event flushed, then a pause
+                            await writer.drain()
+                            await asyncio.sleep(gap)
                     writer.write(conn.send(h11.EndOfMessage()))
                 await writer.drain()
                 if conn.our_state is h11.MUST_CLOSE:
@@ -177,8 +199,8 @@ def _error(message: str) -> bytes:
     return json.dumps({"type": "error", "error": {"type": "invalid_request_error", "message": message}}).encode()
 
 
-async def serve(host: str, port: int) -> None:
-    upstream = Upstream()
+async def serve(host: str, port: int, gap: float = 0.0) -> None:
+    upstream = Upstream(gap)
     server = await asyncio.start_server(upstream.handle, host, port, backlog=1024)
     print(f"bench upstream listening on http://{host}:{port}", flush=True)
     async with server:
@@ -189,9 +211,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=18100)
+    parser.add_argument("--stream-gap-ms", type=float, default=0.0,
+                        help="milliseconds between a stream's events (default 0: at once)")
     args = parser.parse_args(argv)
     try:
-        asyncio.run(serve(args.host, args.port))
+        asyncio.run(serve(args.host, args.port, args.stream_gap_ms / 1000))
     except KeyboardInterrupt:
         pass
     return 0

@@ -153,7 +153,11 @@ def create_app(
             yield
         finally:
             if close_backend:
-                await anyio.to_thread.run_sync(instance.close)
+                aclose = getattr(instance, "aclose", None)  # an HTTP backend's pool is the loop's
+                if aclose is not None:
+                    await aclose()
+                else:
+                    await anyio.to_thread.run_sync(instance.close)
             if not isinstance(responses_store, ResponseStore):
                 store.close()
             if traces is not None and not isinstance(trace, TraceStore):

@@ -24,6 +24,7 @@ import anyio.to_thread
 from starlette.requests import Request as HttpRequest
 from starlette.responses import Response
 
+from .._greenlet_bridge import blocking
 from ..codecs import responses as codec
 from ..messages import Message, Request, TextBlock
 from ..messages import Response as NeutralResponse
@@ -239,7 +240,8 @@ def _stream_bytes(events: Iterator[StreamEvent], data: dict[str, Any], neutral: 
         return
     if store is not None and encoder.final is not None:
         answer = accumulator.finish()
-        store.put(response_id, encoder.final, items, _context(data, neutral, answer))
+        # (off the event loop when the stream runs on it: a file store's commit waits on disk)
+        blocking(store.put, response_id, encoder.final, items, _context(data, neutral, answer))
 
 
 # --- GET / DELETE ----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import anyio
 from starlette.responses import Response as HttpResponse
 
+from .._greenlet_bridge import sync_iter
 from ..backend import Backend
 from ..messages import Request, Response
 from ..stream import MessageStart, StreamEvent, terminated
@@ -88,6 +89,7 @@ class GatewayState:
             heartbeat_interval=self.ping_interval,
             limiter=self.limiter,
             threads=self.stream_threads,
+            inline=_natively_async(self.backend),
         )
 
     def stream_producer(
@@ -103,7 +105,8 @@ class GatewayState:
 
         def produce() -> Iterator[bytes]:
             turn = begin_turn(request)  # in the request's context: the worker copies it
-            events = self.backend.stream(request)
+            events = (sync_iter(self.backend.astream(request)) if _natively_async(self.backend)
+                      else self.backend.stream(request))
             watched = turn.watch(events) if turn is not None else events
             try:
                 checked = _complete_only(watched)
@@ -116,6 +119,12 @@ class GatewayState:
                     close()
 
         return produce
+
+
+def _natively_async(backend: Backend) -> bool:
+    """Whether ``backend`` streams natively async (an HTTP upstream): its stream's pipeline
+    then runs on the event loop (``inline``), the others' in a worker thread."""
+    return type(backend).astream is not Backend.astream
 
 
 def _complete_only(events: Iterator[StreamEvent]) -> Iterator[StreamEvent]:

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from .._bounded_table import prune, sqlite_setup
 from .record import Trace
 from .serialize import MAX_TEXT, trace_dict
 
@@ -96,6 +97,8 @@ class TraceStore:
             # write with the store's size)
             self._db.execute("CREATE INDEX IF NOT EXISTS traces_seq_size ON traces (seq, size)")
             self._db.commit()
+            # the count and the bytes stored, kept beside the table (tooluse._bounded_table)
+            sqlite_setup(self._db, "traces", size="size")
         except sqlite3.DatabaseError as exc:
             raise ValueError(f"cannot use {self.path} as a trace database: {exc}") from exc
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -133,25 +136,9 @@ class TraceStore:
                 summary["output_tokens"], len(body.encode("utf-8")), body)
 
     def _prune(self) -> None:
-        (count,) = self._db.execute("SELECT count(*) FROM traces").fetchone()
-        if count > self.max_traces:
-            self._db.execute(
-                "DELETE FROM traces WHERE seq IN (SELECT seq FROM traces ORDER BY seq LIMIT ?)",
-                (count - self.max_traces,))
-        (total,) = self._db.execute("SELECT coalesce(sum(size), 0) FROM traces").fetchone()
-        if total <= self.max_bytes:
-            return
         # The newest trace stays even alone over the size: a store never drops what it was
         # just given (its texts are cut to max_text already).
-        over, cut_at = total - self.max_bytes, None
-        for seq, size in self._db.execute("SELECT seq, size FROM traces ORDER BY seq"):
-            over -= size
-            cut_at = seq
-            if over <= 0:
-                break
-        (newest,) = self._db.execute("SELECT max(seq) FROM traces").fetchone()
-        if cut_at is not None:
-            self._db.execute("DELETE FROM traces WHERE seq <= ? AND seq < ?", (cut_at, newest))
+        prune(self._db, "traces", self.max_traces, max_bytes=self.max_bytes)
 
     def submit(self, trace: Trace) -> None:
         """Store ``trace`` from the writer thread (the caller does not wait)."""
