@@ -1,0 +1,363 @@
+"""Trying one request on several backends in turn, before its answer starts, and only then.
+
+A failover is safe only while the caller has seen nothing: after that, a second backend's
+answer would be glued to the first one's beginning. So a try *commits* at its first content
+event, the first event after :class:`~tooluse.stream.MessageStart`, and only a failure before
+it goes on to the next try. ``MessageStart`` is held back until then because an upstream may
+open its stream and fail in its very next event (the Messages API sends ``overloaded_error``
+that way): for whoever reads this stream, that is still a failure before the first byte.
+After the commit, a failure is the caller's, as with one backend.
+
+What goes on to the next try (:func:`falls_over`): the retryable failures (a refused or
+reset connection, a timeout, 429, 5xx, 529 overloaded) and a prompt over the model's context
+(``context_length``: another model may hold it). Anything else (a malformed request, a key
+the upstream refuses) would fail the same way everywhere and is raised at once.
+
+Every try is an :class:`Attempt` in the log current in the calling context
+(:func:`recording_attempts`; nothing is kept when there is none). It is recorded where it
+happened: a composite records only a try whose outcome its inner backend did not record
+already, so a fallback over balanced deployments logs each deployment's try once.
+
+:class:`FallbackBackend` is the plain use: backends tried in order.
+:class:`~.balanced.BalancedBackend` uses the same loop over deployments of one model.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Literal, TypeVar
+
+from ..backend import Backend
+from ..errors import BackendError
+from ..messages import Request, Response
+from ..stream import MessageStart, StreamEvent
+
+__all__ = [
+    "Attempt",
+    "FallbackBackend",
+    "Try",
+    "acomplete_first",
+    "astream_first",
+    "complete_first",
+    "falls_over",
+    "is_available",
+    "record_attempt",
+    "recording_attempts",
+    "stream_first",
+]
+
+T = TypeVar("T")
+#: One try: what it targets (a label for logs) and how to start it.
+Try = tuple[str, Callable[[], T]]
+Outcome = Literal["answered", "failed", "skipped"]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One try of a request: its ``target`` (a backend's label), its ``outcome``, how long
+    it took and, unless it answered, why (``kind``: the error's kind, ``message``)."""
+
+    target: str
+    outcome: Outcome
+    seconds: float = 0.0
+    kind: str | None = None
+    message: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """A plain JSON object (traces keep it)."""
+        out: dict[str, Any] = {"target": self.target, "outcome": self.outcome,
+                               "ms": round(self.seconds * 1000.0, 3)}
+        if self.kind is not None:
+            out["error"] = self.kind
+        if self.message is not None:
+            out["message"] = self.message
+        return out
+
+    def event_name(self) -> str:
+        return "tooluse.attempt"
+
+    def attributes(self) -> dict[str, str | float]:
+        """The attributes of the attempt's span event (telemetry)."""
+        out: dict[str, str | float] = {"tooluse.attempt.target": self.target,
+                                       "tooluse.attempt.outcome": self.outcome,
+                                       "tooluse.attempt.duration_ms": self.seconds * 1000.0}
+        if self.kind is not None:
+            out["error.type"] = self.kind
+        if self.message is not None:
+            out["tooluse.attempt.message"] = self.message
+        return out
+
+
+_log: ContextVar[list[Attempt] | None] = ContextVar("tooluse_attempts", default=None)
+
+
+@contextmanager
+def recording_attempts(log: list[Attempt] | None = None) -> Iterator[list[Attempt]]:
+    """Inside the block, every try of a failover goes into ``log`` (a new list when none is
+    given), which the block gets. The list is shared, not copied: a worker thread running
+    the request in a copy of this context appends to it too."""
+    attempts: list[Attempt] = [] if log is None else log
+    token = _log.set(attempts)
+    try:
+        yield attempts
+    finally:
+        try:
+            _log.reset(token)
+        except ValueError:  # closed from another context (a generator's finalizer)
+            pass
+
+
+def record_attempt(attempt: Attempt) -> None:
+    """Add ``attempt`` to the current log (nothing happens when nobody records)."""
+    log = _log.get()
+    if log is not None:
+        log.append(attempt)
+
+
+def falls_over(exc: BaseException) -> bool:
+    """Whether a failure before the answer started should go on to the next try: a
+    retryable backend failure, or a prompt over the model's context."""
+    return isinstance(exc, BackendError) and (exc.retryable or exc.kind == "context_length")
+
+
+def is_available(backend: Backend) -> bool:
+    """A composite's ``available()`` (False while every deployment cools down); True for a
+    backend that has none."""
+    available = getattr(backend, "available", None)
+    return bool(available()) if callable(available) else True
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+class _Trial:
+    """One try's bookkeeping: its time, and its record unless something inside made one."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.started = time.perf_counter()
+        log = _log.get()
+        self.mark = len(log) if log is not None else 0
+
+    def _record(self, outcome: Outcome, exc: BaseException | None = None) -> None:
+        log = _log.get()
+        if log is None or len(log) > self.mark:  # not recording, or recorded inside
+            return
+        kind = message = None
+        if exc is not None:
+            kind = getattr(exc, "kind", None) or type(exc).__name__
+            message = _short(getattr(exc, "message", None) or str(exc) or type(exc).__name__)
+        log.append(Attempt(self.target, outcome, time.perf_counter() - self.started,
+                           kind, message))
+
+    def answered(self) -> None:
+        self._record("answered")
+
+    def failed(self, exc: BaseException) -> None:
+        self._record("failed", exc)
+
+
+def _no_try_left(last: BaseException | None) -> BaseException:
+    return last if last is not None else BackendError("no backend to try", kind="unavailable")
+
+
+def _head(events: Iterator[StreamEvent]) -> list[StreamEvent]:
+    """The events up to and including the first content event (all of them if the stream
+    ends before one)."""
+    held: list[StreamEvent] = []
+    for event in events:
+        held.append(event)
+        if not isinstance(event, MessageStart):
+            break
+    return held
+
+
+def _close(events: object) -> None:
+    close = getattr(events, "close", None)
+    if close is not None:
+        close()
+
+
+def stream_first(tries: Iterable[Try[Iterator[StreamEvent]]], *,
+                 fall_over: Callable[[BaseException], bool] = falls_over
+                 ) -> Iterator[StreamEvent]:
+    """The stream of the first try that gets to its first content event; each try before
+    it failed in a way ``fall_over`` accepts. Raises the last failure when none did."""
+    last: BaseException | None = None
+    for target, start in tries:
+        trial = _Trial(target)
+        events: Iterator[StreamEvent] | None = None
+        try:
+            events = iter(start())
+            head = _head(events)
+        except Exception as exc:
+            _close(events)
+            trial.failed(exc)
+            if not fall_over(exc):
+                raise
+            last = exc
+            continue
+        trial.answered()
+        try:
+            yield from head
+            yield from events
+        finally:
+            _close(events)
+        return
+    raise _no_try_left(last)
+
+
+async def astream_first(tries: Iterable[Try[AsyncIterator[StreamEvent]]], *,
+                        fall_over: Callable[[BaseException], bool] = falls_over
+                        ) -> AsyncIterator[StreamEvent]:
+    """:func:`stream_first` for async streams."""
+    last: BaseException | None = None
+    for target, start in tries:
+        trial = _Trial(target)
+        events: AsyncIterator[StreamEvent] | None = None
+        held: list[StreamEvent] = []
+        try:
+            events = start()
+            async for event in events:
+                held.append(event)
+                if not isinstance(event, MessageStart):
+                    break
+        except Exception as exc:
+            if events is not None:
+                await _aclose(events)
+            trial.failed(exc)
+            if not fall_over(exc):
+                raise
+            last = exc
+            continue
+        trial.answered()
+        try:
+            for event in held:
+                yield event
+            async for event in events:
+                yield event
+        finally:
+            await _aclose(events)
+        return
+    raise _no_try_left(last)
+
+
+async def _aclose(events: AsyncIterator[StreamEvent]) -> None:
+    aclose = getattr(events, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+def complete_first(tries: Iterable[Try[Response]], *,
+                   fall_over: Callable[[BaseException], bool] = falls_over) -> Response:
+    """The answer of the first try that does not fail in a way ``fall_over`` accepts."""
+    last: BaseException | None = None
+    for target, start in tries:
+        trial = _Trial(target)
+        try:
+            response = start()
+        except Exception as exc:
+            trial.failed(exc)
+            if not fall_over(exc):
+                raise
+            last = exc
+            continue
+        trial.answered()
+        return response
+    raise _no_try_left(last)
+
+
+async def acomplete_first(tries: Iterable[Try[Awaitable[Response]]], *,
+                          fall_over: Callable[[BaseException], bool] = falls_over) -> Response:
+    """:func:`complete_first` for async calls."""
+    last: BaseException | None = None
+    for target, start in tries:
+        trial = _Trial(target)
+        try:
+            response = await start()
+        except Exception as exc:
+            trial.failed(exc)
+            if not fall_over(exc):
+                raise
+            last = exc
+            continue
+        trial.answered()
+        return response
+    raise _no_try_left(last)
+
+
+class FallbackBackend(Backend):
+    """``backends`` tried in order: a failure before the answer starts that
+    :func:`falls_over` accepts (or ``fall_over``, when given) goes on to the next one.
+
+    A backend whose ``available()`` says False (a :class:`~.balanced.BalancedBackend`
+    whose every deployment cools down) is skipped, unless every one is unavailable: then
+    all are tried in order, since failing without trying would fail for sure. ``labels``
+    name the backends in the attempt log (default: each one's ``name``).
+
+    It forwards passthrough and guarantees structured output only where every backend does
+    (an answer may come from any of them).
+    """
+
+    name = "fallback"
+
+    def __init__(self, backends: Sequence[Backend], *, labels: Sequence[str] | None = None,
+                 fall_over: Callable[[BaseException], bool] = falls_over) -> None:
+        if not backends:
+            raise ValueError("FallbackBackend needs at least one backend")
+        if labels is not None and len(labels) != len(backends):
+            raise ValueError("FallbackBackend: one label per backend")
+        self.backends = list(backends)
+        self.labels = list(labels) if labels is not None else [b.name for b in self.backends]
+        self.fall_over = fall_over
+        first = self.backends[0]
+        self.name = first.name
+        self.model = first.model
+        self.forwards = frozenset.intersection(*(b.forwards for b in self.backends))
+        self.structured_output = all(b.structured_output for b in self.backends)
+
+    def available(self) -> bool:
+        return any(is_available(b) for b in self.backends)
+
+    def _order(self) -> list[tuple[str, Backend]]:
+        pairs = list(zip(self.labels, self.backends, strict=True))
+        ready = [(label, b) for label, b in pairs if is_available(b)]
+        if not ready:
+            return pairs
+        for label, b in pairs:
+            if (label, b) not in ready:
+                record_attempt(Attempt(label, "skipped", message="every deployment is "
+                                       "cooling down after failures"))
+        return ready
+
+    def stream(self, request: Request) -> Iterator[StreamEvent]:
+        return stream_first(((label, partial(b.stream, request)) for label, b in self._order()),
+                            fall_over=self.fall_over)
+
+    def astream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        return astream_first(((label, partial(b.astream, request))
+                              for label, b in self._order()), fall_over=self.fall_over)
+
+    def complete(self, request: Request) -> Response:
+        return complete_first(((label, partial(b.complete, request))
+                               for label, b in self._order()), fall_over=self.fall_over)
+
+    async def acomplete(self, request: Request) -> Response:
+        return await acomplete_first(((label, partial(b.acomplete, request))
+                                      for label, b in self._order()), fall_over=self.fall_over)
+
+    def count_tokens(self, request: Request) -> int | None:
+        for backend in self.backends:
+            if is_available(backend):
+                return backend.count_tokens(request)
+        return self.backends[0].count_tokens(request)
+
+    def close(self) -> None:
+        for backend in self.backends:
+            backend.close()
