@@ -16,7 +16,7 @@ import pytest
 
 from tooluse.backend import Backend
 from tooluse.backends.anthropic import AnthropicBackend
-from tooluse.backends.balanced import BalancedBackend, without_retries
+from tooluse.backends.balanced import BalancedBackend
 from tooluse.backends.failover import FallbackBackend, recording_attempts
 from tooluse.backends.scripted import ScriptedBackend
 from tooluse.errors import BackendError
@@ -233,8 +233,30 @@ def test_fallback_over_balanced_records_each_deployment_once() -> None:
         ("big", "skipped"), ("small", "answered")]
 
 
-def test_without_retries_turns_off_an_http_backends_own_retries() -> None:
-    http = AnthropicBackend("m", base_url="http://127.0.0.1:9", api_key="k")
-    assert http.retry.max_retries == 2
-    assert without_retries(http) and http.retry.max_retries == 0
-    assert not without_retries(_answers("x"))
+def test_a_try_with_another_after_it_does_not_retry_the_last_one_does() -> None:
+    """An HTTP backend's own retries (429 with Retry-After: 0, twice) wait inside one try;
+    in a failover, a try with another after it fails at once (the next one is the retry),
+    the last one retries as the backend would alone."""
+    import httpx2
+
+    calls: list[str] = []
+
+    def overloaded(request: httpx2.Request) -> httpx2.Response:
+        calls.append(str(request.url.host))
+        return httpx2.Response(529, headers={"retry-after": "0"}, json={
+            "type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+
+    def http(host: str) -> AnthropicBackend:
+        return AnthropicBackend("m", base_url=f"http://{host}", api_key="k",
+                                transport=httpx2.MockTransport(overloaded))
+
+    backend = FallbackBackend([BalancedBackend([http("a0"), http("a1")]), http("b")])
+    with pytest.raises(BackendError) as caught:
+        backend.complete(REQUEST)
+    assert caught.value.kind == "overloaded"
+    assert calls == ["a0", "a1", "b", "b", "b"]  # the last one: 1 call and its 2 retries
+    calls.clear()
+    assert http("c").retry.max_retries == 2
+    with pytest.raises(BackendError):
+        http("c").complete(REQUEST)
+    assert calls == ["c", "c", "c"]  # alone, as before

@@ -18,9 +18,10 @@ llama-server boxes, two regions of one API) and sends each request to one of the
   would fail for sure (:meth:`BalancedBackend.available` tells a caller with somewhere
   else to go).
 
-:meth:`BalancedBackend.states` is each deployment's state, for a health page. An HTTP
-deployment's own retries wait inside one try; with other deployments to go to, build it
-with ``max_retries=0`` (or see :func:`without_retries`).
+A deployment with another to go to after it fails at its first failure (an HTTP backend
+does not retry inside the call: :func:`~.failover.more_to_try`); the last one tried retries
+as it would alone. :meth:`BalancedBackend.states` is each deployment's state, for a health
+page.
 """
 
 from __future__ import annotations
@@ -36,26 +37,14 @@ from ..backend import Backend
 from ..errors import BackendError
 from ..messages import Request, Response
 from ..stream import StreamEvent
-from ._retry import RetryPolicy
-from ._upstream import UsesUpstream
 from .failover import Try, acomplete_first, astream_first, complete_first, falls_over, stream_first
 
-__all__ = ["DEFAULT_COOLDOWN", "DEFAULT_MAX_COOLDOWN", "BalancedBackend", "without_retries"]
+__all__ = ["DEFAULT_COOLDOWN", "DEFAULT_MAX_COOLDOWN", "BalancedBackend"]
 
 #: Seconds a deployment is left out after a failure, when its upstream did not say.
 DEFAULT_COOLDOWN: Final = 5.0
 #: The longest cooldown of a deployment failing again and again (seconds).
 DEFAULT_MAX_COOLDOWN: Final = 300.0
-
-
-def without_retries(backend: Backend) -> bool:
-    """Make an HTTP backend fail at its first failure instead of retrying inside the call
-    (a deployment among others: the next deployment is the retry). False when ``backend``
-    has no retries of its own to turn off."""
-    if not isinstance(backend, UsesUpstream):
-        return False
-    backend.upstream.retry = RetryPolicy(max_retries=0)
-    return True
 
 
 @dataclass
@@ -128,8 +117,9 @@ class BalancedBackend(Backend):
                      "in_flight": d.in_flight, "served": d.served, "failed": d.failed,
                      "last_error": d.last_error} for d in self._deployments]
 
-    def _pick(self, tried: set[int], panic: bool) -> _Deployment | None:
-        """The next deployment to try (its in-flight count already taken), or None."""
+    def _pick(self, tried: set[int], panic: bool) -> tuple[_Deployment, bool] | None:
+        """The next deployment to try (its in-flight count already taken) and whether it is
+        the last one this request may try, or None."""
         with self._lock:
             now = self._clock()
             count = len(self._deployments)
@@ -141,17 +131,19 @@ class BalancedBackend(Backend):
                 index = next(i for i in ((start + k) % count for k in range(count))
                              if i in ready and self._deployments[i].in_flight == least)
                 self._next = (index + 1) % count
+                last = len(ready) == 1
             elif panic:
                 rest = [i for i in range(count) if i not in tried]
                 if not rest:
                     return None
                 index = min(rest, key=lambda i: self._deployments[i].cool_until)
+                last = len(rest) == 1
             else:
                 return None
             tried.add(index)
             chosen = self._deployments[index]
             chosen.in_flight += 1
-            return chosen
+            return chosen, last
 
     def _tries(self, run: Callable[[_Deployment], Any]) -> Iterator[Try[Any]]:
         tried: set[int] = set()
@@ -159,8 +151,9 @@ class BalancedBackend(Backend):
         # Otherwise only the ready ones: once they failed, the caller's fallback is better
         # than a deployment that asked to be left alone.
         panic = not self.available()
-        while (chosen := self._pick(tried, panic)) is not None:
-            yield chosen.label, partial(run, chosen)
+        while (picked := self._pick(tried, panic)) is not None:
+            chosen, last = picked
+            yield chosen.label, partial(run, chosen), last
 
     def _done(self, deployment: _Deployment, exc: BaseException | None, *,
               finished: bool = True) -> None:

@@ -13,6 +13,10 @@ reset connection, a timeout, 429, 5xx, 529 overloaded) and a prompt over the mod
 (``context_length``: another model may hold it). Anything else (a malformed request, a key
 the upstream refuses) would fail the same way everywhere and is raised at once.
 
+A try with another after it fails at its first failure: an HTTP backend does not retry
+inside the call (:func:`more_to_try`), the next try is the retry. The last try of a request
+retries as the backend would alone.
+
 Every try is an :class:`Attempt` in the log current in the calling context
 (:func:`recording_attempts`; nothing is kept when there is none). It is recorded where it
 happened: a composite records only a try whose outcome its inner backend did not record
@@ -46,14 +50,15 @@ __all__ = [
     "complete_first",
     "falls_over",
     "is_available",
+    "more_to_try",
     "record_attempt",
     "recording_attempts",
     "stream_first",
 ]
 
 T = TypeVar("T")
-#: One try: what it targets (a label for logs) and how to start it.
-Try = tuple[str, Callable[[], T]]
+#: One try: what it targets (a label for logs), how to start it, whether it is the last.
+Try = tuple[str, Callable[[], T], bool]
 Outcome = Literal["answered", "failed", "skipped"]
 
 
@@ -94,6 +99,25 @@ class Attempt:
 
 
 _log: ContextVar[list[Attempt] | None] = ContextVar("tooluse_attempts", default=None)
+_more: ContextVar[bool] = ContextVar("tooluse_more_tries", default=False)
+
+
+def more_to_try() -> bool:
+    """Whether a failure of the call running here would go on to another try (so the call
+    should not retry by itself: the HTTP backends' retries ask)."""
+    return _more.get()
+
+
+@contextmanager
+def _trying(last: bool) -> Iterator[None]:
+    token = _more.set(_more.get() or not last)
+    try:
+        yield
+    finally:
+        try:
+            _more.reset(token)
+        except ValueError:
+            pass
 
 
 @contextmanager
@@ -190,12 +214,13 @@ def stream_first(tries: Iterable[Try[Iterator[StreamEvent]]], *,
     """The stream of the first try that gets to its first content event; each try before
     it failed in a way ``fall_over`` accepts. Raises the last failure when none did."""
     last: BaseException | None = None
-    for target, start in tries:
+    for target, start, final in tries:
         trial = _Trial(target)
         events: Iterator[StreamEvent] | None = None
         try:
-            events = iter(start())
-            head = _head(events)
+            with _trying(final):
+                events = iter(start())
+                head = _head(events)
         except Exception as exc:
             _close(events)
             trial.failed(exc)
@@ -218,16 +243,17 @@ async def astream_first(tries: Iterable[Try[AsyncIterator[StreamEvent]]], *,
                         ) -> AsyncIterator[StreamEvent]:
     """:func:`stream_first` for async streams."""
     last: BaseException | None = None
-    for target, start in tries:
+    for target, start, final in tries:
         trial = _Trial(target)
         events: AsyncIterator[StreamEvent] | None = None
         held: list[StreamEvent] = []
         try:
-            events = start()
-            async for event in events:
-                held.append(event)
-                if not isinstance(event, MessageStart):
-                    break
+            with _trying(final):
+                events = start()
+                async for event in events:
+                    held.append(event)
+                    if not isinstance(event, MessageStart):
+                        break
         except Exception as exc:
             if events is not None:
                 await _aclose(events)
@@ -258,10 +284,11 @@ def complete_first(tries: Iterable[Try[Response]], *,
                    fall_over: Callable[[BaseException], bool] = falls_over) -> Response:
     """The answer of the first try that does not fail in a way ``fall_over`` accepts."""
     last: BaseException | None = None
-    for target, start in tries:
+    for target, start, final in tries:
         trial = _Trial(target)
         try:
-            response = start()
+            with _trying(final):
+                response = start()
         except Exception as exc:
             trial.failed(exc)
             if not fall_over(exc):
@@ -277,10 +304,11 @@ async def acomplete_first(tries: Iterable[Try[Awaitable[Response]]], *,
                           fall_over: Callable[[BaseException], bool] = falls_over) -> Response:
     """:func:`complete_first` for async calls."""
     last: BaseException | None = None
-    for target, start in tries:
+    for target, start, final in tries:
         trial = _Trial(target)
         try:
-            response = await start()
+            with _trying(final):
+                response = await start()
         except Exception as exc:
             trial.failed(exc)
             if not fall_over(exc):
@@ -325,32 +353,33 @@ class FallbackBackend(Backend):
     def available(self) -> bool:
         return any(is_available(b) for b in self.backends)
 
-    def _order(self) -> list[tuple[str, Backend]]:
+    def _tries(self, call: Callable[[Backend], T]) -> Iterator[Try[T]]:
         pairs = list(zip(self.labels, self.backends, strict=True))
         ready = [(label, b) for label, b in pairs if is_available(b)]
         if not ready:
-            return pairs
-        for label, b in pairs:
-            if (label, b) not in ready:
-                record_attempt(Attempt(label, "skipped", message="every deployment is "
-                                       "cooling down after failures"))
-        return ready
+            ready = pairs
+        else:
+            for label, b in pairs:
+                if (label, b) not in ready:
+                    record_attempt(Attempt(label, "skipped", message="every deployment is "
+                                           "cooling down after failures"))
+        for n, (label, b) in enumerate(ready):
+            yield label, partial(call, b), n == len(ready) - 1
 
     def stream(self, request: Request) -> Iterator[StreamEvent]:
-        return stream_first(((label, partial(b.stream, request)) for label, b in self._order()),
-                            fall_over=self.fall_over)
+        return stream_first(self._tries(lambda b: b.stream(request)), fall_over=self.fall_over)
 
     def astream(self, request: Request) -> AsyncIterator[StreamEvent]:
-        return astream_first(((label, partial(b.astream, request))
-                              for label, b in self._order()), fall_over=self.fall_over)
+        return astream_first(self._tries(lambda b: b.astream(request)),
+                             fall_over=self.fall_over)
 
     def complete(self, request: Request) -> Response:
-        return complete_first(((label, partial(b.complete, request))
-                               for label, b in self._order()), fall_over=self.fall_over)
+        return complete_first(self._tries(lambda b: b.complete(request)),
+                              fall_over=self.fall_over)
 
     async def acomplete(self, request: Request) -> Response:
-        return await acomplete_first(((label, partial(b.acomplete, request))
-                                      for label, b in self._order()), fall_over=self.fall_over)
+        return await acomplete_first(self._tries(lambda b: b.acomplete(request)),
+                                     fall_over=self.fall_over)
 
     def count_tokens(self, request: Request) -> int | None:
         for backend in self.backends:

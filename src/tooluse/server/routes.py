@@ -14,10 +14,10 @@ Two facts about a route the gateway applies per request (:mod:`.routing`):
   whatever the client named; when none does (``openai:URL``), the client's name goes on.
   (A mix is refused: which name would a deployment get?) The client's name is echoed in
   every answer either way.
-- **Retries.** An HTTP deployment with somewhere else to go (other deployments, or
-  fallbacks) does not retry inside its call: the next deployment or fallback is the retry,
-  and a cooldown keeps the failing one out meanwhile. ``options = { max_retries = N }``
-  sets its own retries back.
+- **Retries.** An HTTP deployment with somewhere else to go after it (other deployments,
+  or fallbacks) fails at its first failure: the next one is the retry, and a cooldown keeps
+  the failing one out meanwhile. The last try of a request retries as its backend would
+  alone (``options = { max_retries = N }``; :mod:`tooluse.backends.failover`).
 
 Backends are loaded once per (spec, options): a reload (SIGHUP) keeps the ones whose entry
 did not change, with their connections and loaded models, and closes the others once the
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..backend import Backend
-from ..backends.balanced import DEFAULT_COOLDOWN, BalancedBackend, without_retries
+from ..backends.balanced import DEFAULT_COOLDOWN, BalancedBackend
 from ..backends.registry import load_backend
 from ..errors import BackendError
 from .route_config import ConfigError, GatewayConfig, ModelEntry
@@ -44,7 +44,7 @@ __all__ = ["Route", "RouteTable"]
 #: Model names looked up before the table stops remembering new ones (globs cost more).
 _MATCH_CACHE = 4096
 
-LoadKey = tuple[str, str, bool]
+LoadKey = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -248,11 +248,9 @@ def _route(config: GatewayConfig, entry: ModelEntry, reuse: Mapping[LoadKey, Bac
         return ConfigError(f"{config.path}: {entry.where}: {message}")
 
     options = dict(entry.options)
-    fail_fast = (len(entry.specs) > 1 or bool(entry.fallbacks)) and not (
-        {"max_retries", "retry"} & set(options))
     deployments = []
     for spec in entry.specs:
-        key = (spec, json.dumps(options, sort_keys=True, default=str), fail_fast)
+        key = (spec, json.dumps(options, sort_keys=True, default=str))
         backend = loaded.get(key) or reuse.get(key)
         if backend is None:
             try:
@@ -262,8 +260,6 @@ def _route(config: GatewayConfig, entry: ModelEntry, reuse: Mapping[LoadKey, Bac
                           f"({exc})") from None
             except (ValueError, ImportError, OSError, BackendError) as exc:
                 raise bad(f"backend {redact_spec(spec)!r}: {exc}") from None
-            if fail_fast:
-                without_retries(backend)
         loaded[key] = backend
         deployments.append(backend)
     named = [b.model is not None for b in deployments]
