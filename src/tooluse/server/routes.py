@@ -173,16 +173,19 @@ class RouteTable:
         """The route table as ``tooluse serve --config FILE --check`` prints it."""
         assert self.config is not None
         config = self.config
-        rows = [("#", "MODEL NAME", "DEPLOYMENTS", "FALLBACKS", "CONTEXT", "SENDS")]
+        rows = [("#", "MODEL NAME", "DEPLOYMENTS", "FALLBACKS", "CONTEXT", "SENDS", "OPTIONS")]
         for route in self.routes:
             entry = route.entry
             assert entry is not None
             sends = "its model" if route.pins_model else "client's name"
             specs = [redact_spec(s) for s in entry.specs]
+            options = " ".join(f"{k}={_shown(k, v)}" for k, v in entry.options.items())
+            if entry.cooldown is not None:
+                options = f"{options} cooldown={entry.cooldown:g}".strip()
             rows.append((str(entry.number), entry.name, specs[0],
                          ", ".join(entry.fallbacks) or "-",
-                         str(entry.context_window or "-"), sends))
-            rows += [("", "", spec, "", "", "") for spec in specs[1:]]
+                         str(entry.context_window or "-"), sends, options or "-"))
+            rows += [("", "", spec, "", "", "", "") for spec in specs[1:]]
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         lines = [f"{config.path}: {len(self.routes)} model route(s), {len(config.keys)} key(s)"]
         lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
@@ -235,6 +238,12 @@ class RouteTable:
                 return
             self._closed = True
         _close_all(self.loaded.values() if self.config is not None else [self.backend])
+
+
+def _shown(option: str, value: Any) -> str:
+    """An option's value as ``--check`` prints it (a credential's is not shown)."""
+    secret = re.search(r"(^|_)(key|secret|password|token|credentials?)$", option.lower())
+    return "***" if secret else str(value)
 
 
 def _close_all(backends: Iterable[Backend]) -> None:
