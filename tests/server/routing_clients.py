@@ -132,7 +132,7 @@ def _judge_eventstream(status: int, headers: dict[str, str], body: bytes) -> Ans
 def call(url: str, api: str, model: str, *, stream: bool = False, prompt: str = "hello",
          key: str | None = None, client: httpx2.Client | None = None) -> Answer:
     path, body = request_of(api, model, prompt, stream)
-    headers = {"x-api-key": key} if key else {}
+    headers = {"authorization": f"Bearer {key}"} if key else {}
     own = client is None
     client = client or httpx2.Client(timeout=60, trust_env=False)
     try:
