@@ -10,7 +10,9 @@ told to misbehave (``POST /_control`` with a JSON object, or the same flags at s
   wire format's error shape, with ``retry_after`` seconds in ``Retry-After`` when given;
   ``fail: "stream-overloaded"`` opens an Anthropic stream and then sends
   ``overloaded_error`` in it, as the real API does under load;
-- ``delay``: seconds to wait before answering (other requests are served meanwhile).
+- ``delay``: seconds to wait before answering (other requests are served meanwhile);
+- ``tool`` (``{"name", "input"}``): the next ``tool_count`` Messages answers call this tool
+  instead of answering text (a client's tool loop, such as Claude Code's agents).
 
 Every answer is written in one write, so a process killed while answering either sent a
 whole answer or none. h11 over asyncio, as the gateway benchmark's upstream.
@@ -47,10 +49,12 @@ class Upstream:
         self.count = 0
         self.retry_after: float | None = None
         self.delay = 0.0
+        self.tool: dict[str, Any] | None = None
+        self.tool_count = 0
         self.seq = 0
 
     def control(self, data: dict[str, Any]) -> None:
-        for key in ("fail", "count", "retry_after", "delay"):
+        for key in ("fail", "count", "retry_after", "delay", "tool", "tool_count"):
             if key in data:
                 setattr(self, key, data[key])
 
@@ -113,6 +117,9 @@ class Upstream:
         msg_id = f"msg_{self.name}_{self.seq:06d}"
         usage = {"input_tokens": tokens_in, "output_tokens": 3, "cache_read_input_tokens": 2,
                  "cache_creation_input_tokens": 0}
+        if self.tool is not None and self.tool_count != 0:
+            self.tool_count -= 1
+            return self._anthropic_tool(model, msg_id, usage, stream)
         if not stream:
             return 200, [("content-type", "application/json")], json.dumps({
                 "id": msg_id, "type": "message", "role": "assistant", "model": model,
@@ -132,6 +139,33 @@ class Upstream:
             ("content_block_stop", {"type": "content_block_stop", "index": 0}),
             ("message_delta", {"type": "message_delta", "delta": {
                 "stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 3}}),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+        return 200, [("content-type", "text/event-stream")], b"".join(
+            _sse(name, data) for name, data in events)
+
+    def _anthropic_tool(self, model: str, msg_id: str, usage: dict[str, int], stream: bool
+                        ) -> tuple[int, list[tuple[str, str]], bytes]:
+        assert self.tool is not None
+        block = {"type": "tool_use", "id": f"toolu_{self.name}_{self.seq:06d}",
+                 "name": self.tool["name"], "input": self.tool["input"]}
+        if not stream:
+            return 200, [("content-type", "application/json")], json.dumps({
+                "id": msg_id, "type": "message", "role": "assistant", "model": model,
+                "content": [block], "stop_reason": "tool_use", "stop_sequence": None,
+                "usage": usage}).encode()
+        events = [
+            ("message_start", {"type": "message_start", "message": {
+                "id": msg_id, "type": "message", "role": "assistant", "model": model,
+                "content": [], "stop_reason": None, "stop_sequence": None,
+                "usage": {**usage, "output_tokens": 0}}}),
+            ("content_block_start", {"type": "content_block_start", "index": 0,
+                                     "content_block": {**block, "input": {}}}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {
+                "type": "input_json_delta", "partial_json": json.dumps(block["input"])}}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("message_delta", {"type": "message_delta", "delta": {
+                "stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 3}}),
             ("message_stop", {"type": "message_stop"}),
         ]
         return 200, [("content-type", "text/event-stream")], b"".join(

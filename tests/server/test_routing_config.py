@@ -202,3 +202,26 @@ def test_a_key_may_come_from_the_environment() -> None:
     with pytest.raises(ConfigError, match="TEAM_KEY is not set"):
         parse_config(text, "g.toml", env={k: v for k, v in os.environ.items()
                                           if k != "TEAM_KEY"})
+
+
+def test_backend_alone_is_served_as_before_routing(scripted_model_fn: object) -> None:
+    """``--backend`` alone: one route '*' over the backend as it is: the client's model name
+    reaches it unchanged, no route headers, /health and /v1/models as before."""
+    import httpx2
+
+    from tooluse.backends.scripted import ScriptedBackend
+    from tooluse.server import ServerThread, create_app
+
+    backend = ScriptedBackend(scripted_model_fn, model="scripted-model")  # type: ignore[arg-type]
+    with ServerThread(create_app(backend)) as srv:
+        answer = httpx2.post(srv.url + "/v1/messages", json={
+            "model": "any-name-at-all", "max_tokens": 20,
+            "messages": [{"role": "user", "content": "hi"}]}, trust_env=False)
+        health = httpx2.get(srv.url + "/health", trust_env=False).json()
+        models = httpx2.get(srv.url + "/v1/models", trust_env=False).json()
+    assert answer.status_code == 200 and answer.json()["model"] == "any-name-at-all"
+    assert backend.requests[-1].model == "any-name-at-all"
+    assert not any(h.startswith("x-tooluse-route") or h.startswith("x-tooluse-attempts")
+                   for h in answer.headers)
+    assert health == {"status": "ok", "backend": "scripted", "model": "scripted-model"}
+    assert [m["id"] for m in models["data"]] == ["scripted-model"]
