@@ -16,6 +16,11 @@ proxies' figures. Streams are written event by event, as a real API flushes them
 ``GET /stats`` returns how many model requests it served, so the harness can check that a
 proxy really forwarded every request it was timed on.
 
+``--status 529`` makes it a failing upstream instead: every model request is answered at
+once with that HTTP status and the wire format's error body (Anthropic's
+``overloaded_error`` for 529), counted in ``/stats`` as ``failed`` (the routing benchmark's
+failover, bench/gateway/routing.py).
+
 Run: ``python bench/gateway/upstream.py --port 18100``.
 """
 
@@ -65,9 +70,12 @@ def _sse_openai(model: str, include_usage: bool) -> list[bytes]:
 class Upstream:
     """The server: encodes each distinct answer once and replays the bytes."""
 
-    def __init__(self) -> None:
+    def __init__(self, status: int | None = None) -> None:
         self.served = {"anthropic": 0, "openai": 0, "responses": 0}
+        if status is not None:
+            self.served["failed"] = 0
         self._cache: dict[tuple[Any, ...], Any] = {}
+        self.status = status
 
     def _cached(self, key: tuple[Any, ...], make: Any) -> Any:
         value = self._cache.get(key)
@@ -92,6 +100,9 @@ class Upstream:
             return 400, "application/json", _error(f"invalid JSON body: {exc}")
         model = str(data.get("model") or canned.MODEL)
         stream = bool(data.get("stream"))
+        if self.status is not None:
+            self.served["failed"] += 1
+            return self.status, "application/json", _failure(self.status, path)
         if path.endswith("/messages"):
             if not data.get("tools"):
                 return 400, "application/json", _error("the benchmark sends tools; none came")
@@ -177,8 +188,17 @@ def _error(message: str) -> bytes:
     return json.dumps({"type": "error", "error": {"type": "invalid_request_error", "message": message}}).encode()
 
 
-async def serve(host: str, port: int) -> None:
-    upstream = Upstream()
+def _failure(status: int, path: str) -> bytes:
+    if path.endswith("/messages"):
+        kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(status, "api_error")
+        return json.dumps({"type": "error", "error": {"type": kind,
+                                                      "message": f"bench upstream: {status}"}}).encode()
+    return json.dumps({"error": {"message": f"bench upstream: {status}", "type": "server_error",
+                                 "code": None}}).encode()
+
+
+async def serve(host: str, port: int, status: int | None = None) -> None:
+    upstream = Upstream(status)
     server = await asyncio.start_server(upstream.handle, host, port, backlog=1024)
     print(f"bench upstream listening on http://{host}:{port}", flush=True)
     async with server:
@@ -189,9 +209,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=18100)
+    parser.add_argument("--status", type=int, default=None,
+                        help="answer every model request with this HTTP status (a failing upstream)")
     args = parser.parse_args(argv)
     try:
-        asyncio.run(serve(args.host, args.port))
+        asyncio.run(serve(args.host, args.port, args.status))
     except KeyboardInterrupt:
         pass
     return 0

@@ -27,6 +27,21 @@ class Answer:
     def ok(self) -> bool:
         return self.error is None
 
+    @property
+    def attempts(self) -> list[tuple[str, str]]:
+        """The ``x-tooluse-attempts`` header's tries, ``(target, why)`` (their times left
+        out: each is ``TARGET=WHY 1.23ms``)."""
+        value = self.headers.get("x-tooluse-attempts")
+        if not value:
+            return []
+        out = []
+        for item in value.split(", "):
+            target, _, rest = item.rpartition("=")
+            why, _, took = rest.partition(" ")
+            assert took.endswith("ms") and float(took[:-2]) >= 0, value
+            out.append((target, why))
+        return out
+
 
 def request_of(api: str, model: str, prompt: str, stream: bool) -> tuple[str, dict[str, Any]]:
     """The path and body of a one-question request in ``api``."""

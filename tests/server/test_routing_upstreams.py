@@ -193,8 +193,8 @@ def test_a_deployment_killed_mid_load_fails_no_client_request(tmp_path: Path, ga
             {(a, s): 125 for a in APIS for s in (False, True)})
         others = served_by([ups[0], ups[2]])
         assert killed_at[0] + sum(others.values()) >= 1000
-        attempts = [a.headers.get("x-tooluse-attempts", "") for _, _, a in results]  # type: ignore[misc]
-        assert any("pool[1]=unavailable" in a for a in attempts)  # some went on from it
+        attempts = [a.attempts for _, _, a in results]  # type: ignore[misc]
+        assert any(("pool[1]", "unavailable") in a for a in attempts)  # some went on from it
         health = httpx2.get(srv.url + "/health", trust_env=False).json()
         states = {d["label"]: d for d in health["routes"][0]["deployments"]}
         assert states["pool[1]"]["state"] == "cooling" and states["pool[1]"]["failed"] >= 1
@@ -207,7 +207,7 @@ def test_a_429_with_retry_after_cools_the_deployment_down(tmp_path: Path, gatewa
         first = call(srv.url, "messages", "pool")
         assert first.ok and first.text == "from d1"
         assert first.headers["x-tooluse-route"] == "pool[1]"
-        assert first.headers["x-tooluse-attempts"] == "pool[0]=rate_limit"
+        assert first.attempts == [("pool[0]", "rate_limit")]
         health = httpx2.get(srv.url + "/health", trust_env=False).json()
         d0_state = health["routes"][0]["deployments"][0]
         assert d0_state["state"] == "cooling" and 1.0 < d0_state["cooldown_s"] <= 2.0
@@ -238,7 +238,7 @@ backend = "openai:{spare.url}/v1#qwen3"
         assert answer.ok and answer.text == "from spare"
         assert answer.model == "claude-sonnet-4-5"  # the client's name, whoever answered
         assert answer.headers["x-tooluse-route"] == "spare"
-        assert answer.headers["x-tooluse-attempts"] == "claude-sonnet-4-5=overloaded"
+        assert answer.attempts == [("claude-sonnet-4-5", "overloaded")]
         assert len(busy.log()) == 1 and len(spare.log()) == 1
 
 
@@ -267,9 +267,9 @@ context_window = 100000
         middle = call(srv.url, "messages", "claude-sonnet-4-5", prompt="word " * 600)
         long = call(srv.url, "chat", "claude-sonnet-4-5", stream=True, prompt="word " * 5000)
         assert (short.text, middle.text, long.text) == ("from small", "from medium", "from large")
-        assert middle.headers["x-tooluse-attempts"] == "claude-sonnet-4-5=context_length"
-        assert long.headers["x-tooluse-attempts"] == ("claude-sonnet-4-5=context_length, "
-                                                      "medium=context_length")
+        assert middle.attempts == [("claude-sonnet-4-5", "context_length")]
+        assert long.attempts == [("claude-sonnet-4-5", "context_length"),
+                                 ("medium", "context_length")]
         # the upstreams too small were never called for the long prompts
         assert len(small.log()) == 1 and len(medium.log()) == 1 and len(large.log()) == 1
         # nowhere to go: the API's own 400, in the wording Claude Code reads
@@ -300,9 +300,8 @@ backend = "openai:{c.url}/v1#n"
         answer = call(srv.url, api, "main", stream=stream)
         assert answer.status == 429, answer.error  # the last failure: backup's 429
         assert answer.headers.get("retry-after") == "1"
-        attempts = answer.headers["x-tooluse-attempts"]
-        assert set(attempts.split(", ")) == {"main[0]=overloaded", "main[1]=api",
-                                             "backup=rate_limit"}
+        assert set(answer.attempts) == {("main[0]", "overloaded"), ("main[1]", "api"),
+                                        ("backup", "rate_limit")}
         error = answer.error or ""
         native = {"messages": "rate_limit_error", "chat": "rate_limit",
                   "converse": "ThrottlingException", "responses": "rate_limit"}[api]

@@ -123,6 +123,13 @@ class BalancedBackend(Backend):
         with self._lock:
             now = self._clock()
             count = len(self._deployments)
+            if count == 1:  # one deployment: a pool of one
+                only = self._deployments[0]
+                if tried or (only.cool_until > now and not panic):
+                    return None
+                tried.add(0)
+                only.in_flight += 1
+                return only, True
             ready = [i for i in range(count)
                      if i not in tried and self._deployments[i].cool_until <= now]
             if ready:
@@ -173,7 +180,8 @@ class BalancedBackend(Backend):
             deployment.streak += 1
             retry_after = getattr(exc, "retry_after", None)
             wait = (float(retry_after) if retry_after is not None
-                    else min(self.max_cooldown, self.cooldown * 2 ** (deployment.streak - 1)))
+                    else min(self.max_cooldown,
+                             self.cooldown * 2 ** min(deployment.streak - 1, 30)))
             deployment.cool_until = max(deployment.cool_until, self._clock() + wait)
             kind = getattr(exc, "kind", type(exc).__name__)
             text = exc.message if isinstance(exc, BackendError) else str(exc)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal, TypeVar
@@ -108,16 +108,11 @@ def more_to_try() -> bool:
     return _more.get()
 
 
-@contextmanager
-def _trying(last: bool) -> Iterator[None]:
-    token = _more.set(_more.get() or not last)
+def _reset(var: ContextVar[Any], token: Token[Any]) -> None:
     try:
-        yield
-    finally:
-        try:
-            _more.reset(token)
-        except ValueError:
-            pass
+        var.reset(token)
+    except ValueError:  # closed from another context (a generator's finalizer)
+        pass
 
 
 @contextmanager
@@ -130,10 +125,7 @@ def recording_attempts(log: list[Attempt] | None = None) -> Iterator[list[Attemp
     try:
         yield attempts
     finally:
-        try:
-            _log.reset(token)
-        except ValueError:  # closed from another context (a generator's finalizer)
-            pass
+        _reset(_log, token)
 
 
 def record_attempt(attempt: Attempt) -> None:
@@ -217,10 +209,10 @@ def stream_first(tries: Iterable[Try[Iterator[StreamEvent]]], *,
     for target, start, final in tries:
         trial = _Trial(target)
         events: Iterator[StreamEvent] | None = None
+        more = _more.set(_more.get() or not final)
         try:
-            with _trying(final):
-                events = iter(start())
-                head = _head(events)
+            events = iter(start())
+            head = _head(events)
         except Exception as exc:
             _close(events)
             trial.failed(exc)
@@ -228,6 +220,8 @@ def stream_first(tries: Iterable[Try[Iterator[StreamEvent]]], *,
                 raise
             last = exc
             continue
+        finally:
+            _reset(_more, more)
         trial.answered()
         try:
             yield from head
@@ -247,13 +241,13 @@ async def astream_first(tries: Iterable[Try[AsyncIterator[StreamEvent]]], *,
         trial = _Trial(target)
         events: AsyncIterator[StreamEvent] | None = None
         held: list[StreamEvent] = []
+        more = _more.set(_more.get() or not final)
         try:
-            with _trying(final):
-                events = start()
-                async for event in events:
-                    held.append(event)
-                    if not isinstance(event, MessageStart):
-                        break
+            events = start()
+            async for event in events:
+                held.append(event)
+                if not isinstance(event, MessageStart):
+                    break
         except Exception as exc:
             if events is not None:
                 await _aclose(events)
@@ -262,6 +256,8 @@ async def astream_first(tries: Iterable[Try[AsyncIterator[StreamEvent]]], *,
                 raise
             last = exc
             continue
+        finally:
+            _reset(_more, more)
         trial.answered()
         try:
             for event in held:
@@ -286,15 +282,17 @@ def complete_first(tries: Iterable[Try[Response]], *,
     last: BaseException | None = None
     for target, start, final in tries:
         trial = _Trial(target)
+        more = _more.set(_more.get() or not final)
         try:
-            with _trying(final):
-                response = start()
+            response = start()
         except Exception as exc:
             trial.failed(exc)
             if not fall_over(exc):
                 raise
             last = exc
             continue
+        finally:
+            _reset(_more, more)
         trial.answered()
         return response
     raise _no_try_left(last)
@@ -306,15 +304,17 @@ async def acomplete_first(tries: Iterable[Try[Awaitable[Response]]], *,
     last: BaseException | None = None
     for target, start, final in tries:
         trial = _Trial(target)
+        more = _more.set(_more.get() or not final)
         try:
-            with _trying(final):
-                response = await start()
+            response = await start()
         except Exception as exc:
             trial.failed(exc)
             if not fall_over(exc):
                 raise
             last = exc
             continue
+        finally:
+            _reset(_more, more)
         trial.answered()
         return response
     raise _no_try_left(last)
@@ -354,17 +354,16 @@ class FallbackBackend(Backend):
         return any(is_available(b) for b in self.backends)
 
     def _tries(self, call: Callable[[Backend], T]) -> Iterator[Try[T]]:
-        pairs = list(zip(self.labels, self.backends, strict=True))
-        ready = [(label, b) for label, b in pairs if is_available(b)]
+        ready = [i for i, b in enumerate(self.backends) if is_available(b)]
         if not ready:
-            ready = pairs
-        else:
-            for label, b in pairs:
-                if (label, b) not in ready:
+            ready = list(range(len(self.backends)))
+        elif len(ready) < len(self.backends):
+            for i, label in enumerate(self.labels):
+                if i not in ready:
                     record_attempt(Attempt(label, "skipped", message="every deployment is "
                                            "cooling down after failures"))
-        for n, (label, b) in enumerate(ready):
-            yield label, partial(call, b), n == len(ready) - 1
+        for n, i in enumerate(ready):
+            yield self.labels[i], partial(call, self.backends[i]), n == len(ready) - 1
 
     def stream(self, request: Request) -> Iterator[StreamEvent]:
         return stream_first(self._tries(lambda b: b.stream(request)), fall_over=self.fall_over)

@@ -84,6 +84,7 @@ class RouteTable:
         self.loaded: dict[LoadKey, Backend] = dict(loaded or {})
         self._by_name = {r.name: r for r in routes}
         self._matched: dict[str, Route | None] = {}
+        self._chains: dict[str, list[Route]] = {}
         self._lock = threading.Lock()
         self._in_flight = 0
         self._successor: RouteTable | None = None
@@ -136,10 +137,15 @@ class RouteTable:
         return found
 
     def chain(self, route: Route) -> list[Route]:
-        """``route`` and its fallbacks, in the order they are tried."""
+        """``route`` and its fallbacks, in the order they are tried (the caller must not
+        change the list)."""
         if self.config is None or route.entry is None:
             return [route]
-        return [self._by_name[e.name] for e in self.config.chain(route.entry)]
+        found = self._chains.get(route.name)
+        if found is None:
+            found = self._chains[route.name] = [self._by_name[e.name]
+                                                for e in self.config.chain(route.entry)]
+        return found
 
     def route(self, name: str) -> Route | None:
         return self._by_name.get(name)

@@ -59,7 +59,8 @@ __all__ = ["ATTEMPTS_HEADER", "ROUTE_HEADER", "Plan", "RouteBackend", "Router",
 #: The response header naming what answered: a ``[[models]]`` name, ``[i]`` for the i-th
 #: of its deployments.
 ROUTE_HEADER: Final = "x-tooluse-route"
-#: The tries before it that did not answer: ``TARGET=WHY`` joined by ``", "``.
+#: The tries before it that did not answer: ``TARGET=WHY TIMEms`` (the error's kind, or
+#: ``skipped``, and how long the try took) joined by ``", "``.
 ATTEMPTS_HEADER: Final = "x-tooluse-attempts"
 #: Characters per token of the estimate (as ``count_tokens`` estimates).
 CHARS_PER_TOKEN: Final = 4
@@ -197,7 +198,7 @@ class Plan:
         before = [a for a in self.attempts if a.outcome != "answered"]
         if before:
             self.headers[ATTEMPTS_HEADER] = _ascii(", ".join(
-                f"{a.target}={a.kind or a.outcome}" for a in before))
+                f"{a.target}={a.kind or a.outcome} {a.seconds * 1000:.3g}ms" for a in before))
         return self.headers
 
     def finish(self, usage: Usage | None, error: BaseException | None) -> None:
@@ -248,6 +249,10 @@ class _Planned(Backend):
                 first = next(events, None)
             plan.answered()
             if first is None:
+                return
+            if plan.store is None:  # no usage to keep: the events as they are
+                yield first
+                yield from events
                 return
             for event in itertools.chain((first,), events):
                 if isinstance(event, MessageStart):
@@ -358,8 +363,9 @@ class Router:
                     raise GatewayError(f"rate limit of API key {key.name!r} reached "
                                        f"({which}); try again in {wait:g} s", "rate_limit",
                                        retry_after=wait)
-        chain = [r for r in table.chain(route)
-                 if r is route or key is None or key.allows(r.name)]
+        chain = table.chain(route)
+        if key is not None:
+            chain = [r for r in chain if r is route or key.allows(r.name)]
         asked = _Asked(request.model)
         tries = [RouteBackend(r, asked) for r in chain]
         backend: Backend = tries[0] if len(tries) == 1 else FallbackBackend(
