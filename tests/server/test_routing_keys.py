@@ -262,3 +262,25 @@ def test_limits_hold_across_replicas_on_postgresql(tmp_path: Path, pg_url: str) 
     assert statuses.count(200) == 4 and statuses.count(429) == 6, statuses
     assert statuses[:4] == [200] * 4
     assert [(r["key"], r["requests"]) for r in rows] == [("team-a", 4)]
+
+
+def test_count_tokens_follows_the_route_and_the_keys_models(tmp_path: Path) -> None:
+    with fake_upstreams(tmp_path, "up") as (up,):
+        config = write_config(tmp_path / "g.toml", _config(up.url))
+        with ServerThread(create_app(config=config,
+                                     usage_store=str(tmp_path / "usage.db"))) as srv:
+            def count(model: str, key: str) -> httpx2.Response:
+                return httpx2.post(srv.url + "/v1/messages/count_tokens", json={
+                    "model": model, "messages": [{"role": "user", "content": "word " * 40}]},
+                    headers={"x-api-key": key, "anthropic-version": "2023-06-01"},
+                    trust_env=False)
+
+            small = count("local-small", TEAM)  # an openai: route: the gateway estimates
+            refused = count("claude-sonnet-4-5", TEAM)
+            missing = count("gpt-9", OTHER)
+        assert small.status_code == 200 and small.json()["input_tokens"] > 40
+        assert small.headers["x-tooluse-token-count"] == "estimate"
+        assert refused.status_code == 403
+        assert refused.json()["error"]["type"] == "permission_error"
+        assert missing.status_code == 404
+        assert up.log() == []  # counting is not a model request
