@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, ...]] = [
     # the neutral model: errors, JSON values, messages, stream events, the backend protocol
     (
         "tooluse._lazy",
+        "tooluse._writer",
         "tooluse.errors",
         "tooluse.cancel",
         "tooluse._jsonvalue",

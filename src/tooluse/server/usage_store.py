@@ -16,15 +16,14 @@ take the last place. A refused request is not counted, and gets how many seconds
 the window would let it in (its ``Retry-After``). Tokens are known once an answer ends:
 they count from then on, so ``tpm`` refuses the requests after the one that went over.
 
-Usage is written by one writer thread per store (a request does not wait for it); the
-admission is written at once.
+Usage is written by one writer thread per store (:class:`~tooluse._writer.BatchWriter`: a
+request does not wait for it); the admission is written at once.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import queue
 import sqlite3
 import threading
 import time
@@ -33,13 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from .._writer import BatchWriter
+
 __all__ = ["SqliteUsageStore", "UsageRecord", "UsageStore", "default_usage_path", "window_wait"]
 
 #: The columns of a usage row, in order (``totals()`` gives dicts with these keys).
 USAGE_COLUMNS: Final = ("key", "model", "route", "requests", "failed", "input_tokens",
                         "output_tokens", "cache_read_tokens", "cache_write_tokens",
                         "first_at", "last_at")
-_STOP: Final[Any] = object()
 
 
 def default_usage_path() -> Path:
@@ -94,10 +94,7 @@ class UsageStore(ABC):
     threads at once."""
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._writer: threading.Thread | None = None
-        self._pending = 0
-        self._idle = threading.Condition()
+        self._writer = BatchWriter(self._store, name="tooluse-usage", logger="tooluse.server")
 
     # -- limits -----------------------------------------------------------------------------
     def admit(self, key: str, rpm: int | None, tpm: int | None,
@@ -137,37 +134,7 @@ class UsageStore(ABC):
     # -- usage ------------------------------------------------------------------------------
     def record(self, record: UsageRecord) -> None:
         """Add a finished request's usage (written by the writer thread)."""
-        with self._idle:
-            self._pending += 1
-            if self._writer is None:
-                self._writer = threading.Thread(target=self._write, name="tooluse-usage",
-                                                daemon=True)
-                self._writer.start()
-        self._queue.put(record)
-
-    def _write(self) -> None:
-        stop = False
-        while not stop:
-            batch = [self._queue.get()]
-            while len(batch) < 256:
-                try:
-                    batch.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            stop = any(item is _STOP for item in batch)
-            records = [item for item in batch if item is not _STOP]
-            try:
-                if records:
-                    self._store(records)
-            except Exception:  # the writer goes on; the failure is logged, not silent
-                import logging
-
-                logging.getLogger("tooluse.server").exception(
-                    "could not store the usage of %d request(s)", len(records))
-            finally:
-                with self._idle:
-                    self._pending -= len(records)
-                    self._idle.notify_all()
+        self._writer.submit(record)
 
     @abstractmethod
     def _store(self, records: list[UsageRecord]) -> None:
@@ -176,8 +143,7 @@ class UsageStore(ABC):
 
     def flush(self, timeout: float | None = 10.0) -> bool:
         """Wait until every recorded request is stored; False if ``timeout`` ran out."""
-        with self._idle:
-            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+        return self._writer.flush(timeout)
 
     @abstractmethod
     def totals(self, key: str | None = None) -> list[dict[str, Any]]:
@@ -186,10 +152,7 @@ class UsageStore(ABC):
 
     def close(self) -> None:
         """Store what is pending, then release the database."""
-        if self._writer is not None:
-            self._queue.put(_STOP)
-            self._writer.join(30)
-            self._writer = None
+        self._writer.close()
         self._close()
 
     @abstractmethod
