@@ -30,6 +30,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import canned  # noqa: E402
 import canned_responses  # noqa: E402
 
-__all__ = ["Upstream", "main"]
+__all__ = ["Upstream", "main", "serve_connection"]
 
 _MAX_BODY = 8 * 1024 * 1024
 
@@ -138,50 +139,66 @@ class Upstream:
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """Serve one keep-alive connection until the client closes it."""
-        conn = h11.Connection(h11.SERVER, max_incomplete_event_size=_MAX_BODY)
-        try:
+        async def answer(method: str, target: str, body: bytes) -> Answer:
+            status, ctype, payload = self.answer(method, target, body)
+            headers = [(b"content-type", ctype.encode()), (b"server", b"bench-upstream")]
+            if not isinstance(payload, bytes):
+                headers.append((b"cache-control", b"no-cache"))
+            return status, headers, payload
+
+        await serve_connection(reader, writer, answer)
+
+
+#: An answer: status, headers, and the body in one piece or as stream frames.
+Answer = tuple[int, list[tuple[bytes, bytes]], "bytes | list[bytes]"]
+
+
+async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                           answer: Callable[[str, str, bytes], Awaitable[Answer]]) -> None:
+    """Serve one keep-alive HTTP/1.1 connection with ``answer(method, target, body)`` until
+    the client closes it. A body in one piece is written with its head in one write (one
+    syscall: the baseline stays minimal); stream frames are written one by one, as a real
+    API flushes them. (The routing tests' fake upstream serves its connections with it.)"""
+    conn = h11.Connection(h11.SERVER, max_incomplete_event_size=_MAX_BODY)
+    try:
+        while True:
+            request: h11.Request | None = None
+            chunks: list[bytes] = []
             while True:
-                request: h11.Request | None = None
-                chunks: list[bytes] = []
-                while True:
-                    event = conn.next_event()
-                    if event is h11.NEED_DATA:
-                        conn.receive_data(await reader.read(65536))
-                        continue
-                    if isinstance(event, h11.Request):
-                        request = event
-                    elif isinstance(event, h11.Data):
-                        chunks.append(bytes(event.data))
-                    elif isinstance(event, (h11.EndOfMessage, h11.ConnectionClosed)):
-                        break
-                if request is None:
-                    return
-                status, ctype, payload = self.answer(
-                    request.method.decode(), request.target.decode(), b"".join(chunks)
+                event = conn.next_event()
+                if event is h11.NEED_DATA:
+                    conn.receive_data(await reader.read(65536))
+                    continue
+                if isinstance(event, h11.Request):
+                    request = event
+                elif isinstance(event, h11.Data):
+                    chunks.append(bytes(event.data))
+                elif isinstance(event, (h11.EndOfMessage, h11.ConnectionClosed)):
+                    break
+            if request is None:
+                return
+            status, headers, payload = await answer(
+                request.method.decode(), request.target.decode(), b"".join(chunks))
+            if isinstance(payload, bytes):
+                headers = [*headers, (b"content-length", str(len(payload)).encode())]
+                writer.write(
+                    conn.send(h11.Response(status_code=status, headers=headers))
+                    + conn.send(h11.Data(data=payload))
+                    + conn.send(h11.EndOfMessage())
                 )
-                headers = [(b"content-type", ctype.encode()), (b"server", b"bench-upstream")]
-                if isinstance(payload, bytes):
-                    # One write (one syscall) for head and body: the baseline stays minimal.
-                    headers.append((b"content-length", str(len(payload)).encode()))
-                    writer.write(
-                        conn.send(h11.Response(status_code=status, headers=headers))
-                        + conn.send(h11.Data(data=payload))
-                        + conn.send(h11.EndOfMessage())
-                    )
-                else:
-                    headers.append((b"cache-control", b"no-cache"))
-                    writer.write(conn.send(h11.Response(status_code=status, headers=headers)))
-                    for frame in payload:
-                        writer.write(conn.send(h11.Data(data=frame)))
-                    writer.write(conn.send(h11.EndOfMessage()))
-                await writer.drain()
-                if conn.our_state is h11.MUST_CLOSE:
-                    return
-                conn.start_next_cycle()
-        except (h11.RemoteProtocolError, ConnectionError):
-            return
-        finally:
-            writer.close()
+            else:
+                writer.write(conn.send(h11.Response(status_code=status, headers=headers)))
+                for frame in payload:
+                    writer.write(conn.send(h11.Data(data=frame)))
+                writer.write(conn.send(h11.EndOfMessage()))
+            await writer.drain()
+            if conn.our_state is h11.MUST_CLOSE:
+                return
+            conn.start_next_cycle()
+    except (h11.RemoteProtocolError, ConnectionError):
+        return
+    finally:
+        writer.close()
 
 
 def _error(message: str) -> bytes:

@@ -14,8 +14,9 @@ told to misbehave (``POST /_control`` with a JSON object, or the same flags at s
 - ``tool`` (``{"name", "input"}``): the next ``tool_count`` Messages answers call this tool
   instead of answering text (a client's tool loop, such as Claude Code's agents).
 
-Every answer is written in one write, so a process killed while answering either sent a
-whole answer or none. h11 over asyncio, as the gateway benchmark's upstream.
+Every answer is written in one write (a stream's events too), so a process killed while
+answering either sent a whole answer or none. Its connections are served by the gateway
+benchmark's upstream loop (bench/gateway/upstream.py, h11 over asyncio).
 
 Run: ``python tests/server/fake_upstream.py --port 18100 --name dep0``.
 """
@@ -25,10 +26,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
-import h11
+# the gateway benchmark's upstream serves the connections (one HTTP/1.1 loop, on h11)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "gateway"))
+from upstream import serve_connection  # noqa: E402
 
 OVERLOADED_STREAM = "stream-overloaded"
 _ANTHROPIC_ERRORS = {400: "invalid_request_error", 401: "authentication_error",
@@ -114,58 +119,36 @@ class Upstream:
 
     def _anthropic(self, model: str, text: str, tokens_in: int, stream: bool
                    ) -> tuple[int, list[tuple[str, str]], bytes]:
-        msg_id = f"msg_{self.name}_{self.seq:06d}"
+        """A text answer, or a call of ``tool`` while ``tool_count`` lasts."""
         usage = {"input_tokens": tokens_in, "output_tokens": 3, "cache_read_input_tokens": 2,
                  "cache_creation_input_tokens": 0}
         if self.tool is not None and self.tool_count != 0:
             self.tool_count -= 1
-            return self._anthropic_tool(model, msg_id, usage, stream)
+            block: dict[str, Any] = {"type": "tool_use", "name": self.tool["name"],
+                                     "id": f"toolu_{self.name}_{self.seq:06d}",
+                                     "input": self.tool["input"]}
+            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
+            opened, reason = {**block, "input": {}}, "tool_use"
+        else:
+            block = {"type": "text", "text": text}
+            deltas = [{"type": "text_delta", "text": part} for part in (text[:4], text[4:])]
+            opened, reason = {"type": "text", "text": ""}, "end_turn"
+        message = {"id": f"msg_{self.name}_{self.seq:06d}", "type": "message",
+                   "role": "assistant", "model": model, "stop_sequence": None}
         if not stream:
             return 200, [("content-type", "application/json")], json.dumps({
-                "id": msg_id, "type": "message", "role": "assistant", "model": model,
-                "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
-                "stop_sequence": None, "usage": usage}).encode()
+                **message, "content": [block], "stop_reason": reason, "usage": usage}).encode()
         events = [
             ("message_start", {"type": "message_start", "message": {
-                "id": msg_id, "type": "message", "role": "assistant", "model": model,
-                "content": [], "stop_reason": None, "stop_sequence": None,
+                **message, "content": [], "stop_reason": None,
                 "usage": {**usage, "output_tokens": 0}}}),
             ("content_block_start", {"type": "content_block_start", "index": 0,
-                                     "content_block": {"type": "text", "text": ""}}),
-            ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                     "delta": {"type": "text_delta", "text": text[:4]}}),
-            ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                     "delta": {"type": "text_delta", "text": text[4:]}}),
+                                     "content_block": opened}),
+            *(("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                       "delta": delta}) for delta in deltas),
             ("content_block_stop", {"type": "content_block_stop", "index": 0}),
             ("message_delta", {"type": "message_delta", "delta": {
-                "stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 3}}),
-            ("message_stop", {"type": "message_stop"}),
-        ]
-        return 200, [("content-type", "text/event-stream")], b"".join(
-            _sse(name, data) for name, data in events)
-
-    def _anthropic_tool(self, model: str, msg_id: str, usage: dict[str, int], stream: bool
-                        ) -> tuple[int, list[tuple[str, str]], bytes]:
-        assert self.tool is not None
-        block = {"type": "tool_use", "id": f"toolu_{self.name}_{self.seq:06d}",
-                 "name": self.tool["name"], "input": self.tool["input"]}
-        if not stream:
-            return 200, [("content-type", "application/json")], json.dumps({
-                "id": msg_id, "type": "message", "role": "assistant", "model": model,
-                "content": [block], "stop_reason": "tool_use", "stop_sequence": None,
-                "usage": usage}).encode()
-        events = [
-            ("message_start", {"type": "message_start", "message": {
-                "id": msg_id, "type": "message", "role": "assistant", "model": model,
-                "content": [], "stop_reason": None, "stop_sequence": None,
-                "usage": {**usage, "output_tokens": 0}}}),
-            ("content_block_start", {"type": "content_block_start", "index": 0,
-                                     "content_block": {**block, "input": {}}}),
-            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {
-                "type": "input_json_delta", "partial_json": json.dumps(block["input"])}}),
-            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            ("message_delta", {"type": "message_delta", "delta": {
-                "stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 3}}),
+                "stop_reason": reason, "stop_sequence": None}, "usage": {"output_tokens": 3}}),
             ("message_stop", {"type": "message_stop"}),
         ]
         return 200, [("content-type", "text/event-stream")], b"".join(
@@ -195,38 +178,12 @@ class Upstream:
             _sse(None, c) for c in chunks) + b"data: [DONE]\n\n"
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        conn = h11.Connection(h11.SERVER, max_incomplete_event_size=16 * 1024 * 1024)
-        try:
-            while True:
-                request: h11.Request | None = None
-                chunks: list[bytes] = []
-                while True:
-                    event = conn.next_event()
-                    if event is h11.NEED_DATA:
-                        conn.receive_data(await reader.read(65536))
-                        continue
-                    if isinstance(event, h11.Request):
-                        request = event
-                    elif isinstance(event, h11.Data):
-                        chunks.append(bytes(event.data))
-                    elif isinstance(event, (h11.EndOfMessage, h11.ConnectionClosed)):
-                        break
-                if request is None:
-                    return
-                status, headers, payload = await self.answer(
-                    request.method.decode(), request.target.decode(), b"".join(chunks))
-                raw = [(k.encode(), v.encode()) for k, v in headers]
-                raw.append((b"content-length", str(len(payload)).encode()))
-                writer.write(conn.send(h11.Response(status_code=status, headers=raw))
-                             + conn.send(h11.Data(data=payload)) + conn.send(h11.EndOfMessage()))
-                await writer.drain()
-                if conn.our_state is h11.MUST_CLOSE:
-                    return
-                conn.start_next_cycle()
-        except (h11.RemoteProtocolError, ConnectionError):
-            return
-        finally:
-            writer.close()
+        async def answer(method: str, target: str, body: bytes
+                         ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+            status, headers, payload = await self.answer(method, target, body)
+            return status, [(k.encode(), v.encode()) for k, v in headers], payload
+
+        await serve_connection(reader, writer, answer)
 
 
 def _last_user_text(data: dict[str, Any]) -> str:

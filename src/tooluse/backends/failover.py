@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from ..backend import Backend
 from ..errors import BackendError
@@ -153,15 +153,24 @@ def _short(text: str, limit: int = 300) -> str:
 
 
 class _Trial:
-    """One try's bookkeeping: its time, and its record unless something inside made one."""
+    """One try's bookkeeping: whether another may follow it (:func:`more_to_try`, for as
+    long as its call runs), its time, and its record unless something inside made one."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, final: bool) -> None:
         self.target = target
         self.started = time.perf_counter()
         log = _log.get()
         self.mark = len(log) if log is not None else 0
+        self._more: Token[bool] | None = _more.set(_more.get() or not final)
+
+    def settle(self) -> None:
+        """The try's call has returned or raised (only the first call counts)."""
+        if self._more is not None:
+            _reset(_more, self._more)
+            self._more = None
 
     def _record(self, outcome: Outcome, exc: BaseException | None = None) -> None:
+        self.settle()
         log = _log.get()
         if log is None or len(log) > self.mark:  # not recording, or recorded inside
             return
@@ -172,15 +181,39 @@ class _Trial:
         log.append(Attempt(self.target, outcome, time.perf_counter() - self.started,
                            kind, message))
 
-    def answered(self) -> None:
+    def answered(self, value: T) -> T:
         self._record("answered")
-
-    def failed(self, exc: BaseException) -> None:
-        self._record("failed", exc)
+        return value
 
 
-def _no_try_left(last: BaseException | None) -> BaseException:
-    return last if last is not None else BackendError("no backend to try", kind="unavailable")
+class _Tries(Generic[T]):
+    """The loop every failover runs, sync or async: ``for trial, start in tries:`` start
+    the try; its value goes through ``trial.answered``; a failure to :meth:`failed`, which
+    raises it unless it falls over; after the loop, :meth:`exhausted` is what to raise."""
+
+    def __init__(self, tries: Iterable[Try[T]],
+                 fall_over: Callable[[BaseException], bool]) -> None:
+        self.tries = tries
+        self.fall_over = fall_over
+        self.last: BaseException | None = None
+
+    def __iter__(self) -> Iterator[tuple[_Trial, Callable[[], T]]]:
+        for target, start, final in self.tries:
+            trial = _Trial(target, final)
+            try:
+                yield trial, start
+            finally:
+                trial.settle()
+
+    def failed(self, trial: _Trial, exc: Exception) -> None:
+        trial._record("failed", exc)
+        if not self.fall_over(exc):
+            raise exc
+        self.last = exc
+
+    def exhausted(self) -> BaseException:
+        return self.last if self.last is not None else BackendError("no backend to try",
+                                                                    kind="unavailable")
 
 
 def _head(events: Iterator[StreamEvent]) -> list[StreamEvent]:
@@ -194,10 +227,26 @@ def _head(events: Iterator[StreamEvent]) -> list[StreamEvent]:
     return held
 
 
+async def _ahead(events: AsyncIterator[StreamEvent]) -> list[StreamEvent]:
+    """:func:`_head` of an async stream."""
+    held: list[StreamEvent] = []
+    async for event in events:
+        held.append(event)
+        if not isinstance(event, MessageStart):
+            break
+    return held
+
+
 def _close(events: object) -> None:
     close = getattr(events, "close", None)
     if close is not None:
         close()
+
+
+async def _aclose(events: object) -> None:
+    aclose = getattr(events, "aclose", None)
+    if aclose is not None:
+        await aclose()
 
 
 def stream_first(tries: Iterable[Try[Iterator[StreamEvent]]], *,
@@ -205,119 +254,72 @@ def stream_first(tries: Iterable[Try[Iterator[StreamEvent]]], *,
                  ) -> Iterator[StreamEvent]:
     """The stream of the first try that gets to its first content event; each try before
     it failed in a way ``fall_over`` accepts. Raises the last failure when none did."""
-    last: BaseException | None = None
-    for target, start, final in tries:
-        trial = _Trial(target)
+    loop = _Tries(tries, fall_over)
+    for trial, start in loop:
         events: Iterator[StreamEvent] | None = None
-        more = _more.set(_more.get() or not final)
         try:
             events = iter(start())
-            head = _head(events)
-        except Exception as exc:
+            head = trial.answered(_head(events))
+        except Exception as exc:  # noqa: BLE001 - failed() raises what does not fall over
             _close(events)
-            trial.failed(exc)
-            if not fall_over(exc):
-                raise
-            last = exc
+            loop.failed(trial, exc)
             continue
-        finally:
-            _reset(_more, more)
-        trial.answered()
         try:
             yield from head
             yield from events
         finally:
             _close(events)
         return
-    raise _no_try_left(last)
+    raise loop.exhausted()
 
 
 async def astream_first(tries: Iterable[Try[AsyncIterator[StreamEvent]]], *,
                         fall_over: Callable[[BaseException], bool] = falls_over
                         ) -> AsyncIterator[StreamEvent]:
     """:func:`stream_first` for async streams."""
-    last: BaseException | None = None
-    for target, start, final in tries:
-        trial = _Trial(target)
+    loop = _Tries(tries, fall_over)
+    for trial, start in loop:
         events: AsyncIterator[StreamEvent] | None = None
-        held: list[StreamEvent] = []
-        more = _more.set(_more.get() or not final)
         try:
             events = start()
-            async for event in events:
-                held.append(event)
-                if not isinstance(event, MessageStart):
-                    break
-        except Exception as exc:
-            if events is not None:
-                await _aclose(events)
-            trial.failed(exc)
-            if not fall_over(exc):
-                raise
-            last = exc
+            head = trial.answered(await _ahead(events))
+        except Exception as exc:  # noqa: BLE001 - failed() raises what does not fall over
+            await _aclose(events)
+            loop.failed(trial, exc)
             continue
-        finally:
-            _reset(_more, more)
-        trial.answered()
         try:
-            for event in held:
+            for event in head:
                 yield event
             async for event in events:
                 yield event
         finally:
             await _aclose(events)
         return
-    raise _no_try_left(last)
-
-
-async def _aclose(events: AsyncIterator[StreamEvent]) -> None:
-    aclose = getattr(events, "aclose", None)
-    if aclose is not None:
-        await aclose()
+    raise loop.exhausted()
 
 
 def complete_first(tries: Iterable[Try[Response]], *,
                    fall_over: Callable[[BaseException], bool] = falls_over) -> Response:
     """The answer of the first try that does not fail in a way ``fall_over`` accepts."""
-    last: BaseException | None = None
-    for target, start, final in tries:
-        trial = _Trial(target)
-        more = _more.set(_more.get() or not final)
+    loop = _Tries(tries, fall_over)
+    for trial, start in loop:
         try:
-            response = start()
-        except Exception as exc:
-            trial.failed(exc)
-            if not fall_over(exc):
-                raise
-            last = exc
-            continue
-        finally:
-            _reset(_more, more)
-        trial.answered()
-        return response
-    raise _no_try_left(last)
+            return trial.answered(start())
+        except Exception as exc:  # noqa: BLE001 - failed() raises what does not fall over
+            loop.failed(trial, exc)
+    raise loop.exhausted()
 
 
 async def acomplete_first(tries: Iterable[Try[Awaitable[Response]]], *,
                           fall_over: Callable[[BaseException], bool] = falls_over) -> Response:
     """:func:`complete_first` for async calls."""
-    last: BaseException | None = None
-    for target, start, final in tries:
-        trial = _Trial(target)
-        more = _more.set(_more.get() or not final)
+    loop = _Tries(tries, fall_over)
+    for trial, start in loop:
         try:
-            response = await start()
-        except Exception as exc:
-            trial.failed(exc)
-            if not fall_over(exc):
-                raise
-            last = exc
-            continue
-        finally:
-            _reset(_more, more)
-        trial.answered()
-        return response
-    raise _no_try_left(last)
+            return trial.answered(await start())
+        except Exception as exc:  # noqa: BLE001 - failed() raises what does not fall over
+            loop.failed(trial, exc)
+    raise loop.exhausted()
 
 
 class FallbackBackend(Backend):

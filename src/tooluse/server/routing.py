@@ -24,11 +24,11 @@ span's events, and, for a config key, the usage row.
 
 from __future__ import annotations
 
-import itertools
 import math
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -170,6 +170,24 @@ def _falls_over(exc: BaseException) -> bool:
     return falls_over(exc) or isinstance(exc, GatewayError)
 
 
+class _Seen:
+    """The usage of an answer, whole or as its stream passes."""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+
+    def event(self, event: StreamEvent) -> StreamEvent:
+        if isinstance(event, MessageStart):
+            self.usage = event.usage
+        elif isinstance(event, MessageDelta):
+            self.usage = merge_usage(self.usage, event.usage)
+        return event
+
+    def response(self, response: Response) -> Response:
+        self.usage = response.usage
+        return response
+
+
 @dataclass
 class Plan:
     """How one request is served: ``backend`` answers ``request`` (for a routed request, a
@@ -200,6 +218,21 @@ class Plan:
             self.headers[ATTEMPTS_HEADER] = _ascii(", ".join(
                 f"{a.target}={a.kind or a.outcome} {a.seconds * 1000:.3g}ms" for a in before))
         return self.headers
+
+    @contextmanager
+    def ending(self) -> Iterator[_Seen]:
+        """Around the request's call: what it answered (:class:`_Seen`), and once it has
+        ended, however it ended, the route headers and :meth:`finish`."""
+        seen = _Seen()
+        failure: BaseException | None = None
+        try:
+            yield seen
+        except BaseException as exc:
+            failure = exc
+            raise
+        finally:
+            self.answered()
+            self.finish(seen.usage, failure)
 
     def finish(self, usage: Usage | None, error: BaseException | None) -> None:
         """The request ended (answered with ``usage``, or failed with ``error``): the
@@ -240,83 +273,33 @@ class _Planned(Backend):
         self.structured_output = inner.structured_output
 
     def stream(self, request: Request) -> Iterator[StreamEvent]:
-        plan = self.plan
-        usage = Usage()
-        failure: BaseException | None = None
-        try:
-            with recording_attempts(plan.attempts):
+        with self.plan.ending() as seen:
+            with recording_attempts(self.plan.attempts):
                 events = iter(self.inner.stream(request))
                 first = next(events, None)
-            plan.answered()
-            if first is None:
-                return
-            if plan.store is None:  # no usage to keep: the events as they are
-                yield first
-                yield from events
-                return
-            for event in itertools.chain((first,), events):
-                if isinstance(event, MessageStart):
-                    usage = event.usage
-                elif isinstance(event, MessageDelta):
-                    usage = merge_usage(usage, event.usage)
-                yield event
-        except BaseException as exc:
-            failure = exc
-            raise
-        finally:
-            plan.finish(usage, failure)
+            self.plan.answered()
+            if first is not None:
+                yield seen.event(first)
+                yield from events if self.plan.store is None else map(seen.event, events)
 
     async def astream(self, request: Request) -> AsyncIterator[StreamEvent]:
-        plan = self.plan
-        usage = Usage()
-        failure: BaseException | None = None
-        try:
-            with recording_attempts(plan.attempts):
-                events = self.inner.astream(request).__aiter__()
-                try:
-                    first: StreamEvent | None = await events.__anext__()
-                except StopAsyncIteration:
-                    first = None
-            plan.answered()
-            if first is None:
-                return
-            yield first
-            usage = first.usage if isinstance(first, MessageStart) else usage
-            async for event in events:
-                if isinstance(event, MessageStart):
-                    usage = event.usage
-                elif isinstance(event, MessageDelta):
-                    usage = merge_usage(usage, event.usage)
-                yield event
-        except BaseException as exc:
-            failure = exc
-            raise
-        finally:
-            plan.finish(usage, failure)
+        with self.plan.ending() as seen:
+            with recording_attempts(self.plan.attempts):
+                events = aiter(self.inner.astream(request))
+                first = await anext(events, None)
+            self.plan.answered()
+            if first is not None:
+                yield seen.event(first)
+                async for event in events:
+                    yield seen.event(event)
 
     async def acomplete(self, request: Request) -> Response:
-        try:
-            with recording_attempts(self.plan.attempts):
-                response = await self.inner.acomplete(request)
-        except BaseException as exc:
-            self.plan.answered()
-            self.plan.finish(None, exc)
-            raise
-        self.plan.answered()
-        self.plan.finish(response.usage, None)
-        return response
+        with self.plan.ending() as seen, recording_attempts(self.plan.attempts):
+            return seen.response(await self.inner.acomplete(request))
 
     def complete(self, request: Request) -> Response:
-        try:
-            with recording_attempts(self.plan.attempts):
-                response = self.inner.complete(request)
-        except BaseException as exc:
-            self.plan.answered()
-            self.plan.finish(None, exc)
-            raise
-        self.plan.answered()
-        self.plan.finish(response.usage, None)
-        return response
+        with self.plan.ending() as seen, recording_attempts(self.plan.attempts):
+            return seen.response(self.inner.complete(request))
 
     def count_tokens(self, request: Request) -> int | None:
         return self.inner.count_tokens(request)

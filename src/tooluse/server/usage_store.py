@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .._writer import BatchWriter
+from .response_store import default_store_path
 
 __all__ = ["SqliteUsageStore", "UsageRecord", "UsageStore", "default_usage_path", "window_wait"]
 
@@ -43,9 +44,9 @@ USAGE_COLUMNS: Final = ("key", "model", "route", "requests", "failed", "input_to
 
 
 def default_usage_path() -> Path:
-    """``$XDG_CACHE_HOME/tooluse/usage.sqlite3`` (``~/.cache`` without it)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tooluse" / "usage.sqlite3"
+    """``usage.sqlite3`` beside the Responses store's default file:
+    ``$XDG_CACHE_HOME/tooluse/usage.sqlite3`` (``~/.cache`` without it)."""
+    return default_store_path().with_name("usage.sqlite3")
 
 
 @dataclass(frozen=True)
