@@ -70,7 +70,8 @@ def register(sub: Any) -> None:
         action="append",
         dest="api_keys",
         metavar="KEY",
-        help="accept this key (repeatable); without any, no key is required. "
+        help="accept this key (repeatable); without any (and no [[keys]] in a --config), no "
+        "key is required. Beside a config's keys, it may use every model, without limits. "
         "Also read from TOOLUSE_API_KEYS (comma-separated).",
     )
     p.add_argument(
