@@ -141,9 +141,10 @@ models = ["local-*"]
 
 
 def test_rpm_holds_across_two_workers(tmp_path: Path) -> None:
-    """rpm = 5 on a gateway of two worker processes: of 20 requests, each on a new
-    connection (so both workers take some), exactly 5 are answered; the others get the
-    API's 429 with Retry-After, whichever worker they reached."""
+    """rpm = 5 on a gateway of two worker processes: of 20 requests or more, each on a new
+    connection, until each worker has refused some (with limits of their own, each would
+    refuse only after answering 5 itself: 10 answered), exactly 5 are answered; the others
+    get the API's 429 with Retry-After, whichever worker they reached."""
     with fake_upstreams(tmp_path, "up") as (up,):
         config = write_config(tmp_path / "g.toml",
                               _config(up.url, rpm=5, usage=str(tmp_path / "usage.db")))
@@ -152,7 +153,9 @@ def test_rpm_holds_across_two_workers(tmp_path: Path) -> None:
             while len(workers := _children(gateway.proc.pid)) < 3 and time.monotonic() < deadline:
                 time.sleep(0.1)
             outcomes: list[tuple[int, int, str | None]] = []
-            for k in range(20):
+            for k in range(200):
+                if k >= 20 and len({pid for pid, status, _ in outcomes if status == 429}) == 2:
+                    break
                 conn = http.client.HTTPConnection("127.0.0.1", gateway.port, timeout=30)
                 conn.request("POST", "/v1/messages", json.dumps({
                     "model": "local-big", "max_tokens": 20,
@@ -172,10 +175,9 @@ def test_rpm_holds_across_two_workers(tmp_path: Path) -> None:
         upstream_got = len(up.log())
     answered = [o for o in outcomes if o[1] == 200]
     refused = [o for o in outcomes if o[1] == 429]
-    assert len(answered) == 5 and len(refused) == 15, outcomes
+    assert len(answered) == 5 and len(refused) == len(outcomes) - 5, outcomes
     assert all(o[2] is not None and int(o[2]) >= 1 for o in refused)
-    assert len({pid for pid, _, _ in outcomes}) == 2  # both workers answered some
-    assert len({pid for pid, status, _ in refused}) == 2  # and both refused some
+    assert len({pid for pid, _, _ in refused}) == 2  # both workers refused some
     assert upstream_got == 5
     assert [(u["key"], u["model"], u["requests"]) for u in usage] == [("team-a", "local-big", 5)]
     assert TEAM not in log and OTHER not in log
