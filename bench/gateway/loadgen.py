@@ -185,9 +185,11 @@ def check_body(wire: Wire, stream: bool, status: int, body: bytes) -> str | None
 
 
 async def _one(
-    client: httpx2.AsyncClient, endpoint: Endpoint, body: bytes, headers: dict[str, str], stream: bool
+    client: httpx2.AsyncClient, endpoint: Endpoint, body: bytes, headers: dict[str, str], stream: bool,
+    answer_headers: list[Mapping[str, str]] | None = None,
 ) -> tuple[float, float, str | None]:
-    """Send one request; return (seconds to last byte, seconds to first byte, problem)."""
+    """Send one request; return (seconds to last byte, seconds to first byte, problem). The
+    answer's headers are appended to ``answer_headers`` when it is given."""
     chunks: list[bytes] = []
     start = time.perf_counter()
     first = math.nan
@@ -201,6 +203,8 @@ async def _one(
             end = time.perf_counter()
             status = resp.status_code
             encoding = resp.headers.get("content-encoding")
+            if answer_headers is not None:
+                answer_headers.append(resp.headers)
     except httpx2.HTTPError as exc:
         return math.nan, math.nan, f"{type(exc).__name__}: {exc}"
     if encoding not in (None, "identity"):

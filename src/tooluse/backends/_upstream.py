@@ -15,7 +15,8 @@ to an upstream is here, once, for the sync and the async client alike:
 - **Retries** (:class:`~._retry.RetryPolicy`): 408/429/5xx/529, timeouts and connection
   failures, with exponential backoff and jitter, honouring ``retry-after-ms`` /
   ``retry-after``; never past the total deadline, and only before an answer starts —
-  once events have been handed on, a failure is raised, never replayed.
+  once events have been handed on, a failure is raised, never replayed. None inside a
+  failover's try that has another after it (:func:`~.failover.more_to_try`).
 - **Cancellation**: the :class:`~tooluse.cancel.CancelSignal` current in the calling thread
   (the gateway sets one per stream) is checked before every attempt, waited on instead of
   sleeping between attempts, and aborts a socket read or write blocked on a silent upstream
@@ -45,6 +46,7 @@ from ._aiohttp import READ_BODY, AiohttpTransport
 from ._aiohttp import usable as fast_usable
 from ._retry import RetryPolicy, parse_retry_after
 from ._sse import SSE, SSEDecoder, check_event_stream
+from .failover import more_to_try
 from .options import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_READ_TIMEOUT,
@@ -157,7 +159,7 @@ class _Attempts:
         """Seconds to wait before the next attempt, or raise ``error`` (not retryable,
         retries spent, or the wait would pass the total deadline)."""
         delay = self.upstream.retry.delay(self.count, error)
-        if delay is None:
+        if delay is None or more_to_try():  # a failover's next try is the retry
             raise error
         if time.monotonic() + delay >= self.deadline:
             total = self.upstream.timeouts.total

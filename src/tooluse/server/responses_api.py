@@ -37,8 +37,8 @@ from .encoding import JsonResponse
 from .endpoint import WireApi, check_key
 from .errors import GatewayError
 from .origins import logged_stream, response_headers
-from .policy import check_servable
 from .response_store import ResponseStore
+from .routing import Plan
 from .sse import named_event
 from .state import GatewayState, new_id
 
@@ -153,8 +153,11 @@ async def create_response(request: HttpRequest) -> Response:
     state: GatewayState = request.app.state.gateway
     store = _store(request)
     request_id = new_id("req_")
+    plan: Plan | None = None
 
     def fail(error: GatewayError) -> Response:
+        if plan is not None:  # the tries that failed, and why
+            error.headers.update(plan.answered())
         return RESPONSES.error_response(error, request_id)
 
     try:
@@ -171,31 +174,36 @@ async def create_response(request: HttpRequest) -> Response:
                                    "invalid_request", path=("previous_response_id",))
             previous = _previous(stored.context)
         neutral = codec.decode_request(data, previous=previous)
-        check_servable(neutral, state.backend, RESPONSES.schema_field)
+        plan = await state.plan(neutral, request.headers, RESPONSES.schema_field)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return fail(input_error(exc))
+    backend = plan.backend
 
     response_id = new_id("resp_")
     created = time.time()
     echo = codec.echo_fields(data)
     keep = data.get("store") is not False
     items = _input_items(data.get("input"), response_id) if keep else []
-    headers = {RESPONSES.request_id_header: request_id}
+    headers = plan.headers
+    headers[RESPONSES.request_id_header] = request_id
 
     if stream:
         def encode(events: Iterator[StreamEvent]) -> Iterator[bytes]:
-            span = chat_span(neutral, state.backend, api="responses", headers=request.headers,
-                             stream=True, response_id=response_id)
+            span = chat_span(neutral, backend, api="responses", headers=request.headers,
+                             stream=True, response_id=response_id, events=plan.attempts)
             return _stream_bytes(logged_stream(span.watch(events), "responses", request_id), data,
                                  neutral, response_id, created, echo,
                                  store if keep else None, items)
 
         return state.streaming_response(  # type: ignore[return-value]
             neutral, encode, media_type=RESPONSES.stream_media_type, headers=headers,
-            error_response=fail, error_chunk=_error_chunk, heartbeat=KEEP_ALIVE)
+            error_response=fail, error_chunk=_error_chunk, heartbeat=KEEP_ALIVE,
+            backend=backend)
     try:
-        with chat_span(neutral, state.backend, api="responses", headers=request.headers) as span:
-            answer = await unless_disconnected(request.receive, lambda: state.complete(neutral))
+        with chat_span(neutral, backend, api="responses", headers=request.headers,
+                       events=plan.attempts) as span:
+            answer = await unless_disconnected(request.receive,
+                                               lambda: state.complete(neutral, backend))
             answer = answer.model_copy(update={"id": response_id})
             span.record(answer)
         out = codec.encode_response(answer, request=neutral, echo=echo, created_at=created)
@@ -206,6 +214,7 @@ async def create_response(request: HttpRequest) -> Response:
         return fail(GatewayError("the client disconnected", "api"))
     except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return fail(output_error(exc))
+    headers.update(plan.answered())
     headers.update(response_headers("responses", request_id, answer))
     return JsonResponse(out, headers=headers)
 

@@ -167,7 +167,8 @@ class GatewayStreamingResponse:
         self.media_type = media_type
         self.error_response = error_response
         self.error_chunk = error_chunk
-        self.headers = dict(headers or {})
+        #: Sent when the stream starts (not copied: the producer may add to it until then).
+        self.headers = headers if headers is not None else {}
         self.heartbeat = heartbeat
         self.heartbeat_interval = heartbeat_interval
         self.limiter = limiter
