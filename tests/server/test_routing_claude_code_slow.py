@@ -1,7 +1,10 @@
 """Claude Code (the real CLI from npm) through a config that routes its main model to one
 upstream and its small/fast model to another: its main turns land on the first, the
-Explore agent it starts (which runs on the small/fast model) on the second, as the fake
-upstreams' logs show. Both routes pass the client's model name on (no model in their
+Explore agent it starts on its haiku model (the small/fast model, ANTHROPIC_DEFAULT_HAIKU_MODEL)
+on the second, as the fake upstreams' logs show. The agent's model and its running in the
+foreground are asked for in the Agent call: since Claude Code's per-turn-control requests
+are served, an Explore agent left to its own choice inherits the main model, and may run in
+the background. Both routes pass the client's model name on (no model in their
 specs), so the logs show the name Claude Code asked for."""
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ def test_claude_codes_main_and_small_fast_models_land_where_the_config_says(
 ) -> None:
     with fake_upstreams(tmp_path, "main", "small") as (main, small):
         main.control(tool={"name": "Agent", "input": {
-            "description": "Look around", "subagent_type": "Explore",
+            "description": "Look around", "subagent_type": "Explore", "model": "haiku",
+            "run_in_background": False,
             "prompt": "List the files in this folder and report their names."}}, tool_count=1)
         config = write_config(tmp_path / "g.toml", f"""
 [[models]]
