@@ -77,7 +77,7 @@ def _sse_openai(model: str, include_usage: bool) -> list[bytes]:
 class Upstream:
     """The server: encodes each distinct answer once and replays the bytes."""
 
-    def __init__(self, gap: float = 0.0, status: int | None = None) -> None:
+    def __init__(self, gap: float = 0.0, *, status: int | None = None) -> None:
         self.gap = gap
         self.served = {"anthropic": 0, "openai": 0, "responses": 0, "converse": 0}
         if status is not None:
@@ -238,7 +238,7 @@ def _failure(status: int, path: str) -> bytes:
 
 
 async def serve(host: str, port: int, gap: float = 0.0, status: int | None = None) -> None:
-    upstream = Upstream(gap, status)
+    upstream = Upstream(gap, status=status)
     server = await asyncio.start_server(upstream.handle, host, port, backlog=1024)
     print(f"bench upstream listening on http://{host}:{port}", flush=True)
     async with server:

@@ -63,7 +63,7 @@ def test_litellm_gets_the_same_routes_and_fallbacks(tmp_path: Path) -> None:
 
 
 def test_a_failing_upstream_answers_its_status_in_the_wire_format() -> None:
-    up = Upstream(529)
+    up = Upstream(status=529)
     status, _, body = up.answer("POST", "/v1/messages", b'{"model": "m", "tools": [{}]}')
     assert status == 529
     assert json.loads(body)["error"]["type"] == "overloaded_error"
