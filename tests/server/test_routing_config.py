@@ -225,3 +225,29 @@ def test_backend_alone_is_served_as_before_routing(scripted_model_fn: object) ->
                    for h in answer.headers)
     assert health == {"status": "ok", "backend": "scripted", "model": "scripted-model"}
     assert [m["id"] for m in models["data"]] == ["scripted-model"]
+
+
+def test_an_async_stream_records_its_route_also_without_a_model_name() -> None:
+    """The route that answered is known from a stream's first event, whatever the request's
+    model (the usage row's ``route``): sync and async alike."""
+    import asyncio
+
+    from tooluse.messages import Message, Request, TextBlock
+    from tooluse.server.routes import RouteTable
+    from tooluse.server.routing import RouteBackend, _Asked
+
+    config = parse_config('[[models]]\nname = "*"\nbackend = "scripted:hello"\n', "t.toml")
+    table = RouteTable.build(config)
+    try:
+        request = Request(messages=[Message(role="user", content=[TextBlock(text="hi")])])
+
+        async def run() -> list[object]:
+            return [e async for e in RouteBackend(table.routes[0], asked).astream(request)]
+
+        asked = _Asked(None)
+        assert asyncio.run(run()) and asked.answered_by == "*"
+        asked = _Asked(None)
+        assert list(RouteBackend(table.routes[0], asked).stream(request))
+        assert asked.answered_by == "*"
+    finally:
+        table.close()

@@ -116,7 +116,7 @@ class RouteBackend(Backend):
             tokens = self.asked.tokens(request)
             if tokens > window:
                 raise context_error(tokens, window)
-        if self.route.pins_model:
+        if self.route.pins_model and request.model is not None:
             return request.model_copy(update={"model": None})
         return request
 
@@ -142,11 +142,20 @@ class RouteBackend(Backend):
                 close()
 
     async def astream(self, request: Request) -> AsyncIterator[StreamEvent]:
-        async for event in self.route.backend.astream(self._ready(request)):
-            if isinstance(event, MessageStart) and self.asked.model is not None:
+        events = aiter(self.route.backend.astream(self._ready(request)))
+        try:
+            async for event in events:  # the first event: the route answered
                 self.asked.answered_by = self.route.name
-                event = event.model_copy(update={"model": self.asked.model})
-            yield event
+                if isinstance(event, MessageStart) and self.asked.model is not None:
+                    event = event.model_copy(update={"model": self.asked.model})
+                yield event
+                break
+            async for event in events:
+                yield event
+        finally:
+            close = getattr(events, "aclose", None)
+            if close is not None:
+                await close()
 
     def complete(self, request: Request) -> Response:
         return self._echo(self.route.backend.complete(self._ready(request)))
@@ -155,7 +164,7 @@ class RouteBackend(Backend):
         return self._echo(await self.route.backend.acomplete(self._ready(request)))
 
     def count_tokens(self, request: Request) -> int | None:
-        if self.route.pins_model:
+        if self.route.pins_model and request.model is not None:
             request = request.model_copy(update={"model": None})
         return self.route.backend.count_tokens(request)
 
@@ -292,8 +301,12 @@ class _Planned(Backend):
             self.plan.answered()
             if first is not None:
                 yield seen.event(first)
-                async for event in events:
-                    yield seen.event(event)
+                if self.plan.store is None:  # no usage to record: nothing to watch
+                    async for event in events:
+                        yield event
+                else:
+                    async for event in events:
+                        yield seen.event(event)
 
     async def acomplete(self, request: Request) -> Response:
         with self.plan.ending() as seen, recording_attempts(self.plan.attempts):
