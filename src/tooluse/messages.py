@@ -14,14 +14,19 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 __all__ = [
+    "SERVER_TOOL_BLOCKS",
     "CacheHint",
     "CallOrigin",
     "ContentBlock",
     "ImageBlock",
     "JsonBlock",
+    "MCPApprovalBlock",
+    "MCPCallBlock",
+    "MCPListToolsBlock",
+    "MCPServerSpec",
     "Message",
     "Passthrough",
     "Reasoning",
@@ -30,11 +35,16 @@ __all__ = [
     "Response",
     "ResultPart",
     "Role",
+    "ServerTools",
     "StopReason",
     "TextBlock",
     "ThinkingBlock",
     "ToolChoice",
+    "ToolFilter",
+    "ToolReferenceBlock",
     "ToolResultBlock",
+    "ToolSearchBlock",
+    "ToolSearchSpec",
     "ToolSpec",
     "ToolUseBlock",
     "Usage",
@@ -213,7 +223,17 @@ class ToolUseBlock(_Model):
         return "model" if self.origin is None else self.origin.source
 
 
-ResultPart = Annotated[TextBlock | ImageBlock | JsonBlock, Field(discriminator="type")]
+class ToolReferenceBlock(_Model):
+    """A tool result's part that names a tool to load: a deferred tool (``ToolSpec.deferred``)
+    named here is offered to the model from then on (Messages ``tool_reference``, what a
+    client's own tool search returns)."""
+
+    type: Literal["tool_reference"] = "tool_reference"
+    name: str
+
+
+ResultPart = Annotated[TextBlock | ImageBlock | JsonBlock | ToolReferenceBlock,
+                       Field(discriminator="type")]
 
 
 class ToolResultBlock(_Model):
@@ -241,9 +261,75 @@ class ToolResultBlock(_Model):
         return "\n".join(parts)
 
 
+class ToolSearchBlock(_Model):
+    """A search of the request's deferred tools that the server ran for the model within
+    its turn, call and result in one (Messages ``server_tool_use`` with its
+    ``tool_search_tool_result``, Responses ``tool_search_call`` with its
+    ``tool_search_output``).
+
+    ``name`` is the search tool the model called, ``input`` what it wrote (``{"query":
+    ...}``), ``found`` the names of the tools found, best first: they are loaded from here
+    on. ``error``: why the search failed (an error code such as ``invalid_tool_input``),
+    None when it ran."""
+
+    type: Literal["tool_search"] = "tool_search"
+    id: str
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    found: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+class MCPCallBlock(_Model):
+    """A call of an MCP server's tool that the server made for the model within its turn,
+    call and result in one (Messages ``mcp_tool_use`` with its ``mcp_tool_result``,
+    Responses ``mcp_call``).
+
+    ``server`` is the MCP server's name (its label), ``name`` the tool's name on that
+    server. ``content`` is the tool's result, None while the call waits for the user's
+    approval (a Responses ``mcp_approval_request``, answered by an
+    :class:`MCPApprovalBlock`); ``approval_request_id`` names the request a call was
+    approved by."""
+
+    type: Literal["mcp_call"] = "mcp_call"
+    id: str
+    server: str
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    content: list[ResultPart] | None = None
+    is_error: bool = False
+    approval_request_id: str | None = None
+
+
+class MCPListToolsBlock(_Model):
+    """The tools an MCP server listed when the server connected to it for the model
+    (Responses ``mcp_list_tools``): each a dict of ``name``, ``description``,
+    ``input_schema`` and ``annotations``; ``error`` when listing failed."""
+
+    type: Literal["mcp_list_tools"] = "mcp_list_tools"
+    id: str
+    server: str
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    error: str | None = None
+
+
+class MCPApprovalBlock(_Model):
+    """The user's answer, in a user turn, to an MCP call waiting for approval (Responses
+    ``mcp_approval_response``): ``request_id`` is that :class:`MCPCallBlock`'s id."""
+
+    type: Literal["mcp_approval"] = "mcp_approval"
+    request_id: str
+    approve: bool
+    reason: str | None = None
+
+
+#: The blocks of tools the server runs itself within a turn (never the client).
+SERVER_TOOL_BLOCKS = (ToolSearchBlock, MCPCallBlock, MCPListToolsBlock, MCPApprovalBlock)
+
 ContentBlock = Annotated[
     TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock
-    | RedactedThinkingBlock,
+    | RedactedThinkingBlock | ToolSearchBlock | MCPCallBlock | MCPListToolsBlock
+    | MCPApprovalBlock,
     Field(discriminator="type"),
 ]
 
@@ -284,6 +370,12 @@ class ToolSpec(_Model):
     strict: bool = False
     #: A prompt-cache breakpoint after this tool (:class:`CacheHint`).
     cache: CacheHint | None = None
+    #: Loaded only when something loads it (Messages and Responses ``defer_loading``): a
+    #: tool search's result, or a :class:`ToolReferenceBlock` in a tool result; until then
+    #: it is not offered to the model.
+    deferred: bool = False
+    #: Example inputs of the tool (Messages ``input_examples``), shown to the model with it.
+    input_examples: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class ToolChoice(_Model):
@@ -323,6 +415,85 @@ class Passthrough(_Model):
     tool_fields: dict[str, dict[str, Any]] = Field(default_factory=dict)
     headers: dict[str, str] = Field(default_factory=dict)
     required: list[str] = Field(default_factory=list)
+    #: The names of all the request's tools in the client's order (server tools among
+    #: them), for an upstream of that API to get them in that order.
+    tool_order: list[str] = Field(default_factory=list)
+
+
+class ToolSearchSpec(_Model):
+    """A search of the request's deferred tools that the server runs when the model calls
+    it (Messages ``tool_search_tool_bm25_*`` / ``tool_search_tool_regex_*``, Responses
+    ``tool_search``): the model sees a tool of this ``name``; ``mode`` is how it searches
+    (``bm25``: words, ranked; ``regex``: a Python regular expression)."""
+
+    name: str
+    mode: Literal["bm25", "regex"] = "bm25"
+
+
+class ToolFilter(_Model):
+    """Which tools of an MCP server a rule covers: those named in ``names`` (None: any
+    name) and, when ``read_only`` is set, only those whose annotations say so (or not)."""
+
+    names: list[str] | None = None
+    read_only: bool | None = None
+
+    def matches(self, name: str, read_only: bool) -> bool:
+        return (self.names is None or name in self.names) and (
+            self.read_only is None or self.read_only == read_only)
+
+
+class MCPServerSpec(_Model):
+    """An MCP server whose tools the server (gateway or upstream) connects to and runs for
+    the model (Messages ``mcp_servers`` with their ``mcp_toolset``, a Responses ``mcp``
+    tool).
+
+    - ``name``: its label (``server_name`` / ``server_label`` in the answers);
+    - ``url``: its streamable HTTP (or SSE) endpoint; ``headers``: sent with every request
+      to it (an ``Authorization`` bearer token...), secret: never shown by ``repr``,
+      ``model_dump`` or a trace;
+    - ``allowed``: the tools offered (None: all); ``denied``: never offered;
+    - ``deferred``: its tools are deferred (loaded by a tool search) unless ``loading``
+      names them with False; ``loading`` maps a tool's name to its own setting;
+    - ``approval``: the calls that wait for the user's approval (None: none do);
+      ``no_approval``: the calls that never wait (checked first).
+    """
+
+    name: str
+    url: str
+    headers: dict[str, SecretStr] = Field(default_factory=dict)
+    allowed: ToolFilter | None = None
+    denied: list[str] = Field(default_factory=list)
+    deferred: bool = False
+    loading: dict[str, bool] = Field(default_factory=dict)
+    approval: ToolFilter | None = None
+    no_approval: ToolFilter | None = None
+    description: str = ""
+
+    def offers(self, name: str, read_only: bool) -> bool:
+        """Whether the server's tool ``name`` is offered to the model."""
+        return name not in self.denied and (
+            self.allowed is None or self.allowed.matches(name, read_only))
+
+    def defers(self, name: str) -> bool:
+        return self.loading.get(name, self.deferred)
+
+    def needs_approval(self, name: str, read_only: bool) -> bool:
+        if self.no_approval is not None and self.no_approval.matches(name, read_only):
+            return False
+        return self.approval is not None and self.approval.matches(name, read_only)
+
+
+class ServerTools(_Model):
+    """The tools of a request that the server runs itself, within the model's turn,
+    instead of handing the calls to the client: a tool search over the deferred tools and
+    MCP servers. A backend whose upstream runs them (the client's own API) gets them
+    forwarded; for every other the gateway (or the runner) runs them."""
+
+    search: ToolSearchSpec | None = None
+    mcp_servers: list[MCPServerSpec] = Field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return self.search is not None or bool(self.mcp_servers)
 
 
 class Reasoning(_Model):
@@ -372,6 +543,8 @@ class Request(_Model):
     response_schema: dict[str, Any] | None = None
     #: What the client asks of the model's reasoning; None: the API's default (no thinking).
     reasoning: Reasoning | None = None
+    #: Tools the server runs for the model (a tool search, MCP servers); None: none.
+    server_tools: ServerTools | None = None
     passthrough: Passthrough | None = None
 
     @field_validator("system", mode="before")
@@ -388,8 +561,10 @@ class Request(_Model):
         return "\n\n".join(b.text for b in self.system)
 
 
+#: ``pause_turn``: the server paused a turn in which it ran tools for the model (it reached
+#: its limit of server-side turns); sent back as it is, the turn goes on.
 StopReason = Literal[
-    "end_turn", "tool_use", "max_tokens", "stop_sequence", "content_filtered"
+    "end_turn", "tool_use", "max_tokens", "stop_sequence", "content_filtered", "pause_turn"
 ]
 
 
@@ -405,6 +580,9 @@ class Usage(_Model):
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cache_creation_by_ttl: dict[str, int] = Field(default_factory=dict)
+    #: Requests of tools the server ran within the call, by kind (``tool_search``,
+    #: ``mcp_call``, an upstream's ``web_search``...).
+    server_tool_requests: dict[str, int] = Field(default_factory=dict)
 
     @property
     def prompt_tokens(self) -> int:

@@ -51,6 +51,7 @@ __all__ = [
     "Retry",
     "RunTools",
     "Settings",
+    "add_usage",
     "conversation",
     "denied_text",
     "invalid_input_text",
@@ -196,7 +197,8 @@ def _system(text: str | None) -> list[TextBlock]:
     return [TextBlock(text=text)] if text else []
 
 
-def _add_usage(total: Usage, usage: Usage) -> None:
+def add_usage(total: Usage, usage: Usage) -> None:
+    """Add ``usage``'s counts to ``total`` (in place)."""
     total.input_tokens += usage.input_tokens
     total.output_tokens += usage.output_tokens
     total.cache_read_input_tokens += usage.cache_read_input_tokens
@@ -204,6 +206,9 @@ def _add_usage(total: Usage, usage: Usage) -> None:
     for ttl, tokens in usage.cache_creation_by_ttl.items():
         total.cache_creation_by_ttl = {**total.cache_creation_by_ttl,
                                        ttl: total.cache_creation_by_ttl.get(ttl, 0) + tokens}
+    for kind, count in usage.server_tool_requests.items():
+        total.server_tool_requests = {**total.server_tool_requests,
+                                      kind: total.server_tool_requests.get(kind, 0) + count}
 
 
 def _after_forced(choice: ToolChoice | None) -> ToolChoice | None:
@@ -370,7 +375,7 @@ def conversation(
             **settings.request_options,
         )
         response: Response = yield CallModel(request)
-        _add_usage(usage, response.usage)
+        add_usage(usage, response.usage)
         if cut_in_tool_call(response):
             bigger = settings.retry_max_tokens
             if bigger is None:
@@ -381,7 +386,7 @@ def conversation(
                     bigger,
                 )
                 response = yield CallModel(request.model_copy(update={"max_tokens": bigger}))
-                _add_usage(usage, response.usage)
+                add_usage(usage, response.usage)
             if cut_in_tool_call(response):
                 raise IncompleteToolCall(
                     f"the answer was cut off by max_tokens inside a tool call "

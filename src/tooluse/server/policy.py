@@ -2,9 +2,10 @@
 ``disable_parallel_tool_use`` on a backend's answer.
 
 Before a request runs, :func:`check_servable` refuses (400, naming the field) what the
-backend would otherwise silently leave out: server tools that only an upstream of the
-client's own API runs (``Request.passthrough.required``), and structured output on a
-backend that cannot guarantee it.
+backend would otherwise silently leave out: tools that only the vendor of the client's own
+API runs on its servers (web search, code execution...: ``Request.passthrough.required``,
+each entry ``"PATH: TYPE"`` or ``"PATH: TYPE: what the vendor does"``), and structured
+output on a backend that cannot guarantee it.
 
 Backends are *asked* through the neutral :class:`~tooluse.messages.ToolChoice` (the local
 backend builds its prompt and grammar from it; a remote API passes it on), but a prompted
@@ -47,13 +48,19 @@ def check_servable(request: Request, backend: Backend) -> None:
     forwarded = passthrough is not None and passthrough.api in backend.forwards
     if passthrough is not None and passthrough.required and not forwarded:
         where, _, what = passthrough.required[0].partition(": ")
+        what, _, why = what.partition(": ")
         path = tuple(int(p) if p.isdigit() else p for p in where.split("."))
         raise GatewayError(
-            f"{where}: tool type {what!r} is a server tool that only the {passthrough.api} API "
-            f"runs; this gateway's backend ({backend.name}) cannot run it",
+            f"{where}: tool type {what!r} runs on the {passthrough.api} API's own servers"
+            + (f" ({why})" if why else "")
+            + f", not in the client; this gateway's backend ({backend.name}) cannot run it",
             "invalid_request",
             path=path,
         )
+    if request.server_tools and not forwarded:
+        what = "a tool search" if request.server_tools.search is not None else "MCP servers"
+        raise GatewayError(f"{what} run by the server: not yet supported by this gateway's "
+                           f"backend ({backend.name})", "invalid_request")
     if request.response_schema is not None and not (forwarded or backend.structured_output):
         raise GatewayError(
             f"structured output (a JSON schema for the answer) is not supported by this "

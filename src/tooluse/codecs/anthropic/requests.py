@@ -36,9 +36,11 @@ from ...messages import (
     Passthrough,
     RedactedThinkingBlock,
     Request,
+    ServerTools,
     TextBlock,
     ThinkingBlock,
     ToolChoice,
+    ToolReferenceBlock,
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
@@ -51,6 +53,7 @@ from .._common import (
     check_input_schema,
     check_tool_pairing,
     dispatch,
+    dropped,
     image_placeholder,
     json_text,
     place_blocks,
@@ -74,7 +77,6 @@ from ._wire import (
     _RedactedThinking,
     _Request,
     _SearchResult,
-    _ServerTool,
     _Text,
     _Thinking,
     _Tool,
@@ -83,15 +85,27 @@ from ._wire import (
     _UrlSource,
 )
 from .cache import hint, with_control
+from .server_tools import (
+    BLOCK_MODELS,
+    SERVER_BLOCK_TYPES,
+    answer_blocks,
+    decode_mcp_servers,
+    decode_tool,
+    pair_blocks,
+    reference_part,
+)
+
+#: Every block a history message may hold, by ``type``.
+_HISTORY_BLOCKS = {**_BLOCKS, **BLOCK_MODELS}
 
 _ROLE_BLOCKS = {
     "user": ("text", "image", "tool_result", "document", "search_result"),
-    "assistant": ("text", "tool_use", "thinking", "redacted_thinking"),
+    "assistant": ("text", "tool_use", "thinking", "redacted_thinking", *SERVER_BLOCK_TYPES),
 }
 #: Top-level fields kept verbatim for an Anthropic upstream (ignored by other backends; the
 #: policy table in docs/server.md says why for each).
 _FORWARDED = ("output_config", "service_tier", "inference_geo", "container", "cache_control",
-              "context_management")
+              "context_management", "mcp_servers")
 
 _PAIRING = PairingWords(
     missing=lambda ids: (
@@ -187,15 +201,19 @@ def _search_result(block: _SearchResult, path: Path) -> TextBlock:
                      cache=hint(block.cache_control))
 
 
-def _result_content(content: Any, path: Path) -> list[TextBlock | ImageBlock]:
+def _result_content(content: Any, path: Path
+                    ) -> list[TextBlock | ImageBlock | ToolReferenceBlock]:
     if content is None:
         return []
     if isinstance(content, str):
         return [TextBlock(text=content)] if content else []
     if not isinstance(content, list):
         raise WireFormatError("Input should be a valid string or a valid list", path)
-    parts: list[TextBlock | ImageBlock] = []
+    parts: list[TextBlock | ImageBlock | ToolReferenceBlock] = []
     for k, raw in enumerate(content):
+        if isinstance(raw, dict) and raw.get("type") == "tool_reference":
+            parts.append(reference_part(raw, (*path, k)))
+            continue
         part = dispatch(raw, (*path, k), _RESULT_PARTS)
         if isinstance(part, _Text):
             parts.append(_text(part.text, (*path, k), part))
@@ -209,12 +227,15 @@ def _result_content(content: Any, path: Path) -> list[TextBlock | ImageBlock]:
     return parts
 
 
-def _block(raw: Any, path: Path, role: str) -> ContentBlock:
-    """The neutral block of a history block."""
-    block = dispatch(raw, path, _BLOCKS)
+def _block(raw: Any, path: Path, role: str) -> Any:
+    """The neutral block of a history block (a server tool's block: its wire model, joined
+    with its pair by :func:`.server_tools.pair_blocks`)."""
+    block = dispatch(raw, path, _HISTORY_BLOCKS)
     kind = raw["type"]
     if kind not in _ROLE_BLOCKS[role]:
         raise WireFormatError(f"`{kind}` blocks are not allowed in {role} messages", (*path, "type"))
+    if kind in SERVER_BLOCK_TYPES:
+        return block
     if isinstance(block, (_Thinking, _RedactedThinking)):
         return thinking.decode_block(block)
     if isinstance(block, _Text):
@@ -286,6 +307,9 @@ def _turns(messages: list[Any], system: list[TextBlock]) -> list[Turn]:
             turns[-1].blocks.extend(blocks)  # the API combines consecutive same-role turns
         else:
             turns.append(Turn(role=msg.role, path=path, blocks=blocks))
+    for turn in turns:
+        if turn.role == "assistant":
+            turn.blocks = pair_blocks(turn.blocks)
     if not turns or turns[0].role != "user":
         raise WireFormatError('first message must use the "user" role', ("messages",))
     check_tool_pairing(turns, _PAIRING)
@@ -307,17 +331,18 @@ def _system(system: Any) -> list[TextBlock]:
     return out
 
 
-def _tools(tools: list[Any] | None, passthrough: Passthrough) -> list[ToolSpec]:
-    """The custom tools; server tools go to ``passthrough`` (an Anthropic upstream runs them,
-    any other backend must refuse them)."""
+def _tools(tools: list[Any] | None, mcp_servers: Any, passthrough: Passthrough,
+           server: ServerTools) -> list[ToolSpec]:
+    """The tools the model sees. Server tools and Anthropic-defined ones are read by
+    :mod:`.server_tools` (and kept in ``passthrough`` for an Anthropic upstream)."""
     specs: list[ToolSpec] = []
     names: set[str] = set()
+    toolsets: dict[str, Any] = {}
     for k, raw in enumerate(tools or []):
         if isinstance(raw, dict) and raw.get("type") not in (None, "custom"):
-            server = validate(_ServerTool, raw, ("tools", k))
-            name = server.name
-            passthrough.tools.append(raw)
-            passthrough.required.append(f"tools.{k}: {server.type}")
+            name, spec = decode_tool(raw, ("tools", k), passthrough, server, toolsets)
+            if spec is not None:
+                specs.append(spec)
         else:
             tool = validate(_Tool, raw, ("tools", k))
             check_input_schema(tool.input_schema, ("tools", k, "input_schema"))
@@ -327,10 +352,16 @@ def _tools(tools: list[Any] | None, passthrough: Passthrough) -> list[ToolSpec]:
                 passthrough.tool_fields[name] = extras
             specs.append(ToolSpec(name=name, description=tool.description or "",
                                   input_schema=tool.input_schema, strict=bool(tool.strict),
-                                  cache=hint(tool.cache_control)))
+                                  cache=hint(tool.cache_control),
+                                  deferred=bool(tool.defer_loading),
+                                  input_examples=list(tool.input_examples or [])))
         if name in names:
             raise WireFormatError("Tool names must be unique.", ("tools", k, "name"))
         names.add(name)
+        passthrough.tool_order.append(name)
+    if not passthrough.tools and not any("type" in f for f in passthrough.tool_fields.values()):
+        passthrough.tool_order = []  # custom tools only: their order is the neutral one
+    decode_mcp_servers(mcp_servers, server, toolsets)
     return specs
 
 
@@ -343,12 +374,6 @@ def _refuse_betas(req: _Request) -> None:
             "without `thread`",
             ("thread",),
             details={"error_code": "thread_unsupported_request", "unsupported": []},
-        )
-    if req.mcp_servers is not None:
-        raise WireFormatError(
-            "the MCP connector is not supported by this gateway: connect the MCP servers in "
-            "the client and pass their tools as `tools`",
-            ("mcp_servers",),
         )
 
 
@@ -395,7 +420,8 @@ def decode_request(data: Any) -> Request:
     system = _system(req.system)
     turns = _turns(req.messages, system)
     passthrough = Passthrough(api=TARGET)
-    tools = _tools(req.tools, passthrough)
+    server = ServerTools()
+    tools = _tools(req.tools, req.mcp_servers, passthrough, server)
     passthrough.fields = {k: data[k] for k in _FORWARDED if data.get(k) is not None}
     return Request(
         model=req.model,
@@ -415,6 +441,7 @@ def decode_request(data: Any) -> Request:
         ),
         response_schema=_response_schema(req, ("output_config", "format")),
         reasoning=reasoning,
+        server_tools=server if server else None,
         passthrough=passthrough if passthrough != Passthrough(api=TARGET) else None,
     )
 
@@ -453,6 +480,8 @@ def _encode_result(block: ToolResultBlock, path: Path, strict: bool) -> dict[str
             # Documented conversion: Messages results carry no JSON parts, so the value
             # travels as its JSON text.
             parts.append({"type": "text", "text": json_text(part.value)})
+        elif isinstance(part, ToolReferenceBlock):
+            parts.append({"type": "tool_reference", "tool_name": part.name})
         else:
             parts.append(_encode_image(part, (*path, "content", k), strict))
     if parts:
@@ -471,18 +500,25 @@ def _shorthand(blocks: list[dict[str, Any]]) -> Any:
 
 
 def _encode_block(block: ContentBlock, path: Path, role: str, strict: bool
-                  ) -> dict[str, Any] | None:
-    """A history block's Messages form; None for a thinking block that is dropped."""
+                  ) -> list[dict[str, Any]]:
+    """A history block's Messages form (a server tool's use and result: two blocks; a
+    thinking block that is dropped: none)."""
     if isinstance(block, (ThinkingBlock, RedactedThinkingBlock)):
-        return thinking.encode_history(block, path, role, strict)
+        encoded = thinking.encode_history(block, path, role, strict)
+        return [encoded] if encoded is not None else []
     if isinstance(block, TextBlock):
-        return with_control({"type": "text", "text": block.text}, block.cache)
+        return [with_control({"type": "text", "text": block.text}, block.cache)]
     if isinstance(block, ImageBlock):
-        return _encode_image(block, path, strict)
+        return [_encode_image(block, path, strict)]
     if isinstance(block, ToolUseBlock):
-        return with_control({"type": "tool_use", "id": block.id, "name": block.name,
-                             "input": block.input}, block.cache)
-    return _encode_result(block, path, strict)
+        return [with_control({"type": "tool_use", "id": block.id, "name": block.name,
+                              "input": block.input}, block.cache)]
+    if isinstance(block, ToolResultBlock):
+        return [_encode_result(block, path, strict)]
+    blocks = list(answer_blocks(block))
+    if not blocks:
+        dropped(f"the Messages API has no {block.type} block", path, TARGET, strict)
+    return blocks
 
 
 def encode_request(req: Request, *, strict: bool = True) -> dict[str, Any]:
@@ -504,9 +540,8 @@ def encode_request(req: Request, *, strict: bool = True) -> dict[str, Any]:
                                     for b in req.system])
     messages = []
     for i, msg in enumerate(req.messages):
-        encoded = (_encode_block(b, ("messages", i, "content", j), msg.role, strict)
-                   for j, b in enumerate(msg.content))
-        blocks = [b for b in encoded if b is not None]
+        blocks = [wire for j, b in enumerate(msg.content)
+                  for wire in _encode_block(b, ("messages", i, "content", j), msg.role, strict)]
         messages.append({"role": msg.role, "content": _shorthand(blocks)})
     out["messages"] = messages
     forward = req.passthrough if req.passthrough is not None and req.passthrough.api == TARGET else None
@@ -514,6 +549,7 @@ def encode_request(req: Request, *, strict: bool = True) -> dict[str, Any]:
         out["tools"] = [_encode_tool(t, forward) for t in req.tools]
         if forward is not None:
             out["tools"].extend(forward.tools)
+            out["tools"] = in_order(out["tools"], forward.tool_order)
     if req.tool_choice is not None:
         choice: dict[str, Any] = {"type": req.tool_choice.type}
         if req.tool_choice.name is not None:
@@ -549,13 +585,33 @@ def encode_request(req: Request, *, strict: bool = True) -> dict[str, Any]:
     return out
 
 
+def in_order(tools: list[dict[str, Any]], order: list[str]) -> list[dict[str, Any]]:
+    """``tools`` in the client's order of their names (an ``mcp_toolset`` is named
+    ``mcp_toolset:SERVER``); tools it does not name keep their place after those."""
+    rank = {name: k for k, name in enumerate(order)}
+
+    def key(item: tuple[int, dict[str, Any]]) -> tuple[int, int]:
+        k, tool = item
+        name = tool.get("name") if tool.get("type") != "mcp_toolset" \
+            else f"mcp_toolset:{tool.get('mcp_server_name')}"
+        return rank.get(str(name), len(rank)), k
+
+    return [tool for _, tool in sorted(enumerate(tools), key=key)]
+
+
 def _encode_tool(tool: ToolSpec, extra: Passthrough | None) -> dict[str, Any]:
+    fields = extra.tool_fields.get(tool.name, {}) if extra is not None else {}
+    if fields.get("type") not in (None, "custom"):
+        return dict(fields)  # an Anthropic-defined tool, as the client defined it
     out: dict[str, Any] = {"name": tool.name}
     if tool.description:
         out["description"] = tool.description
     out["input_schema"] = public_schema(tool.input_schema)
     if tool.strict:
         out["strict"] = True
-    if extra is not None:
-        out.update(extra.tool_fields.get(tool.name, {}))
+    if tool.deferred:
+        out["defer_loading"] = True
+    if tool.input_examples:
+        out["input_examples"] = [dict(e) for e in tool.input_examples]
+    out.update(fields)
     return with_control(out, tool.cache)

@@ -31,16 +31,20 @@ from pydantic import BaseModel
 
 from ...errors import WireFormatError
 from ...messages import (
+    SERVER_TOOL_BLOCKS,
     ContentBlock,
     ImageBlock,
     JsonBlock,
+    MCPApprovalBlock,
     Message,
     Passthrough,
     RedactedThinkingBlock,
     Request,
+    ServerTools,
     TextBlock,
     ThinkingBlock,
     ToolChoice,
+    ToolReferenceBlock,
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
@@ -56,6 +60,7 @@ from .._common import (
     dropped,
     json_text,
     place_blocks,
+    reference_placeholder,
     unsupported,
     validate,
 )
@@ -64,6 +69,7 @@ from ._reasoning import block_item, decode_item, decode_settings, encode_setting
 from ._tools import CUSTOM_INPUT, ToolKinds, custom_description, custom_schema, joined_name
 from ._wire import (
     TARGET,
+    ItemModel,
     _CustomTool,
     _CustomToolCall,
     _FunctionCall,
@@ -83,6 +89,10 @@ from ._wire import (
     _Request,
     _TextConfig,
 )
+from .server_tools import ITEMS as SERVER_ITEMS
+from .server_tools import decode_item as decode_server_item
+from .server_tools import decode_tool as decode_server_tool
+from .server_tools import history_items
 
 __all__ = ["custom_text", "decode_request", "encode_call", "encode_request", "stream_requested"]
 
@@ -90,6 +100,14 @@ __all__ = ["custom_text", "decode_request", "encode_call", "encode_request", "st
 #: may search, and answers without it; Codex sends ``web_search`` in its default config.
 DROPPABLE_SERVER_TOOLS = ("web_search", "web_search_2025_08_26", "web_search_preview",
                           "web_search_preview_2025_03_11")
+
+#: Server tools OpenAI runs on its own servers, with what each does there (for the refusal).
+VENDOR_RUN = {
+    "file_search": "OpenAI searches your vector stores for the model",
+    "code_interpreter": "OpenAI runs the model's code in its own container",
+    "image_generation": "OpenAI generates the images",
+    "computer_use_preview": "OpenAI drives a computer environment for the model",
+}
 
 #: Forwarded verbatim to a Responses upstream, ignored by other backends.
 _FORWARDED = ("reasoning", "include", "prompt_cache_key", "prompt_cache_retention",
@@ -108,7 +126,7 @@ _USER_PARTS: dict[str, type[BaseModel]] = {**_TEXT_PARTS, "input_image": _InputI
 _ITEMS: dict[str, type[BaseModel]] = {"message": _Message, "function_call": _FunctionCall,
           "function_call_output": _FunctionCallOutput, "custom_tool_call": _CustomToolCall,
           "custom_tool_call_output": _FunctionCallOutput, "reasoning": _ReasoningItem,
-          "item_reference": _ItemReference}
+          "item_reference": _ItemReference, **SERVER_ITEMS}
 
 
 def stream_requested(data: Any) -> bool:
@@ -209,6 +227,12 @@ def _items(raw: str | list[Any] | None, system: list[TextBlock],
             role = "assistant"
             blocks = [ToolUseBlock(id=item.call_id, name=joined_name(item.namespace, item.name),
                                    input={CUSTOM_INPUT: item.input})]
+        elif isinstance(item, ItemModel) and item.__class__ in SERVER_ITEMS.values():
+            so_far = [b for _, b in turns[-1].blocks] if turns and turns[-1].role == "assistant" \
+                else []
+            role, blocks = decode_server_item(item, path, so_far)
+            if not blocks:
+                continue
         else:
             assert isinstance(item, _FunctionCallOutput)
             role, blocks = "user", [_output(item, path)]
@@ -234,7 +258,8 @@ def _function(raw: Any, path: Path, namespace: str | None, passthrough: Passthro
                                          **({"format": fmt} if fmt else {}),
                                          **({"namespace": namespace} if namespace else {})}
         return ToolSpec(name=name, description=custom_description(tool.description or "", fmt),
-                        input_schema=custom_schema(fmt), strict=fmt is not None)
+                        input_schema=custom_schema(fmt), strict=fmt is not None,
+                        deferred=bool(tool.defer_loading))
     fn = validate(_FunctionTool, {"strict": None, **raw} if isinstance(raw, dict) else raw, path)
     schema = fn.parameters if fn.parameters is not None else {"type": "object", "properties": {}}
     if fn.parameters is not None:
@@ -244,10 +269,11 @@ def _function(raw: Any, path: Path, namespace: str | None, passthrough: Passthro
         passthrough.tool_fields[name] = {"name": fn.name, "namespace": namespace}
     # The API's default for ``strict`` is true: the call must match the schema.
     return ToolSpec(name=name, description=fn.description or "", input_schema=schema,
-                    strict=fn.strict is not False)
+                    strict=fn.strict is not False, deferred=bool(fn.defer_loading))
 
 
-def _tools(raw: list[Any] | None, passthrough: Passthrough) -> list[ToolSpec]:
+def _tools(raw: list[Any] | None, passthrough: Passthrough, server: ServerTools
+           ) -> list[ToolSpec]:
     specs: list[ToolSpec] = []
     names: set[str] = set()
 
@@ -273,10 +299,13 @@ def _tools(raw: list[Any] | None, passthrough: Passthrough) -> list[ToolSpec]:
                     raise WireFormatError("Input tag found using 'type' does not match any of "
                                           "the expected tags: 'function', 'custom'", (*where, "type"))
                 add(_function(member, where, ns.name, passthrough, sub == "custom"), where)
+        elif isinstance(tool, dict) and decode_server_tool(tool, path, passthrough, server):
+            continue
         elif isinstance(kind, str) and kind:
             passthrough.tools.append(tool)
             if kind not in DROPPABLE_SERVER_TOOLS:
-                passthrough.required.append(f"tools.{k}: {kind}")
+                why = VENDOR_RUN.get(kind)
+                passthrough.required.append(f"tools.{k}: {kind}" + (f": {why}" if why else ""))
         else:
             dispatch(tool, path, {"function": _FunctionTool, "custom": _CustomTool})
     return specs
@@ -375,7 +404,8 @@ def decode_request(data: Any, /, *, previous: Request | None = None) -> Request:
         raise WireFormatError("input must hold at least one message or item", ("input",))
     check_tool_pairing(turns, _PAIRING)
     passthrough = Passthrough(api=TARGET)
-    tools = _tools(req.tools, passthrough)
+    server = ServerTools()
+    tools = _tools(req.tools, passthrough, server)
     choice, offered = _tool_choice(req.tool_choice, req.parallel_tool_calls, tools, passthrough)
     passthrough.fields = {k: data[k] for k in _FORWARDED if data.get(k) is not None}
     user = req.safety_identifier or req.user
@@ -391,6 +421,7 @@ def decode_request(data: Any, /, *, previous: Request | None = None) -> Request:
         metadata={"user_id": user} if user is not None else {},
         response_schema=_response_schema(req.text),
         reasoning=reasoning,
+        server_tools=server if server else None,
         passthrough=passthrough if passthrough != Passthrough(api=TARGET) else None,
     )
 
@@ -411,6 +442,9 @@ def _output_item(block: ToolResultBlock, kinds: ToolKinds, calls: dict[str, str]
             parts.append({"type": "input_text", "text": part.text})
         elif isinstance(part, JsonBlock):
             parts.append({"type": "input_text", "text": json_text(part.value)})
+        elif isinstance(part, ToolReferenceBlock):
+            unsupported("a tool output cannot carry a tool reference", path, TARGET, strict)
+            parts.append({"type": "input_text", "text": reference_placeholder(part).text})
         else:
             parts.append(_image_part(part))
     if block.is_error:
@@ -463,6 +497,8 @@ def _input(req: Request, kinds: ToolKinds, strict: bool) -> list[dict[str, Any]]
                 elif isinstance(block, RedactedThinkingBlock):
                     dropped("the Responses API has no redacted reasoning (another API's opaque "
                             "thinking)", (*path, j), TARGET, strict)
+                elif isinstance(block, SERVER_TOOL_BLOCKS):
+                    items.extend(history_items(block, req, kinds))
                 else:
                     unsupported(f"an assistant message cannot carry a {block.type} block",
                                 (*path, j), TARGET, strict)
@@ -478,6 +514,8 @@ def _input(req: Request, kinds: ToolKinds, strict: bool) -> list[dict[str, Any]]
             elif isinstance(block, (ThinkingBlock, RedactedThinkingBlock)):
                 dropped(f"a {block.type} block belongs in an assistant turn", (*path, j), TARGET,
                         strict)
+            elif isinstance(block, MCPApprovalBlock):
+                items.extend(history_items(block, req, kinds))
         if parts:
             items.append({"role": "user", "content": parts})
     return items

@@ -42,6 +42,7 @@ import jiter
 
 from ...errors import BackendErrorKind, WireFormatError
 from ...messages import (
+    SERVER_TOOL_BLOCKS,
     RedactedThinkingBlock,
     Request,
     TextBlock,
@@ -50,6 +51,7 @@ from ...messages import (
     Usage,
 )
 from ...stream import (
+    WHOLE_BLOCKS,
     BlockStart,
     BlockStop,
     MessageDelta,
@@ -68,7 +70,17 @@ from ._tools import CUSTOM_INPUT, ToolKinds, joined_name
 from ._wire import TARGET, _ReasoningIn
 from .errors import backend_error, error_code, response_error
 from .requests import encode_call
-from .responses import echo_fields, envelope, item_id, status_of, stop_reason_of, usage_of
+from .responses import (
+    echo_fields,
+    envelope,
+    item_id,
+    server_items,
+    status_of,
+    stop_reason_of,
+    usage_of,
+)
+from .server_tools import ITEMS as SERVER_ITEMS
+from .server_tools import ServerItems
 
 #: The stream events of a reasoning item's parts the decoder reads (the ``.done`` ones
 #: repeat what the deltas brought; the finished item is read at ``output_item.done``).
@@ -107,6 +119,7 @@ class StreamEncoder:
     def __init__(self, *, request: Request | None = None, echo: dict[str, Any] | None = None,
                  response_id: str | None = None, created_at: float | None = None) -> None:
         self.kinds = ToolKinds(request)
+        self.request = request
         self.echo = echo if echo is not None else echo_fields()
         self.response_id = response_id or ""
         self.created_at = time.time() if created_at is None else created_at
@@ -115,7 +128,9 @@ class StreamEncoder:
         self.started = False
         self.done: dict[int, dict[str, Any]] = {}
         self.open: dict[int, _Open] = {}
-        self.skipped: set[int] = set()  # redacted thinking blocks, which have no form here
+        # redacted thinking blocks, which have no form here, and server tools' blocks, whose
+        # items are sent whole at their start
+        self.skipped: set[int] = set()
         self.usage = Usage()
         self.stop_reason: str | None = None
         #: The final response object, once the stream ended (completed, incomplete, failed).
@@ -174,6 +189,13 @@ class StreamEncoder:
     def _start(self, event: BlockStart) -> Iterator[dict[str, Any]]:
         index = len(self.done) + len(self.open)
         block = event.block
+        if isinstance(block, SERVER_TOOL_BLOCKS):
+            self.skipped.add(event.index)  # whole here: its stop has nothing to add
+            for item in server_items(block, self.response_id, index, self.kinds,
+                                     self.request):
+                yield from self._server_item(index, item)
+                index += 1
+            return
         if isinstance(block, TextBlock):
             item = {"id": item_id("msg", self.response_id, index), "type": "message",
                     "status": "in_progress", "role": "assistant", "content": []}
@@ -201,6 +223,7 @@ class StreamEncoder:
             for number, part in enumerate(block.summary):
                 yield from self._thinking(thinking, part, number)
             return
+        assert isinstance(block, ToolUseBlock)
         call = encode_call(block, self.kinds)
         prefix = "ctc" if call["type"] == "custom_tool_call" else "fc"
         if call["type"] == "custom_tool_call":
@@ -210,6 +233,35 @@ class StreamEncoder:
         item = {"id": item_id(prefix, self.response_id, index), **call, "status": "in_progress"}
         self.open[event.index] = _Open(index, item)
         yield self._event("response.output_item.added", output_index=index, item=item)
+
+    def _server_item(self, index: int, item: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """The events of an item of a tool the server ran, which is whole already: added
+        (in progress), its own progress events, done."""
+        kind, ids = item["type"], {"item_id": item["id"], "output_index": index}
+        if kind == "mcp_call":
+            started = {**item, "arguments": "", "output": None, "error": None,
+                       "status": "in_progress"}
+            yield self._event("response.output_item.added", output_index=index, item=started)
+            yield self._event("response.mcp_call_arguments.delta", **ids,
+                              delta=item["arguments"])
+            yield self._event("response.mcp_call_arguments.done", **ids,
+                              arguments=item["arguments"])
+            yield self._event("response.mcp_call.in_progress", **ids)
+            yield self._event("response.mcp_call.failed" if item["status"] == "failed"
+                              else "response.mcp_call.completed", **ids)
+        elif kind == "mcp_list_tools":
+            yield self._event("response.output_item.added", output_index=index,
+                              item={**item, "tools": [], "error": None})
+            yield self._event("response.mcp_list_tools.in_progress", **ids)
+            yield self._event("response.mcp_list_tools.failed" if item.get("error")
+                              else "response.mcp_list_tools.completed", **ids)
+        elif "status" in item:
+            yield self._event("response.output_item.added", output_index=index,
+                              item={**item, "status": "in_progress"})
+        else:
+            yield self._event("response.output_item.added", output_index=index, item=item)
+        self.done[index] = item
+        yield self._event("response.output_item.done", output_index=index, item=item)
 
     def _text(self, state: _Open, text: str) -> Iterator[dict[str, Any]]:
         state.parts.append(text)
@@ -369,6 +421,7 @@ class _StreamDecoder:
         self.reasoning: dict[Any, _Seen] = {}  # output_index -> a reasoning item's deltas
         self.next_index = 0
         self.ended = False
+        self.server = ServerItems()
 
     def feed(self, data: Any, n: int) -> Iterator[StreamEvent]:
         if not isinstance(data, dict):
@@ -413,6 +466,13 @@ class _StreamDecoder:
                                  partial_json=json.dumps(str(data.get("delta", "")))[1:-1])
         elif kind in _REASONING_EVENTS:
             yield from self._reasoning(kind, data, position, n)
+        elif kind == "response.output_item.done" and position not in self.blocks and \
+                isinstance(data.get("item"), dict) and data["item"].get("type") in SERVER_ITEMS:
+            for block in self.server.add(data["item"], (n, "item")):
+                assert isinstance(block, WHOLE_BLOCKS)
+                yield BlockStart(index=self.next_index, block=block)
+                yield BlockStop(index=self.next_index)
+                self.next_index += 1
         elif kind == "response.output_item.done" and position in self.blocks:
             if self.blocks[position][1] == "reasoning":
                 yield from self._reasoning_done(data.get("item"), position, n)
