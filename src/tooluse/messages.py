@@ -491,6 +491,9 @@ class ServerTools(_Model):
 
     search: ToolSearchSpec | None = None
     mcp_servers: list[MCPServerSpec] = Field(default_factory=list)
+    #: The API shows the tools an MCP server listed (a Responses ``mcp_list_tools`` item),
+    #: and a server that cannot be reached there; otherwise that fails the request.
+    show_listings: bool = False
 
     def __bool__(self) -> bool:
         return self.search is not None or bool(self.mcp_servers)

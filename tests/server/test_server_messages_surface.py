@@ -296,8 +296,12 @@ def test_tool_fields_are_accepted_and_forwarded(upstream: Any, scripted: Any) ->
     assert seen.bodies[-1]["tools"] == [{k: v for k, v in tool.items() if k != "type"}]
     other, backend = scripted
     assert post(other.url, {**BASE, "tools": [tool]}).status_code == 200
+    assert backend.requests[-1].tools == []  # deferred, and nothing loaded it
+    loaded = {k: v for k, v in tool.items() if k != "defer_loading"}
+    assert post(other.url, {**BASE, "tools": [loaded]}).status_code == 200
     spec = backend.requests[-1].tools[0]
     assert spec.strict is True and spec.input_schema == schema
+    assert spec.input_examples == [{"city": "Paris"}]
 
 
 SERVER_TOOL = {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}
@@ -329,12 +333,13 @@ def test_thread_is_refused_with_the_error_code_sdks_fall_back_on(scripted: Any) 
     assert error["message"].startswith("thread:")
 
 
-def test_mcp_servers_are_refused_naming_the_field(scripted: Any) -> None:
-    servers = [{"type": "url", "url": "https://mcp.example.com", "name": "x"}]
+def test_bad_or_unreachable_mcp_servers_are_refused(scripted: Any) -> None:
+    servers = [{"type": "url", "url": "https://127.0.0.1:9/mcp", "name": "x"}]
     error = error_of(post(scripted[0].url, {**BASE, "mcp_servers": [{**servers[0], "x": 1}]}))
     assert error["message"].startswith("mcp_servers.0.x:")
     error = error_of(post(scripted[0].url, {**BASE, "mcp_servers": servers}))
-    assert "MCP servers" in error["message"]
+    assert error["message"].startswith("MCP server 'x':")
+    assert "not a public address" in error["message"]  # loopback: refused unless allowed
 
 
 def test_beta_header_is_forwarded_verbatim_and_query_strings_ignored(upstream: Any) -> None:

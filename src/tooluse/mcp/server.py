@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack, ExitStack
 from pathlib import Path
 from typing import IO, Any, Self, TextIO, cast
+from urllib.parse import urlsplit
 
 import anyio
 import anyio.from_thread
@@ -78,6 +79,9 @@ class MCPServer:
     - ``requires_approval``: every call of the server's tools needs the user's approval
       (the runner's ``approve`` callback), except the tools whose annotations say they are
       read-only (``readOnlyHint: true``). Off by default.
+    - ``sse``: a URL speaks the older HTTP+SSE transport instead of streamable HTTP
+      (default: when its path ends in ``/sse``); ``http_transport``: the httpx2 transport of
+      a URL's connections (the gateway's checks every address it connects to).
 
     The server is connected on first use (``get_tools()``, or entering ``with`` /
     ``async with``) and closed on leaving the ``with`` block, by :meth:`close`, or at
@@ -96,6 +100,8 @@ class MCPServer:
         connect_timeout: float = 30.0,
         stderr: TextIO | None = None,
         requires_approval: bool = False,
+        sse: bool | None = None,
+        http_transport: httpx2.AsyncBaseTransport | None = None,
     ) -> None:
         if timeout <= 0 or connect_timeout <= 0:
             raise ValueError("timeout and connect_timeout must be > 0 seconds")
@@ -113,6 +119,10 @@ class MCPServer:
                 raise ValueError("headers apply to a URL, not to a command")
             self.command = argv
         self.headers = dict(headers or {})
+        #: The URL speaks the older HTTP+SSE transport (default: its path ends in ``/sse``).
+        self.sse = sse if sse is not None else (
+            self.url is not None and urlsplit(self.url).path.rstrip("/").endswith("/sse"))
+        self.http_transport = http_transport
         self.env = dict(env) if env is not None else None
         self.cwd = cwd
         self.timeout = timeout
@@ -287,11 +297,22 @@ class MCPServer:
             phrase = httpx2.codes.get_reason_phrase(response.status_code)
             self._http_status = f"HTTP {response.status_code} {phrase}".strip()
 
+    def _http_client(self, headers: dict[str, str] | None = None,
+                     timeout: httpx2.Timeout | None = None,
+                     auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(headers=headers if headers is not None else self.headers,
+                                  timeout=timeout or httpx2.Timeout(30.0, read=300.0),
+                                  auth=auth, transport=self.http_transport,
+                                  event_hooks={"response": [self._on_response]})
+
     def _transport(self, stack: AsyncExitStack) -> Any:
+        if self.url is not None and self.sse:
+            from mcp.client.sse import sse_client
+
+            return sse_client(self.url, headers=self.headers,
+                              httpx_client_factory=self._http_client)
         if self.url is not None:
-            http = httpx2.AsyncClient(headers=self.headers,
-                                      timeout=httpx2.Timeout(30.0, read=300.0),
-                                      event_hooks={"response": [self._on_response]})
+            http = self._http_client()
             stack.push_async_callback(http.aclose)
             return streamable_http_client(self.url, http_client=http)
         from mcp.client.stdio import stdio_client

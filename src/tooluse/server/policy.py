@@ -57,10 +57,6 @@ def check_servable(request: Request, backend: Backend) -> None:
             "invalid_request",
             path=path,
         )
-    if request.server_tools and not forwarded:
-        what = "a tool search" if request.server_tools.search is not None else "MCP servers"
-        raise GatewayError(f"{what} run by the server: not yet supported by this gateway's "
-                           f"backend ({backend.name})", "invalid_request")
     if request.response_schema is not None and not (forwarded or backend.structured_output):
         raise GatewayError(
             f"structured output (a JSON schema for the answer) is not supported by this "

@@ -22,6 +22,7 @@ from ..stream import MessageStart, StreamEvent, terminated
 from ..trace import begin_turn
 from .errors import GatewayError
 from .policy import limit_response_calls, limit_stream_calls, max_tool_calls
+from .server_tools import ServerToolOptions
 from .streaming import DEFAULT_STREAM_THREADS, GatewayStreamingResponse
 
 __all__ = ["GatewayState", "new_id"]
@@ -43,6 +44,8 @@ class GatewayState:
     stream_threads: anyio.CapacityLimiter = field(
         default_factory=lambda: anyio.CapacityLimiter(DEFAULT_STREAM_THREADS)
     )
+    #: The tools the gateway runs for the model (tool search, MCP servers).
+    server_tools: ServerToolOptions = field(default_factory=ServerToolOptions)
 
     async def complete(self, request: Request) -> Response:
         """The backend's whole answer, with the tool-call policy applied (and the turn
@@ -52,7 +55,7 @@ class GatewayState:
             if self.limiter is not None:
                 await stack.enter_async_context(self.limiter)
             try:
-                response = await self.backend.acomplete(request)
+                response = await self.server_tools.serving(self.backend).acomplete(request)
             except BaseException as exc:
                 if turn is not None:
                     turn.fail(exc)
@@ -103,7 +106,7 @@ class GatewayState:
 
         def produce() -> Iterator[bytes]:
             turn = begin_turn(request)  # in the request's context: the worker copies it
-            events = self.backend.stream(request)
+            events = self.server_tools.serving(self.backend).stream(request)
             watched = turn.watch(events) if turn is not None else events
             try:
                 checked = _complete_only(watched)

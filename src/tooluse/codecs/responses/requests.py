@@ -404,7 +404,7 @@ def decode_request(data: Any, /, *, previous: Request | None = None) -> Request:
         raise WireFormatError("input must hold at least one message or item", ("input",))
     check_tool_pairing(turns, _PAIRING)
     passthrough = Passthrough(api=TARGET)
-    server = ServerTools()
+    server = ServerTools(show_listings=True)
     tools = _tools(req.tools, passthrough, server)
     choice, offered = _tool_choice(req.tool_choice, req.parallel_tool_calls, tools, passthrough)
     passthrough.fields = {k: data[k] for k in _FORWARDED if data.get(k) is not None}
