@@ -89,8 +89,8 @@ TOOLS: list[dict[str, Any]] = [
     tool("get_air_quality", "Air quality index of a city.", city="string"),
     # Maps
     tool("maps_get_directions", "Driving, walking or transit directions between two places.",
-         origin="string", destination="string", mode=("string", "optional: driving, "
-                                                      "walking or transit")),
+         origin="string", destination="string",
+         mode=("string", "optional: driving, walking or transit")),
     tool("maps_search_places", "Find places such as restaurants or shops near a location.",
          query="string", near="string"),
     tool("maps_geocode", "Turn an address into latitude and longitude.", address="string"),

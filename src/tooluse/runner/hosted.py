@@ -53,9 +53,9 @@ from ..messages import (
     Usage,
 )
 from ..tools import Tool
-from .tool_search import SearchError, ToolIndex, search_tool
 from .core import CallModel, Invocation, Outcome, RunTools, add_usage, invalid_input_text
 from .server_history import loaded_tools, lower
+from .tool_search import SearchError, ToolIndex, search_tool
 
 __all__ = ["Catalog", "Emit", "Limits", "MCPTool", "Outcome", "ServerTurns", "new_id",
            "offered_tools", "server_turns"]
