@@ -362,14 +362,18 @@ class MCPServer:
 
     # ---------------------------------------------------------------- calls
 
-    def call(self, tool_name: str, arguments: Mapping[str, Any] | None = None) -> ToolResultBlock:
+    def call(self, tool_name: str, arguments: Mapping[str, Any] | None = None, *,
+             structured: bool = True) -> ToolResultBlock:
         """``tools/call`` from sync code (any thread but the server's own). Always returns
-        a result: a failure of any kind is an ``is_error`` result saying what happened."""
+        a result: a failure of any kind is an ``is_error`` result saying what happened.
+        ``structured=False``: the result's content blocks only, without its
+        ``structuredContent`` (:func:`~.convert.result_block`)."""
         portal = self._portal
         if portal is None or self._client is None:
             return _error(self._unavailable(tool_name))
         try:
-            result: ToolResultBlock = portal.call(self._acall, tool_name, dict(arguments or {}))
+            result: ToolResultBlock = portal.call(self._acall, tool_name, dict(arguments or {}),
+                                                  structured)
             return result
         except RuntimeError as exc:  # the portal closed under us
             return _error(f"MCP server {self.label}: {tool_name!r} could not be called: {exc}")
@@ -379,7 +383,8 @@ class MCPServer:
         """:meth:`call` from async code (the wait happens in a worker thread)."""
         return await anyio.to_thread.run_sync(self.call, tool_name, arguments)
 
-    async def _acall(self, tool_name: str, arguments: dict[str, Any]) -> ToolResultBlock:
+    async def _acall(self, tool_name: str, arguments: dict[str, Any],
+                     structured: bool = True) -> ToolResultBlock:
         client = self._client
         if client is None or self._gone:
             return _error(self._unavailable(tool_name))
@@ -407,7 +412,7 @@ class MCPServer:
             return _error(f"{what} failed: {_describe(exc)}{self._stderr_note()}")
         if not isinstance(result, mt.CallToolResult):
             return _error(f"{what} failed: the server's answer is not a tools/call result")
-        return result_block(result)
+        return result_block(result, structured=structured)
 
     def _unavailable(self, tool_name: str) -> str:
         if self._gone:

@@ -220,11 +220,22 @@ class ServerToolsBackend(Backend):
             if neutral in taken:
                 neutral = map_name(f"{spec.name}__{name}")
             taken.add(neutral)
-            run: Tool = tool.with_name(neutral)
+            run = Tool(neutral, tool.description, tool.input_schema, _caller(mcp, name),
+                       read_only=tool.read_only, original_name=name)
             catalog.mcp[neutral] = MCPTool(server=spec, name=name, tool=run,
                                            spec=run.spec.model_copy(
                                                update={"deferred": spec.defers(name)}))
         return listing
+
+
+def _caller(mcp: Any, name: str) -> Any:
+    """The function running MCP tool ``name``: its result as the server wrote it (an API's
+    MCP call result holds the content blocks, not the structured content)."""
+    def call_mcp_tool(**arguments: Any) -> Any:
+        return mcp.call(name, arguments, structured=False)
+
+    call_mcp_tool.__name__ = name
+    return call_mcp_tool
 
 
 def _one_line(exc: BaseException) -> str:
