@@ -367,3 +367,53 @@ def test_trace_bodies_lose_the_mcp_credentials() -> None:
     assert data["mcp_servers"][0]["authorization_token"] == REDACTED
     assert data["tools"][0]["headers"] == {"X-Key": REDACTED}
     assert redact_body(b'{"model": "m"}') == b'{"model": "m"}'
+
+
+# -- client-run Responses tools -----------------------------------------------------------------
+
+
+def test_responses_client_run_tools_both_ways() -> None:
+    req = responses.decode_request(responses_request(
+        tools=[{"type": "local_shell"}, {"type": "shell", "environment": {"type": "local"}},
+               {"type": "apply_patch"},
+               {"type": "shell", "environment": {"type": "container_auto"}}],
+        input=[{"role": "user", "content": "go"},
+               {"type": "local_shell_call", "id": "lsh_1", "call_id": "c1", "status": "completed",
+                "action": {"type": "exec", "command": ["ls"], "env": {}}},
+               {"type": "local_shell_call_output", "id": "c1", "output": "a.txt"},
+               {"type": "shell_call", "call_id": "c2", "action": {"commands": ["pwd"]}},
+               {"type": "shell_call_output", "call_id": "c2", "output": [
+                   {"stdout": "/", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}]},
+               {"type": "apply_patch_call", "call_id": "c3", "status": "completed",
+                "operation": {"type": "delete_file", "path": "x"}},
+               {"type": "apply_patch_call_output", "call_id": "c3", "status": "failed",
+                "output": "no such file"}]))
+    assert [t.name for t in req.tools] == ["local_shell", "shell", "apply_patch"]
+    assert req.passthrough is not None and req.passthrough.required == [
+        "tools.3: shell (container_auto): OpenAI runs the commands in its own container"]
+    calls = [b for m in req.messages for b in m.content if isinstance(b, ToolUseBlock)]
+    assert [(c.name, c.input) for c in calls] == [
+        ("local_shell", {"command": ["ls"], "env": {}}), ("shell", {"commands": ["pwd"]}),
+        ("apply_patch", {"type": "delete_file", "path": "x"})]
+    results = [b for m in req.messages for b in m.content if isinstance(b, ToolResultBlock)]
+    assert results[2].is_error and results[2].text() == "no such file"
+    body = responses.encode_request(req)  # a Responses upstream gets them as they were
+    assert [i["type"] for i in body["input"][1:]] == [
+        "local_shell_call", "local_shell_call_output", "shell_call", "shell_call_output",
+        "apply_patch_call", "apply_patch_call_output"]
+    assert body["input"][4]["output"][0]["stdout"] == "/"
+    assert body["input"][6]["status"] == "failed"
+    assert body["tools"][:3] == [{"type": "local_shell"},
+                                 {"type": "shell", "environment": {"type": "local"}},
+                                 {"type": "apply_patch"}]
+    answer = Response(id="resp_1", stop_reason="tool_use", content=[
+        ToolUseBlock(id="c9", name="apply_patch",
+                     input={"type": "create_file", "path": "a.py", "diff": "+x"}),
+        ToolUseBlock(id="c8", name="shell", input={"commands": ["make test"]})])
+    out = responses.encode_response(answer, request=req)["output"]
+    assert [(i["type"], i["call_id"]) for i in out] == [("apply_patch_call", "c9"),
+                                                        ("shell_call", "c8")]
+    assert out[0]["operation"] == {"type": "create_file", "path": "a.py", "diff": "+x"}
+    encoder = responses.StreamEncoder(request=req, response_id="resp_1")
+    list(encoder.encode(events_from_response(answer, chunk_size=3)))
+    assert encoder.final is not None and encoder.final["output"] == out

@@ -93,6 +93,12 @@ from .server_tools import ITEMS as SERVER_ITEMS
 from .server_tools import decode_item as decode_server_item
 from .server_tools import decode_tool as decode_server_tool
 from .server_tools import history_items
+from .shell_tools import ITEMS as SHELL_ITEMS
+from .shell_tools import KINDS as CLIENT_RUN
+from .shell_tools import call_item as shell_call_item
+from .shell_tools import decode_item as decode_shell_item
+from .shell_tools import decode_tool as decode_shell_tool
+from .shell_tools import output_item as shell_output_item
 
 __all__ = ["custom_text", "decode_request", "encode_call", "encode_request", "stream_requested"]
 
@@ -203,6 +209,13 @@ def _items(raw: str | list[Any] | None, system: list[TextBlock],
         path: Path = ("input", i)
         if isinstance(data, dict) and "type" not in data and "role" in data:
             data = {**data, "type": "message"}
+        if isinstance(data, dict) and data.get("type") in SHELL_ITEMS:
+            side, block = decode_shell_item(data, path)
+            if turns and turns[-1].role == side:
+                turns[-1].blocks.append((path, block))
+            else:
+                turns.append(Turn(role=side, path=path, blocks=[(path, block)]))
+            continue
         item = dispatch(data, path, _ITEMS)
         role: str
         blocks: list[ContentBlock]
@@ -299,6 +312,10 @@ def _tools(raw: list[Any] | None, passthrough: Passthrough, server: ServerTools
                     raise WireFormatError("Input tag found using 'type' does not match any of "
                                           "the expected tags: 'function', 'custom'", (*where, "type"))
                 add(_function(member, where, ns.name, passthrough, sub == "custom"), where)
+        elif isinstance(tool, dict) and kind in CLIENT_RUN:
+            spec = decode_shell_tool(tool, path, passthrough)
+            if spec is not None:
+                add(spec, path)
         elif isinstance(tool, dict) and decode_server_tool(tool, path, passthrough, server):
             continue
         elif isinstance(kind, str) and kind:
@@ -436,6 +453,9 @@ def _image_part(image: ImageBlock) -> dict[str, Any]:
 
 def _output_item(block: ToolResultBlock, kinds: ToolKinds, calls: dict[str, str], path: Path,
                  strict: bool) -> dict[str, Any]:
+    kind = kinds.of(calls.get(block.tool_use_id, "")).kind
+    if kind in CLIENT_RUN:
+        return shell_output_item(block, kind)
     parts: list[dict[str, Any]] = []
     for part in block.content:
         if isinstance(part, TextBlock):
@@ -451,7 +471,7 @@ def _output_item(block: ToolResultBlock, kinds: ToolKinds, calls: dict[str, str]
         unsupported("the Responses API cannot mark a tool output as an error",
                     (*path, "is_error"), TARGET, strict)
         parts.insert(0, {"type": "input_text", "text": "Error: "})
-    custom = kinds.is_custom(calls.get(block.tool_use_id, ""))
+    custom = kind == "custom"
     output: Any = parts
     if not parts or len(parts) == 1 and parts[0]["type"] == "input_text":
         output = parts[0]["text"] if parts else ""
@@ -463,6 +483,8 @@ def encode_call(block: ToolUseBlock, kinds: ToolKinds) -> dict[str, Any]:
     """A ``tool_use`` block as a ``function_call`` or ``custom_tool_call`` item (no id or
     status: the response encoder adds them)."""
     wire = kinds.of(block.name)
+    if wire.kind in CLIENT_RUN:
+        return shell_call_item(block, wire.kind)
     if wire.kind == "custom":
         item: dict[str, Any] = {"type": "custom_tool_call", "call_id": block.id,
                                 "name": wire.name, "input": custom_text(block.input)}
@@ -491,7 +513,12 @@ def _input(req: Request, kinds: ToolKinds, strict: bool) -> list[dict[str, Any]]
                     items.append({"role": "assistant", "content": block.text})
                 elif isinstance(block, ToolUseBlock):
                     calls[block.id] = block.name
-                    items.append(encode_call(block, kinds))
+                    item = encode_call(block, kinds)
+                    if item["type"] in ("local_shell_call", "apply_patch_call"):
+                        item["status"] = "completed"  # required of these input items
+                        if item["type"] == "local_shell_call":
+                            item["id"] = block.id
+                    items.append(item)
                 elif isinstance(block, ThinkingBlock):
                     items.append(block_item(block))
                 elif isinstance(block, RedactedThinkingBlock):
@@ -528,6 +555,10 @@ def _encode_tools(req: Request, kinds: ToolKinds) -> list[dict[str, Any]]:
         req.passthrough.api == TARGET) else {}
     for spec in req.tools:
         wire = kinds.of(spec.name)
+        if wire.kind in CLIENT_RUN:
+            out.append({k: v for k, v in fields.get(spec.name, {"type": wire.kind}).items()
+                        if k != "name"})
+            continue
         if wire.kind == "custom":
             extra = fields.get(spec.name, {})
             tool: dict[str, Any] = {"type": "custom", "name": wire.name}

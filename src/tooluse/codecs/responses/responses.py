@@ -49,6 +49,8 @@ from ._wire import (
 from .requests import encode_call
 from .server_tools import ITEMS as SERVER_ITEMS
 from .server_tools import ServerItems, echo_tool, item_of, search_items
+from .shell_tools import ITEMS as SHELL_ITEMS
+from .shell_tools import decode_item as decode_shell_item
 
 __all__ = ["answer_blocks", "decode_response", "echo_fields", "encode_response", "envelope",
            "item_id", "output_item", "output_items", "server_items", "status_of", "usage_body"]
@@ -129,7 +131,7 @@ def output_item(block: ContentBlock, response_id: str, index: int, kinds: ToolKi
                              "logprobs": []}]}
     if isinstance(block, ToolUseBlock):
         item = encode_call(block, kinds)
-        prefix = "ctc" if item["type"] == "custom_tool_call" else "fc"
+        prefix = _PREFIXES.get(item["type"], "fc")
         return {"id": item_id(prefix, response_id, index), **item, "status": status}
     if isinstance(block, ThinkingBlock):
         return block_item(block, item_id("rs", response_id, index))
@@ -158,6 +160,11 @@ def output_items(block: ContentBlock, response_id: str, index: int, kinds: ToolK
     if isinstance(block, SERVER_TOOL_BLOCKS):
         return server_items(block, response_id, index, kinds, request)
     return [output_item(block, response_id, index, kinds, status)]
+
+
+#: Item id prefixes of calls other than functions.
+_PREFIXES = {"custom_tool_call": "ctc", "local_shell_call": "lsh", "shell_call": "sh",
+             "apply_patch_call": "apc"}
 
 
 def answer_blocks(content: list[ContentBlock]) -> list[ContentBlock]:
@@ -238,6 +245,10 @@ def decode_output_item(raw: Any, path: Path) -> list[ContentBlock]:
                              input={CUSTOM_INPUT: custom.input})]
     if kind == "reasoning":
         return [decode_item(validate(_ReasoningIn, raw, path), path)]
+    if kind in ("local_shell_call", "shell_call", "apply_patch_call"):
+        model = SHELL_ITEMS[kind]
+        return [decode_shell_item({k: v for k, v in raw.items() if k in model.model_fields},
+                                  path)[1]]
     if not isinstance(kind, str):
         raise WireFormatError("an output item needs a type", (*path, "type"))
     return []  # web_search_call and other server-side items

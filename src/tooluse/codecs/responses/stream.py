@@ -63,6 +63,7 @@ from ...stream import (
     ThinkingDelta,
     ToolInputDelta,
     merge_usage,
+    tool_input,
 )
 from .._common import dropped, validate
 from ._reasoning import decode_item, reasoning_item
@@ -71,9 +72,11 @@ from ._wire import TARGET, _ReasoningIn
 from .errors import backend_error, error_code, response_error
 from .requests import encode_call
 from .responses import (
+    decode_output_item,
     echo_fields,
     envelope,
     item_id,
+    output_item,
     server_items,
     status_of,
     stop_reason_of,
@@ -81,6 +84,7 @@ from .responses import (
 )
 from .server_tools import ITEMS as SERVER_ITEMS
 from .server_tools import ServerItems
+from .shell_tools import KINDS as CLIENT_RUN
 
 #: The stream events of a reasoning item's parts the decoder reads (the ``.done`` ones
 #: repeat what the deltas brought; the finished item is read at ``output_item.done``).
@@ -224,6 +228,10 @@ class StreamEncoder:
                 yield from self._thinking(thinking, part, number)
             return
         assert isinstance(block, ToolUseBlock)
+        if self.kinds.of(block.name).kind in CLIENT_RUN:
+            # its item is made of the whole input: added and done when the input is
+            self.open[event.index] = _Open(index, {"type": "client_run", "call": block})
+            return
         call = encode_call(block, self.kinds)
         prefix = "ctc" if call["type"] == "custom_tool_call" else "fc"
         if call["type"] == "custom_tool_call":
@@ -271,6 +279,8 @@ class StreamEncoder:
 
     def _arguments(self, state: _Open, fragment: str) -> Iterator[dict[str, Any]]:
         state.parts.append(fragment)
+        if state.item["type"] == "client_run":
+            return
         if state.item["type"] == "function_call":
             yield self._event("response.function_call_arguments.delta", item_id=state.item["id"],
                               output_index=state.output_index, delta=fragment)
@@ -344,6 +354,15 @@ class StreamEncoder:
             return
         status = "incomplete" if self.stop_reason == "max_tokens" else "completed"
         text = "".join(state.parts)
+        if item["type"] == "client_run":
+            call = item["call"].model_copy(update={"input": tool_input(
+                text, state.output_index, item["call"].name, complete=False)})
+            item = output_item(call, self.response_id, index, self.kinds, status)
+            yield self._event("response.output_item.added", output_index=index,
+                              item={**item, "status": "in_progress"})
+            self.done[index] = item
+            yield self._event("response.output_item.done", output_index=index, item=item)
+            return
         if item["type"] == "message":
             part = _text_part(text)
             yield self._event("response.output_text.done", item_id=item["id"], output_index=index,
@@ -467,6 +486,15 @@ class _StreamDecoder:
         elif kind in _REASONING_EVENTS:
             yield from self._reasoning(kind, data, position, n)
         elif kind == "response.output_item.done" and position not in self.blocks and \
+                isinstance(data.get("item"), dict) and data["item"].get("type") in (
+                    "local_shell_call", "shell_call", "apply_patch_call"):
+            call = decode_output_item(data["item"], (n, "item"))[0]
+            assert isinstance(call, ToolUseBlock)
+            yield BlockStart(index=self.next_index, block=call.model_copy(update={"input": {}}))
+            yield ToolInputDelta(index=self.next_index, partial_json=json.dumps(call.input))
+            yield BlockStop(index=self.next_index)
+            self.next_index += 1
+        elif kind == "response.output_item.done" and position not in self.blocks and \
                 isinstance(data.get("item"), dict) and data["item"].get("type") in SERVER_ITEMS:
             for block in self.server.add(data["item"], (n, "item")):
                 assert isinstance(block, WHOLE_BLOCKS)
@@ -491,7 +519,8 @@ class _StreamDecoder:
             usage = response.get("usage") or {}
             details = response.get("incomplete_details") or {}
             calls = any(isinstance(o, dict) and o.get("type") in (
-                "function_call", "custom_tool_call") for o in response.get("output") or [])
+                "function_call", "custom_tool_call", "local_shell_call", "shell_call",
+                "apply_patch_call") for o in response.get("output") or [])
             yield MessageDelta(
                 stop_reason=stop_reason_of(response.get("status"), details.get("reason"), calls),
                 usage=usage_of(usage))
