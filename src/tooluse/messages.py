@@ -18,9 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, m
 
 __all__ = [
     "SERVER_TOOL_BLOCKS",
+    "AppliedEdit",
     "CacheHint",
     "CallOrigin",
     "ContentBlock",
+    "ContextEdit",
     "ImageBlock",
     "JsonBlock",
     "MCPApprovalBlock",
@@ -499,6 +501,37 @@ class ServerTools(_Model):
         return self.search is not None or bool(self.mcp_servers)
 
 
+class ContextEdit(_Model):
+    """An edit the server makes to the history before the model sees it, to keep the
+    prompt small (Messages ``context_management.edits``).
+
+    - ``clear_tool_uses``: once the prompt reaches ``trigger_input_tokens`` (or the history
+      holds ``trigger_tool_uses`` calls), the results of the oldest calls are replaced by a
+      short note, all but the last ``keep`` calls and the calls of ``exclude_tools``; the
+      calls' inputs too when ``clear_tool_inputs`` is True (or names their tool). Nothing
+      is cleared unless at least ``clear_at_least`` tokens would go.
+    - ``clear_thinking``: the thinking blocks of all but the last ``keep`` assistant turns
+      are left out (``keep`` None: all are kept).
+    """
+
+    kind: Literal["clear_tool_uses", "clear_thinking"]
+    trigger_input_tokens: int | None = None
+    trigger_tool_uses: int | None = None
+    keep: int | None = None
+    clear_at_least: int | None = None
+    exclude_tools: list[str] = Field(default_factory=list)
+    clear_tool_inputs: bool | list[str] = False
+
+
+class AppliedEdit(_Model):
+    """A :class:`ContextEdit` the server applied: ``cleared`` calls (``clear_tool_uses``)
+    or thinking turns (``clear_thinking``), and the input tokens that saved."""
+
+    kind: Literal["clear_tool_uses", "clear_thinking"]
+    cleared: int = 0
+    cleared_input_tokens: int = 0
+
+
 class Reasoning(_Model):
     """What a request asks of the model's reasoning, in one neutral field.
 
@@ -548,6 +581,8 @@ class Request(_Model):
     reasoning: Reasoning | None = None
     #: Tools the server runs for the model (a tool search, MCP servers); None: none.
     server_tools: ServerTools | None = None
+    #: Edits the server makes to the history before the model sees it.
+    context_edits: list[ContextEdit] = Field(default_factory=list)
     passthrough: Passthrough | None = None
 
     @field_validator("system", mode="before")
@@ -602,6 +637,8 @@ class Response(_Model):
     stop_reason: StopReason | None = None
     stop_sequence: str | None = None
     usage: Usage = Field(default_factory=Usage)
+    #: The request's context edits as applied (None: it asked for none).
+    applied_edits: list[AppliedEdit] | None = None
 
     @property
     def tool_uses(self) -> list[ToolUseBlock]:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import BackendError, WireFormatError
 from .messages import (
+    AppliedEdit,
     MCPCallBlock,
     MCPListToolsBlock,
     RedactedThinkingBlock,
@@ -66,6 +67,8 @@ class MessageStart(_Event):
     id: str = ""
     model: str | None = None
     usage: Usage = Field(default_factory=Usage)
+    #: The request's context edits as the server applied them, before the model ran.
+    applied_edits: list[AppliedEdit] | None = None
 
 
 _Block = (TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock | ToolSearchBlock
@@ -128,6 +131,8 @@ class MessageDelta(_Event):
     stop_reason: StopReason | None = None
     stop_sequence: str | None = None
     usage: Usage = Field(default_factory=Usage)
+    #: Context edits an upstream reports at the end (Messages ``message_delta``).
+    applied_edits: list[AppliedEdit] | None = None
 
 
 class MessageStop(_Event):
@@ -171,6 +176,8 @@ class Accumulator:
         if isinstance(event, MessageStart):
             r.id, r.model = event.id, event.model
             r.usage = event.usage.model_copy(deep=True)
+            if event.applied_edits is not None:
+                r.applied_edits = [e.model_copy() for e in event.applied_edits]
         elif isinstance(event, BlockStart):
             if event.index in self._index_map:
                 raise WireFormatError(f"content block {event.index} started twice")
@@ -211,6 +218,8 @@ class Accumulator:
             r.stop_reason = event.stop_reason
             r.stop_sequence = event.stop_sequence
             r.usage = merge_usage(r.usage, event.usage)
+            if event.applied_edits is not None:
+                r.applied_edits = [e.model_copy() for e in event.applied_edits]
 
     def _finish_block(self, index: int, *, complete: bool) -> None:
         block = self._block(index)
@@ -386,6 +395,7 @@ def events_from_response(response: Response, *, chunk_size: int = 0) -> Iterator
         id=response.id,
         model=response.model,
         usage=response.usage.model_copy(update={"output_tokens": 0}, deep=True),
+        applied_edits=response.applied_edits,
     )
     for index, block in enumerate(response.content):
         if isinstance(block, TextBlock):

@@ -5,6 +5,7 @@ search, no MCP servers, no deferred tools, no server tool in its history), or wh
 tools the wrapped backend's upstream runs itself (the client's own API: an Anthropic
 upstream for a Messages request...), goes straight to the wrapped backend. Otherwise it:
 
+0. applies the request's context edits (:mod:`.context_edits`), reported on the answer;
 1. connects to the request's MCP servers (:class:`~tooluse.mcp.MCPServer`, streamable HTTP
    or SSE, through :func:`~tooluse.mcp.guard.guarded_transport`: only http(s), and only
    public addresses unless the operator allowed the host) and lists their tools; a server
@@ -51,6 +52,7 @@ from ..stream import (
 )
 from ..tools import Tool, map_name
 from ..trace import begin_turn
+from .context_edits import apply_edits
 from .core import CallModel, RunTools, add_usage
 from .execute import run_invocations
 from .hosted import Catalog, Emit, Limits, MCPTool, new_id, server_turns
@@ -64,8 +66,8 @@ def needs_server_tools(request: Request, backend: Backend) -> bool:
     passthrough = request.passthrough
     if passthrough is not None and passthrough.api in backend.forwards:
         return False
-    return bool(request.server_tools) or any(t.deferred for t in request.tools) \
-        or has_server_blocks(request.messages)
+    return bool(request.server_tools) or bool(request.context_edits) \
+        or any(t.deferred for t in request.tools) or has_server_blocks(request.messages)
 
 
 class ServerToolsBackend(Backend):
@@ -118,10 +120,22 @@ class ServerToolsBackend(Backend):
             yield from self.backend.stream(request)
             return
         started = time.monotonic()
+        applied = None
+        if request.context_edits:
+            request, applied = apply_edits(request, self._count)
         with ExitStack() as stack:
             catalog = self._catalog(request, stack)
-            yield MessageStart(id=new_id("msg_"), model=request.model or self.backend.model)
+            yield MessageStart(id=new_id("msg_"), model=request.model or self.backend.model,
+                               applied_edits=applied)
             yield from self._drive(request, catalog, started)
+
+    def _count(self, request: Request) -> int:
+        """The prompt's tokens: the backend's count, else an estimate (4 characters each)."""
+        exact = self.backend.count_tokens(request)
+        if exact is not None:
+            return exact
+        text = request.model_dump_json(include={"system", "messages", "tools"})
+        return len(text) // 4
 
     def _drive(self, request: Request, catalog: Catalog, started: float
                ) -> Iterator[StreamEvent]:

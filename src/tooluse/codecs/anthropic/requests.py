@@ -85,6 +85,7 @@ from ._wire import (
     _UrlSource,
 )
 from .cache import hint, with_control
+from .context import decode_edits
 from .server_tools import (
     BLOCK_MODELS,
     SERVER_BLOCK_TYPES,
@@ -442,6 +443,7 @@ def decode_request(data: Any) -> Request:
         response_schema=_response_schema(req, ("output_config", "format")),
         reasoning=reasoning,
         server_tools=server if server else None,
+        context_edits=decode_edits(data.get("context_management")),
         passthrough=passthrough if passthrough != Passthrough(api=TARGET) else None,
     )
 

@@ -30,6 +30,7 @@ from ._wire import (
     _ToolUseOut,
 )
 from .cache import decode_usage, encode_usage
+from .context import decode_applied, encode_applied
 from .server_tools import answer_blocks, is_paired_block, pair_blocks, upstream_block
 
 _STOP_IN = {
@@ -110,6 +111,7 @@ def decode_response(data: Any) -> Response:
         stop_reason=_stop_reason(resp.stop_reason, ("stop_reason",)),
         stop_sequence=resp.stop_sequence,
         usage=decode_usage(data.get("usage")),
+        applied_edits=decode_applied(data.get("context_management")),
     )
 
 
@@ -127,7 +129,7 @@ def _response_block_out(block: ContentBlock, path: Path) -> list[dict[str, Any]]
 
 def encode_response(resp: Response) -> dict[str, Any]:
     """:class:`Response` -> Messages API response body."""
-    return {
+    body = {
         "id": resp.id,
         "type": "message",
         "role": "assistant",
@@ -138,3 +140,6 @@ def encode_response(resp: Response) -> dict[str, Any]:
         "stop_sequence": resp.stop_sequence,
         "usage": encode_usage(resp.usage),
     }
+    if resp.applied_edits is not None:
+        body["context_management"] = encode_applied(resp.applied_edits)
+    return body

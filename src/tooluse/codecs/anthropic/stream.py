@@ -42,6 +42,7 @@ from ...stream import (
 )
 from .._common import Path
 from .cache import decode_usage, encode_usage
+from .context import decode_applied, encode_applied
 from .errors import backend_error
 from .responses import _STOP_OUT, _response_block, _stop_reason, server_side_block
 from .server_tools import answer_blocks, is_paired_block, pair_blocks, upstream_block
@@ -52,6 +53,7 @@ def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
     """Neutral events -> Messages SSE event payloads (each has its ``type``; the SSE
     ``event:`` name is that type). No ``ping``: the server adds those."""
     started: dict[str, Any] = {}
+    edits: Any = None  # the context edits applied, told at the end (message_delta)
     thoughts: dict[int, _Thought] = {}
     # A server tool's neutral block is two wire blocks (its use, its result), an MCP
     # listing none: each neutral index -> the wire index its later events go to.
@@ -59,6 +61,7 @@ def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
     for event in wire.renumbered(events):
         if isinstance(event, MessageStart):
             started = encode_usage(event.usage)
+            edits = event.applied_edits
             yield {
                 "type": "message_start",
                 "message": {
@@ -104,12 +107,13 @@ def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
                 yield _delta(event.index, {"type": "signature_delta", "signature": thought.signature})
             yield {"type": "content_block_stop", "index": event.index}
         elif isinstance(event, MessageDelta):
+            edits = event.applied_edits if event.applied_edits is not None else edits
             # The input side again only where the end corrects the start (the API's own
             # message_delta repeats it; clients read it from either).
             usage = {key: value for key, value in encode_usage(event.usage).items()
                      if value and value != started.get(key) and key != "output_tokens"}
             usage["output_tokens"] = event.usage.output_tokens
-            yield {
+            delta: dict[str, Any] = {
                 "type": "message_delta",
                 "delta": {
                     "stop_reason": _STOP_OUT[event.stop_reason] if event.stop_reason else None,
@@ -117,6 +121,9 @@ def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
                 },
                 "usage": usage,
             }
+            if edits is not None:
+                delta["context_management"] = encode_applied(edits)
+            yield delta
         elif isinstance(event, MessageStop):
             yield {"type": "message_stop"}
 
@@ -347,6 +354,7 @@ def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
                 stop_reason=_stop_reason(delta.get("stop_reason"), (*path, "delta", "stop_reason")),
                 stop_sequence=delta.get("stop_sequence"),
                 usage=decode_usage(data.get("usage")),
+                applied_edits=decode_applied(data.get("context_management")),
             )
         elif kind == "message_stop":
             yield MessageStop()
