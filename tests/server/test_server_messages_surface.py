@@ -16,6 +16,7 @@ import pytest
 from tooluse.backends.anthropic import AnthropicBackend
 from tooluse.backends.scripted import ScriptedBackend
 from tooluse.messages import Request, Response, TextBlock, ToolUseBlock
+from tooluse.runner.context_edits import CLEARED
 from tooluse.server import ServerThread, create_app
 
 TOOL = {"name": "get_weather", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}
@@ -131,15 +132,17 @@ def test_context_management_is_forwarded_to_an_anthropic_upstream(upstream: Any)
     assert seen.bodies[-1]["messages"] == TOOL_HISTORY  # the upstream applies the edits
 
 
-def test_context_management_is_ignored_by_other_backends(scripted: Any) -> None:
-    """The written policy: a backend that is not the Messages API gets the whole history,
-    tool results and inputs uncleared (the edits only save an upstream's context)."""
+def test_context_management_is_applied_for_other_backends(scripted: Any) -> None:
+    """The written policy: for a backend that is not the Messages API the gateway applies
+    the edits itself (tests/server/test_server_context_editing.py has the details)."""
     srv, backend = scripted
     body = {**BASE, "tools": [TOOL], "messages": TOOL_HISTORY, "context_management": CONTEXT_EDITS}
-    assert post(srv.url, body).status_code == 200
+    response = post(srv.url, body)
+    assert response.status_code == 200
     seen = backend.requests[-1]
-    assert seen.messages[1].tool_uses[0].input == {"city": "Oslo"}
-    assert seen.messages[2].tool_results[0].text() == "12C and rain"
+    assert seen.messages[1].tool_uses[0].input == {}
+    assert seen.messages[2].tool_results[0].text() == CLEARED
+    assert response.json()["context_management"]["applied_edits"][0]["cleared_tool_uses"] == 1
 
 
 def test_context_management_is_validated(scripted: Any) -> None:
