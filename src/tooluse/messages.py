@@ -12,6 +12,7 @@ round-trip tests, and serialise with ``model_dump()`` for saving a conversation.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
@@ -51,6 +52,8 @@ __all__ = [
     "ToolUseBlock",
     "Usage",
     "ValueChange",
+    "loaded_tools",
+    "offered_tools",
 ]
 
 
@@ -655,3 +658,36 @@ class Response(_Model):
     def to_message(self) -> Message:
         """This answer as the assistant turn of the conversation."""
         return Message(role="assistant", content=list(self.content))
+
+
+def loaded_tools(messages: Sequence[Message]) -> list[str]:
+    """The tools the history has loaded, in the order it loaded them: found by a tool
+    search, named by a tool reference in a result, or called."""
+    names: list[str] = []
+
+    def add(name: str) -> None:
+        if name not in names:
+            names.append(name)
+
+    for message in messages:
+        for block in message.content:
+            if isinstance(block, ToolSearchBlock):
+                for name in block.found:
+                    add(name)
+            elif isinstance(block, ToolResultBlock):
+                for part in block.content:
+                    if isinstance(part, ToolReferenceBlock):
+                        add(part.name)
+            elif isinstance(block, ToolUseBlock):
+                add(block.name)
+    return names
+
+
+def offered_tools(request: Request) -> list[ToolSpec]:
+    """The tools of ``request`` a model is offered: those not deferred, then the deferred
+    ones the history has loaded (:func:`loaded_tools`), in the order it loaded them."""
+    loaded = loaded_tools(request.messages)
+    first = [t for t in request.tools if not t.deferred]
+    by_name = {t.name: t for t in request.tools if t.deferred}
+    return first + [by_name[n].model_copy(update={"deferred": False}) for n in loaded
+                    if n in by_name]

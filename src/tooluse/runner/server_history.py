@@ -34,6 +34,7 @@ from ..messages import (
     ToolResultBlock,
     ToolSearchBlock,
     ToolUseBlock,
+    loaded_tools,
 )
 
 __all__ = ["found_text", "has_server_blocks", "loaded_tools", "lower"]
@@ -53,29 +54,6 @@ def has_server_blocks(messages: Sequence[Message]) -> bool:
                     isinstance(p, ToolReferenceBlock) for p in block.content):
                 return True
     return False
-
-
-def loaded_tools(messages: Sequence[Message]) -> list[str]:
-    """The tools the history has loaded, in the order it loaded them: found by a tool
-    search, named by a tool reference in a result, or called."""
-    names: list[str] = []
-
-    def add(name: str) -> None:
-        if name not in names:
-            names.append(name)
-
-    for message in messages:
-        for block in message.content:
-            if isinstance(block, ToolSearchBlock):
-                for name in block.found:
-                    add(name)
-            elif isinstance(block, ToolResultBlock):
-                for part in block.content:
-                    if isinstance(part, ToolReferenceBlock):
-                        add(part.name)
-            elif isinstance(block, ToolUseBlock):
-                add(block.name)
-    return names
 
 
 def found_text(block: ToolSearchBlock) -> str:
