@@ -25,10 +25,10 @@ import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, ExitStack
 from pathlib import Path
-from typing import IO, Any, Self, TextIO, cast
+from typing import IO, Any, Self, TextIO, TypeVar, cast
 from urllib.parse import urlsplit
 
 import anyio
@@ -44,8 +44,11 @@ from ..errors import ToolDefinitionError, ToolUseError
 from ..messages import TextBlock, ToolResultBlock
 from ..tools import Tool, map_name
 from .convert import mcp_tool, result_block
+from .resources import ResourcesMixin
 
 __all__ = ["MCPConnectionError", "MCPServer"]
+
+T = TypeVar("T")
 
 _URL = re.compile(r"^https?://", re.IGNORECASE)
 #: Pages of tools/list read at most (a server whose cursor never ends cannot hang a connect).
@@ -58,7 +61,7 @@ class MCPConnectionError(ToolUseError, ConnectionError):
     """An MCP server could not be started, reached or initialised (one-line message)."""
 
 
-class MCPServer:
+class MCPServer(ResourcesMixin):
     """An MCP server as a source of tools: pass it to a :class:`~tooluse.runner.Runner` or
     a :class:`~tooluse.tools.ToolSet` beside Python functions.
 
@@ -413,6 +416,32 @@ class MCPServer:
         if not isinstance(result, mt.CallToolResult):
             return _error(f"{what} failed: the server's answer is not a tools/call result")
         return result_block(result, structured=structured)
+
+    def run_request(self, operation: Callable[[Client], Awaitable[T]], what: str) -> T:
+        """Run ``operation`` on the session (connecting first if needed), within the call
+        timeout; :class:`MCPConnectionError` saying what failed."""
+        if self._client is None:
+            self.connect()
+        portal = self._portal
+        where = f"MCP server {self.label}"
+
+        async def run() -> T:
+            client = self._client
+            if client is None or self._gone:
+                raise MCPConnectionError(f"{where} is no longer reachable ({self._gone})")
+            with anyio.fail_after(self.timeout):
+                return await operation(client)
+
+        if portal is None:
+            raise MCPConnectionError(f"{where} is not connected")
+        try:
+            return portal.call(run)
+        except MCPConnectionError:
+            raise
+        except TimeoutError:
+            raise MCPConnectionError(f"{where} did not {what} within {self.timeout:g} s") from None
+        except Exception as exc:  # noqa: BLE001 - one line, whatever failed
+            raise MCPConnectionError(f"{where} could not {what}: {_describe(exc)}") from None
 
     def _unavailable(self, tool_name: str) -> str:
         if self._gone:

@@ -24,9 +24,12 @@ from ..messages import (
     Message,
     Request,
     Response,
+    ServerTools,
     TextBlock,
     ToolChoice,
     ToolResultBlock,
+    ToolSearchSpec,
+    ToolSpec,
     ToolUseBlock,
     Usage,
 )
@@ -77,6 +80,18 @@ class Settings:
     #: The runner has an ``approve`` callback: calls that need approval are asked about
     #: (:class:`AskApproval`); without one they are denied unasked.
     approver: bool = False
+    #: A tool search the backend runs (:mod:`.hosted`): the tools are deferred, but for
+    #: those named in ``loaded``.
+    tool_search: ToolSearchSpec | None = None
+    loaded: tuple[str, ...] = ()
+
+    def offered(self, tools: ToolSet) -> tuple[list[ToolSpec], ServerTools | None]:
+        """The tools of a request, and the server tools the backend runs for it."""
+        if self.tool_search is None:
+            return tools.specs, None
+        specs = [s.model_copy(update={"deferred": s.name not in self.loaded})
+                 for s in tools.specs]
+        return specs, ServerTools(search=self.tool_search)
 
 
 @dataclass(frozen=True)
@@ -365,11 +380,13 @@ def conversation(
 
     while run.iterations < settings.max_iterations:
         run.iterations += 1
+        specs, server_tools = settings.offered(tools)
         request = Request(
             model=settings.model,
             system=_system(settings.system),
             messages=list(messages),
-            tools=tools.specs,
+            tools=specs,
+            server_tools=server_tools,
             tool_choice=choice,
             max_tokens=settings.max_tokens,
             **settings.request_options,
