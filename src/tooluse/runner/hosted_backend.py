@@ -55,8 +55,8 @@ from ..trace import begin_turn
 from .context_edits import apply_edits
 from .core import CallModel, RunTools, add_usage
 from .execute import run_invocations
-from .hosted import Catalog, Emit, Limits, MCPTool, new_id, server_turns
-from .server_history import has_server_blocks
+from .hosted import Catalog, Emit, Limits, MCPTool, new_id, offered_tools, server_turns
+from .server_history import has_server_blocks, lower
 
 __all__ = ["ServerToolsBackend", "needs_server_tools"]
 
@@ -112,6 +112,16 @@ class ServerToolsBackend(Backend):
             yield event
 
     def count_tokens(self, request: Request) -> int | None:
+        """The tokens of the first model turn's prompt: its history as the model sees it,
+        the tools offered (deferred ones left out, the search tool in; an MCP server's tools
+        are not listed for a count)."""
+        if needs_server_tools(request, self.backend):
+            catalog = Catalog(search=request.server_tools.search
+                              if request.server_tools is not None else None)
+            request = request.model_copy(update={
+                "messages": lower(request.messages, catalog.name_of),
+                "tools": offered_tools(request, catalog, list(request.messages)),
+                "server_tools": None, "context_edits": []})
         return self.backend.count_tokens(request)
 
     # -- the loop ---------------------------------------------------------------------------
