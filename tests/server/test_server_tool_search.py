@@ -5,27 +5,18 @@ a client's history with those blocks understood; the searches counted; the loop 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anthropic
 import httpx2
 import openai
 import pytest
+import tool_catalog as catalog
 
 from tooluse.backends.scripted import ScriptedBackend
 from tooluse.messages import Request, Response, TextBlock, ToolResultBlock, ToolUseBlock
 from tooluse.server import ServerThread, create_app
-
-_spec = importlib.util.spec_from_file_location(
-    "tool_catalog", Path(__file__).resolve().parents[2] / "bench" / "tool_search" / "catalog.py")
-assert _spec is not None and _spec.loader is not None
-catalog = importlib.util.module_from_spec(_spec)
-sys.modules["tool_catalog"] = catalog
-_spec.loader.exec_module(catalog)
 
 SEARCH = {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
 DEFERRED = [{**t, "defer_loading": True} for t in catalog.TOOLS]

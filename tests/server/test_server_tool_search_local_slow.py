@@ -6,23 +6,13 @@ the small model finds and calls the right tool is measured by bench/tool_search/
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import anthropic
 import pytest
+import tool_catalog as catalog
+
+from tooluse.server import ServerThread, create_app
 
 pytestmark = pytest.mark.slow
-
-from tooluse.server import ServerThread, create_app  # noqa: E402
-
-_spec = importlib.util.spec_from_file_location(
-    "tool_catalog", Path(__file__).resolve().parents[2] / "bench" / "tool_search" / "catalog.py")
-assert _spec is not None and _spec.loader is not None
-catalog = importlib.util.module_from_spec(_spec)
-sys.modules["tool_catalog"] = catalog
-_spec.loader.exec_module(catalog)
 
 SEARCH = {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
 

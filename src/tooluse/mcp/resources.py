@@ -79,6 +79,19 @@ def _message(message: Any) -> Message:
     return Message(role=message.role, content=[TextBlock(text=text)])
 
 
+async def _pages(fetch: Callable[..., Awaitable[Any]]) -> list[Any]:
+    """Every page of a paginated listing (at most :data:`_MAX_PAGES`)."""
+    pages: list[Any] = []
+    cursor: str | None = None
+    for _ in range(_MAX_PAGES):
+        page = await fetch(cursor=cursor)
+        pages.append(page)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return pages
+
+
 class ResourcesMixin:
     """The resource and prompt methods of :class:`~tooluse.mcp.MCPServer`."""
 
@@ -89,17 +102,9 @@ class ResourcesMixin:
         """The server's resources (every page)."""
 
         async def listing(client: Client) -> list[MCPResource]:
-            found: list[MCPResource] = []
-            cursor: str | None = None
-            for _ in range(_MAX_PAGES):
-                page = await client.list_resources(cursor=cursor)
-                found.extend(MCPResource(uri=str(r.uri), name=r.name, title=r.title,
-                                         description=r.description, mime_type=r.mime_type)
-                             for r in page.resources)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-            return found
+            return [MCPResource(uri=str(r.uri), name=r.name, title=r.title,
+                                description=r.description, mime_type=r.mime_type)
+                    for page in await _pages(client.list_resources) for r in page.resources]
 
         return self.run_request(listing, "list its resources")
 
@@ -116,19 +121,11 @@ class ResourcesMixin:
         """The server's prompts (every page)."""
 
         async def listing(client: Client) -> list[MCPPrompt]:
-            found: list[MCPPrompt] = []
-            cursor: str | None = None
-            for _ in range(_MAX_PAGES):
-                page = await client.list_prompts(cursor=cursor)
-                found.extend(MCPPrompt(
-                    name=p.name, title=p.title, description=p.description,
-                    arguments=[MCPPromptArgument(name=a.name, description=a.description,
-                                                 required=bool(a.required))
-                               for a in p.arguments or []]) for p in page.prompts)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-            return found
+            return [MCPPrompt(name=p.name, title=p.title, description=p.description,
+                              arguments=[MCPPromptArgument(name=a.name, description=a.description,
+                                                           required=bool(a.required))
+                                         for a in p.arguments or []])
+                    for page in await _pages(client.list_prompts) for p in page.prompts]
 
         return self.run_request(listing, "list its prompts")
 
