@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from tooluse.backends.scripted import ScriptedBackend
-from tooluse.messages import Request, Response, TextBlock, ToolResultBlock, ToolSearchBlock, ToolUseBlock
+from tooluse.messages import (
+    Request,
+    Response,
+    TextBlock,
+    ToolResultBlock,
+    ToolSearchBlock,
+    ToolUseBlock,
+)
 from tooluse.runner import Runner
 
 

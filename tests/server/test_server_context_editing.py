@@ -42,10 +42,10 @@ def test_edits_applied_and_reported(stream: bool) -> None:
     backend = ScriptedBackend(lambda request: "done")
     with ServerThread(create_app(backend)) as srv:
         client = anthropic.Anthropic(base_url=srv.url, api_key="k", max_retries=0)
-        kwargs: dict[str, Any] = dict(
-            model="m", max_tokens=100, messages=history(5), tools=TOOLS,
-            thinking={"type": "enabled", "budget_tokens": 1024}, context_management=EDITS,
-            betas=["context-management-2025-06-27"])
+        kwargs: dict[str, Any] = {
+            "model": "m", "max_tokens": 100, "messages": history(5), "tools": TOOLS,
+            "thinking": {"type": "enabled", "budget_tokens": 1024}, "context_management": EDITS,
+            "betas": ["context-management-2025-06-27"]}
         if stream:
             with client.beta.messages.stream(**kwargs) as events:
                 message = events.get_final_message()
