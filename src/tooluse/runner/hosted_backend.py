@@ -230,7 +230,8 @@ class ServerToolsBackend(Backend):
             stack.callback(mcp.close)
             tools = mcp.get_tools()
         except (AddressRefused, MCPConnectionError, ValueError) as exc:
-            listing.error = f"MCP server {spec.name!r}: {_one_line(exc)}"
+            detail = re.sub(rf"^MCP server {re.escape(spec.name)}:? ", "", _one_line(exc))
+            listing.error = f"MCP server {spec.name!r}: {detail}"
             return listing
         for tool in tools:
             name = tool.original_name
