@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import ExitStack
 from typing import Any
 
@@ -73,14 +73,15 @@ def needs_server_tools(request: Request, backend: Backend) -> bool:
 class ServerToolsBackend(Backend):
     """``backend`` with the server tools of each request run around it (see the module
     docstring). ``limits``: the model turns and seconds one request may take;
-    ``mcp_hosts``: the host policy of MCP servers (None: the default, public addresses
+    ``allow_mcp_hosts``: MCP hosts, addresses or networks (``10.0.0.0/8``) reached although
+    they are not public (:class:`~tooluse.mcp.guard.HostPolicy`; none: public addresses
     only); ``mcp_timeout``: seconds per MCP call; ``connect_timeout``: seconds to connect
     to and list an MCP server."""
 
     name = "server-tools"
 
     def __init__(self, backend: Backend, *, limits: Limits | None = None,
-                 mcp_hosts: Any = None, mcp_timeout: float = 60.0,
+                 allow_mcp_hosts: Iterable[str] = (), mcp_timeout: float = 60.0,
                  connect_timeout: float = 30.0) -> None:
         self.backend = backend
         self.name = backend.name
@@ -88,7 +89,9 @@ class ServerToolsBackend(Backend):
         self.forwards = backend.forwards
         self.structured_output = backend.structured_output
         self.limits = limits or Limits()
-        self.mcp_hosts = mcp_hosts
+        # names only: the policy (and the mcp SDK under it) is imported at the first MCP
+        # server a request names
+        self.allow_mcp_hosts = tuple(allow_mcp_hosts)
         self.mcp_timeout = mcp_timeout
         self.connect_timeout = connect_timeout
 
@@ -219,7 +222,7 @@ class ServerToolsBackend(Backend):
         from ..mcp import MCPConnectionError, MCPServer
         from ..mcp.guard import AddressRefused, HostPolicy, guarded_transport
 
-        policy = self.mcp_hosts if self.mcp_hosts is not None else HostPolicy()
+        policy = HostPolicy.allowing(self.allow_mcp_hosts)
         listing = MCPListToolsBlock(id=new_id("mcpl_"), server=spec.name)
         try:
             policy.check_url(spec.url)

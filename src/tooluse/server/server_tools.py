@@ -47,8 +47,6 @@ class ServerToolOptions:
 
     def serving(self, backend: Backend) -> Backend:
         """What serves a request: ``backend``, with the server tools run around it."""
-        from ..mcp.guard import HostPolicy  # only needs httpx2, not the mcp SDK
-
         return ServerToolsBackend(backend, limits=self.limits(),
-                                  mcp_hosts=HostPolicy.allowing(self.allow_mcp_hosts),
+                                  allow_mcp_hosts=self.allow_mcp_hosts,
                                   mcp_timeout=self.mcp_timeout)
