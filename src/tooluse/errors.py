@@ -21,6 +21,7 @@
     ├── BfclDataError (ValueError)          BFCL data missing or malformed  eval
     ├── UsageError (ValueError)             bad input to ``tooluse run``  cli.run
     ├── SdkMissing (ValueError)             OTEL_* asks for traces, no SDK  telemetry
+    ├── ConfigError (ValueError)            a broken gateway config  server.route_config
     └── GatewayError                        an error to answer in the client's API  server
 
 (The first five are defined here; each other one in the module named at its right.)

@@ -9,8 +9,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..backend import Backend
+from ..messages import Request
 from ..runner.hosted import Limits
-from ..runner.hosted_backend import ServerToolsBackend
+from ..runner.hosted_backend import ServerToolsBackend, needs_server_tools
 
 __all__ = ["DEFAULT_MAX_TURNS", "DEFAULT_TIMEOUT", "ServerToolOptions"]
 
@@ -45,8 +46,12 @@ class ServerToolOptions:
     def limits(self) -> Limits:
         return Limits(max_turns=self.max_turns, timeout=self.timeout)
 
-    def serving(self, backend: Backend) -> Backend:
-        """What serves a request: ``backend``, with the server tools run around it."""
+    def serving(self, backend: Backend, request: Request | None = None) -> Backend:
+        """What serves ``request``: ``backend`` itself when the request has no server tools
+        it does not run itself, else ``backend`` with the server tools run around it (for
+        no request: always wrapped, the wrapper handing such requests straight through)."""
+        if request is not None and not needs_server_tools(request, backend):
+            return backend
         return ServerToolsBackend(backend, limits=self.limits(),
                                   allow_mcp_hosts=self.allow_mcp_hosts,
                                   mcp_timeout=self.mcp_timeout)
