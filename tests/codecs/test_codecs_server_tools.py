@@ -204,7 +204,8 @@ def test_answer_blocks_whole() -> None:
                                              "error_code": "invalid_tool_input"}
     assert body["content"][6] == {"type": "mcp_tool_result", "tool_use_id": "mcptoolu_2",
                                   "is_error": True, "content": [{"type": "text", "text": "boom"}]}
-    assert body["usage"]["server_tool_use"] == {"tool_search_requests": 2}
+    assert body["usage"]["server_tool_use"] == {
+        "web_search_requests": 0, "web_fetch_requests": 0, "tool_search_requests": 2}
     assert anthropic.decode_response(body) == ANSWER  # an Anthropic upstream's, read back
 
 

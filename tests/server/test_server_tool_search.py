@@ -81,7 +81,8 @@ def test_messages_search_then_the_found_tool(gateway: tuple[ServerThread, Script
     assert call == {"type": "tool_use", "id": "toolu_w", "name": "get_current_weather",
                     "input": {"city": "Lisbon"}}
     assert body["stop_reason"] == "tool_use"
-    assert body["usage"]["server_tool_use"] == {"tool_search_requests": 1}
+    assert body["usage"]["server_tool_use"] == {
+        "web_search_requests": 0, "web_fetch_requests": 0, "tool_search_requests": 1}
     first, second = backend.requests
     # the prompt holds the tools that are not deferred and the search tool only ...
     assert [t.name for t in first.tools] == ["ask_user", "tool_search_tool_bm25"]
@@ -181,7 +182,8 @@ def test_regex_search_and_a_bad_pattern(gateway: tuple[ServerThread, ScriptedBac
                                              "error_code": "invalid_tool_input"}
     # two model turns, each a failed search: the gateway's bound ends it, to be sent back
     assert body["stop_reason"] == "pause_turn"
-    assert body["usage"]["server_tool_use"] == {"tool_search_requests": 2}
+    assert body["usage"]["server_tool_use"] == {
+        "web_search_requests": 0, "web_fetch_requests": 0, "tool_search_requests": 2}
 
 
 def test_a_paused_turn_goes_on_when_sent_back() -> None:

@@ -148,7 +148,8 @@ def test_each_model_turn_falls_back_on_its_own(routed: Any) -> None:
     assert answer.status_code == 200, answer.text
     body = answer.json()
     assert [b["type"] for b in body["content"]][-1] == "tool_use"
-    assert body["usage"]["server_tool_use"] == {"tool_search_requests": 1}
+    assert body["usage"]["server_tool_use"] == {
+        "web_search_requests": 0, "web_fetch_requests": 0, "tool_search_requests": 1}
     assert answer.headers["x-tooluse-route"].startswith("small[")  # one deployment of it
     assert "primary=" in answer.headers["x-tooluse-attempts"]
     assert DOWN[0].calls >= 1  # the route's own backend was tried, and failed over

@@ -95,6 +95,8 @@ def encode_usage(usage: Usage) -> dict[str, Any]:
                                      for ttl, n in usage.cache_creation_by_ttl.items()}
     out["output_tokens"] = usage.output_tokens
     if usage.server_tool_requests:
-        out["server_tool_use"] = {f"{kind}_requests": n
-                                  for kind, n in usage.server_tool_requests.items()}
+        # the two counts the SDKs require (their ServerToolUsage types), then the others
+        # (tool_search_requests, as the tool search documentation shows it)
+        out["server_tool_use"] = {"web_search_requests": 0, "web_fetch_requests": 0} | {
+            f"{kind}_requests": n for kind, n in usage.server_tool_requests.items()}
     return out

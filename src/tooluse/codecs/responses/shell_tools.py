@@ -9,7 +9,8 @@ call goes back to the client as the API's item:
 - ``local_shell`` <-> ``local_shell_call`` (``action: {type: exec, command, env,
   timeout_ms, working_directory, user}``; the neutral input is the action without its
   ``type``) and ``local_shell_call_output`` (``id`` the call's, ``output`` text);
-- ``shell`` <-> ``shell_call`` (``action: {commands, timeout_ms, max_output_length}``) and
+- ``shell`` <-> ``shell_call`` (``action: {commands, timeout_ms, max_output_length}``, the
+  limits null when not set, and ``environment`` null) and
   ``shell_call_output`` (``output``: one ``{stdout, stderr, outcome}`` per command, kept
   as a JSON part);
 - ``apply_patch`` <-> ``apply_patch_call`` (``operation: {type: create_file |
@@ -50,12 +51,14 @@ _SCHEMAS: dict[str, tuple[str, dict[str, Any]]] = {
             "max_output_length": {"type": "integer", "minimum": 1}},
         "required": ["commands"]}),
     "apply_patch": (("Create, update or delete a file on the user's machine: for create_file "
-                    "and update_file, diff is the V4A diff of the change."), {
+                    "and update_file, diff is the V4A diff of the change (empty for "
+                    "delete_file)."), {
         "type": "object", "properties": {
             "type": {"type": "string", "enum": ["create_file", "update_file", "delete_file"]},
             "path": {"type": "string"},
             "diff": {"type": "string"}},
-        "required": ["type", "path"]}),
+        # the API's create_file and update_file operations require their diff
+        "required": ["type", "path", "diff"]}),
 }
 
 
@@ -131,7 +134,9 @@ def decode_item(raw: dict[str, Any], path: Path) -> tuple[str, ToolUseBlock | To
         action = {k: v for k, v in item.action.items() if k != "type"}
         return "assistant", ToolUseBlock(id=item.call_id, name="local_shell", input=action)
     if isinstance(item, _ShellCall):
-        return "assistant", ToolUseBlock(id=item.call_id, name="shell", input=dict(item.action))
+        # the limits the API writes as null are left out, as the model left them out
+        action = {k: v for k, v in item.action.items() if v is not None}
+        return "assistant", ToolUseBlock(id=item.call_id, name="shell", input=action)
     if isinstance(item, _PatchCall):
         return "assistant", ToolUseBlock(id=item.call_id, name="apply_patch",
                                          input=dict(item.operation))
@@ -152,7 +157,10 @@ def call_item(block: ToolUseBlock, kind: str) -> dict[str, Any]:
         return {"type": "local_shell_call", "call_id": block.id,
                 "action": {"type": "exec", "env": {}, **block.input}}
     if kind == "shell":
-        return {"type": "shell_call", "call_id": block.id, "action": dict(block.input)}
+        # the API writes the action's limits and the environment, null when not set
+        action = {"timeout_ms": None, "max_output_length": None, **block.input}
+        return {"type": "shell_call", "call_id": block.id, "action": action,
+                "environment": None}
     return {"type": "apply_patch_call", "call_id": block.id, "operation": dict(block.input)}
 
 
