@@ -87,13 +87,60 @@ def test_anthropic_defined_tools_become_their_schemas() -> None:
     assert set(schemas["bash"]["properties"]) == {"command", "restart"}
     assert schemas["str_replace_based_edit_tool"]["properties"]["command"]["enum"] == [
         "view", "create", "str_replace", "insert"]
-    assert "insert_text" in schemas["str_replace_based_edit_tool"]["properties"]
+    assert "insert_text" not in schemas["str_replace_based_edit_tool"]["properties"]
     assert schemas["memory"]["properties"]["command"]["enum"] == [
         "view", "create", "str_replace", "insert", "delete", "rename"]
     assert "scroll" in schemas["computer"]["properties"]["action"]["enum"]
     assert "1024x768" in next(t for t in req.tools if t.name == "computer").description
     assert req.passthrough is not None and not req.passthrough.required
     assert anthropic.encode_request(req)["tools"] == tools  # as sent, to an Anthropic upstream
+
+
+_EDITOR = {"command", "path", "file_text", "old_str", "new_str", "insert_line", "view_range"}
+_CLICKS = ["key", "type", "mouse_move", "left_click", "left_click_drag", "right_click",
+           "middle_click", "double_click", "screenshot", "cursor_position"]
+_CLICKS_2025 = [*_CLICKS, "triple_click", "left_mouse_down", "left_mouse_up", "scroll",
+                "hold_key", "wait"]
+_COMPUTER_2025 = {"action", "coordinate", "text", "start_coordinate", "scroll_direction",
+                  "scroll_amount", "duration"}
+
+
+@pytest.mark.parametrize(("tool", "enum", "properties"), [
+    # the input each tool version documents (its commands or actions, and its parameters)
+    ({"type": "bash_20241022", "name": "bash"}, None, {"command", "restart"}),
+    ({"type": "bash_20250124", "name": "bash"}, None, {"command", "restart"}),
+    ({"type": "text_editor_20241022", "name": "str_replace_editor"},
+     ["view", "create", "str_replace", "insert", "undo_edit"], _EDITOR),
+    ({"type": "text_editor_20250124", "name": "str_replace_editor"},
+     ["view", "create", "str_replace", "insert", "undo_edit"], _EDITOR),
+    ({"type": "text_editor_20250429", "name": "str_replace_based_edit_tool"},
+     ["view", "create", "str_replace", "insert"], _EDITOR),
+    ({"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"},
+     ["view", "create", "str_replace", "insert"], _EDITOR),
+    ({"type": "memory_20250818", "name": "memory"},
+     ["view", "create", "str_replace", "insert", "delete", "rename"],
+     {"command", "path", "view_range", "file_text", "old_str", "new_str", "insert_line",
+      "insert_text", "old_path", "new_path"}),
+    ({"type": "computer_20241022", "name": "computer", "display_width_px": 800,
+      "display_height_px": 600}, _CLICKS, {"action", "coordinate", "text"}),
+    ({"type": "computer_20250124", "name": "computer", "display_width_px": 800,
+      "display_height_px": 600}, _CLICKS_2025, _COMPUTER_2025),
+    ({"type": "computer_20251124", "name": "computer", "display_width_px": 800,
+      "display_height_px": 600}, _CLICKS_2025, _COMPUTER_2025),
+    ({"type": "computer_20251124", "name": "computer", "display_width_px": 800,
+      "display_height_px": 600, "enable_zoom": True},
+     [*_CLICKS_2025, "zoom"], {*_COMPUTER_2025, "region"}),
+])
+def test_each_defined_tool_version_has_its_documented_input(
+        tool: dict[str, Any], enum: list[str] | None, properties: set[str]) -> None:
+    (spec,) = anthropic.decode_request(messages_request(tools=[tool])).tools
+    assert spec.name == tool["name"]
+    schema = spec.input_schema
+    assert set(schema["properties"]) == properties
+    key = "command" if "command" in properties else "action"
+    if enum is not None:  # bash's command is optional (a restart takes none)
+        assert schema["properties"][key]["enum"] == enum
+        assert key in schema["required"]
 
 
 def test_vendor_run_tools_stay_required_with_the_reason() -> None:

@@ -52,6 +52,15 @@ def test_vendor_run_tools_are_refused_saying_why(
                                tools=[{"type": "web_search_20250305", "name": "web_search"}])
     assert "tool type 'web_search_20250305' runs on the anthropic API's own servers " \
         "(Anthropic searches the web for the model)" in str(info.value)
+    # a type the gateway does not know (a newer tool family, with no name): refused without
+    # claiming who runs it
+    with pytest.raises(anthropic.BadRequestError) as info:
+        client.messages.create(model="m", max_tokens=100,
+                               messages=[{"role": "user", "content": "go"}],
+                               tools=[{"type": "computer_toolset_20260801"}])  # type: ignore[list-item]
+    assert "tools.0: tool type 'computer_toolset_20260801' is not known to this gateway: " \
+        "only the anthropic API takes it" in str(info.value)
+    assert "own servers" not in str(info.value)
 
 
 @pytest.mark.parametrize(("tool", "item"), [({"type": "local_shell"}, "local_shell_call"),

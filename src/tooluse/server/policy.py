@@ -3,8 +3,9 @@
 
 Before a request runs, :func:`check_servable` refuses (400, naming the field) what the
 backend would otherwise silently leave out: tools that only the vendor of the client's own
-API runs on its servers (web search, code execution...: ``Request.passthrough.required``,
-each entry ``"PATH: TYPE"`` or ``"PATH: TYPE: what the vendor does"``), and structured
+API runs on its servers (web search, code execution...) or that only that API knows
+(``Request.passthrough.required``, each entry ``"PATH: TYPE: what the vendor does"`` or,
+for a type the gateway does not know, ``"PATH: TYPE"``), and structured
 output on a backend that cannot guarantee it.
 
 Backends are *asked* through the neutral :class:`~tooluse.messages.ToolChoice` (the local
@@ -53,13 +54,15 @@ def check_servable(request: Request, backend: Backend,
         where, _, what = passthrough.required[0].partition(": ")
         what, _, why = what.partition(": ")
         path = tuple(int(p) if p.isdigit() else p for p in where.split("."))
-        raise GatewayError(
-            f"{where}: tool type {what!r} runs on the {passthrough.api} API's own servers"
-            + (f" ({why})" if why else "")
-            + f", not in the client; this gateway's backend ({backend.name}) cannot run it",
-            "invalid_request",
-            path=path,
-        )
+        if why:  # a tool the vendor runs, and what it does there
+            message = (f"{where}: tool type {what!r} runs on the {passthrough.api} API's own "
+                       f"servers ({why}), not in the client; this gateway's backend "
+                       f"({backend.name}) cannot run it")
+        else:  # a type this gateway does not know: who runs it is not claimed
+            message = (f"{where}: tool type {what!r} is not known to this gateway: only the "
+                       f"{passthrough.api} API takes it, and this gateway's backend "
+                       f"({backend.name}) is not that API")
+        raise GatewayError(message, "invalid_request", path=path)
     if request.response_schema is not None and not (forwarded or backend.structured_output):
         where = ".".join(map(str, schema_field))
         raise GatewayError(

@@ -35,26 +35,26 @@ _BASH_TEXT = ("Run a command in a persistent bash shell on the user's machine an
               "output. State (the working directory, variables) is kept between calls.")
 
 
-def _editor(commands: list[str], insert_key: str) -> dict[str, Any]:
-    properties: dict[str, Any] = {
+def _editor(commands: list[str]) -> dict[str, Any]:
+    """The text editor's input at every version: ``insert`` takes its text as ``new_str``
+    (the documentation's parameters, unchanged from 20241022 to 20250728); the versions
+    differ in their commands (``undo_edit`` until 20250124)."""
+    return {"type": "object", "properties": {
         "command": {"type": "string", "enum": commands, "description": "The command to run."},
         "path": {"type": "string", "description": "Absolute path of the file or directory."},
         "file_text": {"type": "string", "description": "create: the new file's content."},
         "old_str": {"type": "string",
                     "description": "str_replace: the exact text to replace (it must occur "
                                    "once)."},
-        "new_str": {"type": "string", "description": "str_replace: the text that replaces it"
-                    + (" (insert: the text to insert)." if insert_key == "new_str" else ".")},
+        "new_str": {"type": "string", "description": "str_replace: the text that replaces "
+                                                      "it; insert: the text to insert."},
         "insert_line": {"type": "integer",
                         "description": "insert: the line after which the text goes (0: at "
                                        "the top)."},
         "view_range": {"type": "array", "items": _INT, "minItems": 2, "maxItems": 2,
                        "description": "view: the first and last line to show (-1: to the "
                                       "end)."},
-    }
-    if insert_key != "new_str":
-        properties[insert_key] = {"type": "string", "description": "insert: the text to insert."}
-    return {"type": "object", "properties": properties, "required": ["command", "path"]}
+    }, "required": ["command", "path"]}
 
 
 _EDITOR_TEXT = ("View, create and edit text files on the user's machine: view a file or a "
@@ -126,15 +126,16 @@ def _computer_text(raw: dict[str, Any]) -> str:
 _DEFINED: list[tuple[re.Pattern[str], Any, Any]] = [
     (re.compile(r"^bash_\d{8}$"), _BASH, _BASH_TEXT),
     (re.compile(r"^text_editor_20241022$|^text_editor_20250124$"),
-     _editor(["view", "create", "str_replace", "insert", "undo_edit"], "new_str"), _EDITOR_TEXT),
-    (re.compile(r"^text_editor_20250429$"),
-     _editor(["view", "create", "str_replace", "insert"], "new_str"), _EDITOR_TEXT),
+     _editor(["view", "create", "str_replace", "insert", "undo_edit"]), _EDITOR_TEXT),
     (re.compile(r"^text_editor_\d{8}$"),
-     _editor(["view", "create", "str_replace", "insert"], "insert_text"), _EDITOR_TEXT),
+     _editor(["view", "create", "str_replace", "insert"]), _EDITOR_TEXT),
     (re.compile(r"^memory_\d{8}$"), _MEMORY, _MEMORY_TEXT),
     (re.compile(r"^computer_20241022$"), _computer(_ACTIONS_2024), _computer_text),
     (re.compile(r"^computer_20250124$"), _computer(_ACTIONS_2025), _computer_text),
-    (re.compile(r"^computer_\d{8}$"), _computer([*_ACTIONS_2025, "zoom"]), _computer_text),
+    # 20251124: zoom (with its region) only when the tool sets enable_zoom
+    (re.compile(r"^computer_\d{8}$"),
+     lambda raw: _computer([*_ACTIONS_2025, "zoom"] if raw.get("enable_zoom") is True
+                           else _ACTIONS_2025), _computer_text),
 ]
 
 #: The Anthropic-defined tools that run on Anthropic's servers, with what each does there:
@@ -154,7 +155,8 @@ def defined_tool(raw: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
         return None
     for pattern, schema, text in _DEFINED:
         if pattern.match(kind):
-            return dict(schema), text(raw) if callable(text) else text
+            return (schema(raw) if callable(schema) else dict(schema),
+                    text(raw) if callable(text) else text)
     return None
 
 

@@ -58,6 +58,8 @@ __all__ = ["BLOCK_MODELS", "SERVER_BLOCK_TYPES", "answer_blocks", "decode_mcp_se
 
 _SEARCH = re.compile(r"^tool_search_tool_(bm25|regex)(_\d{8})?$")
 _DATED = re.compile(r"^[a-z][a-z0-9_]*_[0-9]{8}$")
+#: A tool family declared by one entry without a name (``computer_toolset_20260801``).
+_TOOLSET = re.compile(r"^[a-z][a-z0-9_]*_toolset_[0-9]{8}$")
 
 #: History block types of server tools, in an assistant turn.
 SERVER_BLOCK_TYPES = ("server_tool_use", "tool_search_tool_result", "mcp_tool_use",
@@ -198,6 +200,8 @@ def decode_tool(raw: dict[str, Any], path: Path, passthrough: Passthrough,
         # Anthropic's own (web search, web fetch, code execution) or a type not known here:
         # forwarded to an Anthropic upstream, refused by any other backend.
         name = raw.get("name")
+        if name is None and _TOOLSET.match(kind):
+            name = kind  # a tool family (computer_toolset_20260801) carries no name
         if not isinstance(name, str) or not name:
             raise WireFormatError("Field required", (*path, "name"))
         passthrough.tools.append(raw)
