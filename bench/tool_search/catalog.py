@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["REQUESTS", "TOOLS", "tool"]
+__all__ = ["FRESH_REQUESTS", "REQUESTS", "TOOLS", "tool"]
 
 
 def tool(name: str, description: str, /, **params: Any) -> dict[str, Any]:
@@ -168,4 +168,20 @@ REQUESTS: list[tuple[str, str]] = [
     ("Add 'buy milk' to my to-do list for tomorrow.", "todo_add"),
 ]
 
+#: Ten more requests, written after the last change to the search and its presentation
+#: (the twelve above are what those were tuned on): a gain counts on these.
+FRESH_REQUESTS: list[tuple[str, str]] = [
+    ("Find a coffee shop near Union Square.", "maps_search_places"),
+    ("Set my Slack status to 'in a meeting'.", "slack_set_status"),
+    ("How much is one Bitcoin worth right now?", "get_crypto_price"),
+    ("Make a short link for https://example.com/a/very/long/path.", "shorten_url"),
+    ("What language is 'Hvordan har du det' written in?", "detect_language"),
+    ("Rename report.txt to report-2026.txt.", "fs_move_file"),
+    ("Show me today's headlines about electric cars.", "get_news_headlines"),
+    ("Is the air in Delhi safe to breathe today?", "get_air_quality"),
+    ("Which tables does the database have?", "db_list_tables"),
+    ("When am I free for an hour next Tuesday?", "calendar_find_free_slot"),
+]
+
 assert len(TOOLS) == 60 and len({t["name"] for t in TOOLS}) == 60
+assert {name for _, name in REQUESTS + FRESH_REQUESTS} <= {t["name"] for t in TOOLS}

@@ -1,9 +1,11 @@
 """Tool search on the bundled model: 60 deferred tools behind tool_search_tool_bm25.
 
-    python bench/tool_search/run.py [--backend local] [--option KEY=VALUE ...] [--out RUN.json]
+    python bench/tool_search/run.py [--backend local] [--option KEY=VALUE ...] [--fresh]
+                                    [--out RUN.json]
 
 Runs the gateway in this process on the backend (default: the bundled local model), sends
-each request of catalog.REQUESTS to POST /v1/messages with the 60 tools of catalog.TOOLS
+each request of catalog.REQUESTS (with ``--fresh``: catalog.FRESH_REQUESTS, ten requests
+written after the last change to the search, which nothing was tuned on) to POST /v1/messages with the 60 tools of catalog.TOOLS
 deferred (``defer_loading: true``) and the BM25 search tool, ``tool_choice: auto``, and
 reports per request: the searches the model made (its queries and what they found), the
 tool it called, whether that is the right one, and the model turns. Then the prompt the
@@ -26,7 +28,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from catalog import REQUESTS, TOOLS  # noqa: E402
+from catalog import FRESH_REQUESTS, REQUESTS, TOOLS  # noqa: E402
 
 SEARCH = {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
 
@@ -55,8 +57,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="local")
     parser.add_argument("--option", "-o", action="append", default=[])
+    parser.add_argument("--fresh", action="store_true",
+                        help="the ten requests nothing was tuned on")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    requests = FRESH_REQUESTS if args.fresh else REQUESTS
     import httpx2
 
     from tooluse.backends.registry import load_backend
@@ -66,7 +71,7 @@ def main() -> int:
     backend = load_backend(args.backend, **parse_pairs(args.option, "=", "KEY=VALUE"))
     rows = []
     with ServerThread(create_app(backend)) as srv:
-        for question, expected in REQUESTS:
+        for question, expected in requests:
             started = time.perf_counter()
             response = httpx2.post(srv.url + "/v1/messages", json=body(question), timeout=600)
             data = response.json()
@@ -98,6 +103,7 @@ def main() -> int:
           "tools loaded")
     if args.out:
         Path(args.out).write_text(json.dumps({"backend": args.backend, "options": args.option,
+                                              "requests": "fresh" if args.fresh else "tuned",
                                               "right": right, "of": len(rows),
                                               "prompt_tokens_deferred": deferred,
                                               "prompt_tokens_all_tools": every, "rows": rows},
