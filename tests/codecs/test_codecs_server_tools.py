@@ -323,6 +323,10 @@ def test_responses_connectors_and_client_search_are_refused() -> None:
         {"type": "mcp", "server_label": "g", "connector_id": "connector_gmail"}]))
     assert req.passthrough is not None and req.passthrough.required[0].startswith(
         "tools.0: mcp (connector_id)")
+    req = responses.decode_request(responses_request(tools=[
+        {"type": "mcp", "server_label": "t", "tunnel_id": "tunnel_1"}]))
+    assert req.passthrough is not None and req.passthrough.required[0].startswith(
+        "tools.0: mcp (tunnel_id)")
     with pytest.raises(WireFormatError) as info:
         responses.decode_request(responses_request(tools=[
             {"type": "tool_search", "execution": "client"}]))

@@ -80,3 +80,27 @@ def test_below_the_trigger_nothing_is_cleared() -> None:
     assert message.context_management is not None
     assert message.context_management.applied_edits == []  # 100,000 tokens by default
     assert CLEARED not in str(backend.requests[-1].messages)
+
+
+def test_clear_at_least_leaves_an_edit_that_frees_too_little_undone() -> None:
+    backend = ScriptedBackend(lambda request: "done")
+    edit = {"type": "clear_tool_uses_20250919", "trigger": {"type": "tool_uses", "value": 2},
+            "keep": {"type": "tool_uses", "value": 1}}
+    with ServerThread(create_app(backend)) as srv:
+        client = anthropic.Anthropic(base_url=srv.url, api_key="k", max_retries=0)
+
+        def applied(**extra: Any) -> list[Any]:
+            message = client.beta.messages.create(
+                model="m", max_tokens=100, messages=history(3), tools=TOOLS,
+                context_management={"edits": [{**edit, **extra}]})
+            assert message.context_management is not None
+            return list(message.context_management.applied_edits)
+
+        (done,) = applied()  # without clear_at_least: two of three results cleared
+        assert done.cleared_tool_uses == 2  # type: ignore[union-attr]
+        freed = done.cleared_input_tokens  # type: ignore[union-attr]
+        assert CLEARED in str(backend.requests[-1].messages)
+        assert applied(clear_at_least={"type": "input_tokens", "value": freed + 1}) == []
+        assert CLEARED not in str(backend.requests[-1].messages)
+        (done,) = applied(clear_at_least={"type": "input_tokens", "value": freed})
+        assert done.cleared_tool_uses == 2  # type: ignore[union-attr]
