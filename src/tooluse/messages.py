@@ -12,10 +12,18 @@ round-trip tests, and serialise with ``model_dump()`` for saving a conversation.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from .server_specs import (
+    AppliedEdit,
+    ContextEdit,
+    MCPServerSpec,
+    ServerTools,
+    ToolFilter,
+    ToolSearchSpec,
+)
 
 __all__ = [
     "SERVER_TOOL_BLOCKS",
@@ -53,8 +61,6 @@ __all__ = [
     "ToolUseBlock",
     "Usage",
     "ValueChange",
-    "loaded_tools",
-    "offered_tools",
 ]
 
 
@@ -445,116 +451,6 @@ class Passthrough(_Model):
     tool_order: list[str] = Field(default_factory=list)
 
 
-class ToolSearchSpec(_Model):
-    """A search of the request's deferred tools that the server runs when the model calls
-    it (Messages ``tool_search_tool_bm25_*`` / ``tool_search_tool_regex_*``, Responses
-    ``tool_search``): the model sees a tool of this ``name``; ``mode`` is how it searches
-    (``bm25``: words, ranked; ``regex``: a Python regular expression)."""
-
-    name: str
-    mode: Literal["bm25", "regex"] = "bm25"
-
-
-class ToolFilter(_Model):
-    """Which tools of an MCP server a rule covers: those named in ``names`` (None: any
-    name) and, when ``read_only`` is set, only those whose annotations say so (or not)."""
-
-    names: list[str] | None = None
-    read_only: bool | None = None
-
-    def matches(self, name: str, read_only: bool) -> bool:
-        return (self.names is None or name in self.names) and (
-            self.read_only is None or self.read_only == read_only)
-
-
-class MCPServerSpec(_Model):
-    """An MCP server whose tools the server (gateway or upstream) connects to and runs for
-    the model (Messages ``mcp_servers`` with their ``mcp_toolset``, a Responses ``mcp``
-    tool).
-
-    - ``name``: its label (``server_name`` / ``server_label`` in the answers);
-    - ``url``: its streamable HTTP (or SSE) endpoint; ``headers``: sent with every request
-      to it (an ``Authorization`` bearer token...), secret: never shown by ``repr``,
-      ``model_dump`` or a trace;
-    - ``allowed``: the tools offered (None: all); ``denied``: never offered;
-    - ``deferred``: its tools are deferred (loaded by a tool search) unless ``loading``
-      names them with False; ``loading`` maps a tool's name to its own setting;
-    - ``approval``: the calls that wait for the user's approval (None: none do);
-      ``no_approval``: the calls that never wait (checked first).
-    """
-
-    name: str
-    url: str
-    headers: dict[str, SecretStr] = Field(default_factory=dict)
-    allowed: ToolFilter | None = None
-    denied: list[str] = Field(default_factory=list)
-    deferred: bool = False
-    loading: dict[str, bool] = Field(default_factory=dict)
-    approval: ToolFilter | None = None
-    no_approval: ToolFilter | None = None
-    description: str = ""
-
-    def offers(self, name: str, read_only: bool) -> bool:
-        """Whether the server's tool ``name`` is offered to the model."""
-        return name not in self.denied and (
-            self.allowed is None or self.allowed.matches(name, read_only))
-
-    def defers(self, name: str) -> bool:
-        return self.loading.get(name, self.deferred)
-
-    def needs_approval(self, name: str, read_only: bool) -> bool:
-        if self.no_approval is not None and self.no_approval.matches(name, read_only):
-            return False
-        return self.approval is not None and self.approval.matches(name, read_only)
-
-
-class ServerTools(_Model):
-    """The tools of a request that the server runs itself, within the model's turn,
-    instead of handing the calls to the client: a tool search over the deferred tools and
-    MCP servers. A backend whose upstream runs them (the client's own API) gets them
-    forwarded; for every other the gateway (or the runner) runs them."""
-
-    search: ToolSearchSpec | None = None
-    mcp_servers: list[MCPServerSpec] = Field(default_factory=list)
-    #: The API shows the tools an MCP server listed (a Responses ``mcp_list_tools`` item),
-    #: and a server that cannot be reached there; otherwise that fails the request.
-    show_listings: bool = False
-
-    def __bool__(self) -> bool:
-        return self.search is not None or bool(self.mcp_servers)
-
-
-class ContextEdit(_Model):
-    """An edit the server makes to the history before the model sees it, to keep the
-    prompt small (Messages ``context_management.edits``).
-
-    - ``clear_tool_uses``: once the prompt reaches ``trigger_input_tokens`` (or the history
-      holds ``trigger_tool_uses`` calls), the results of the oldest calls are replaced by a
-      short note, all but the last ``keep`` calls and the calls of ``exclude_tools``; the
-      calls' inputs too when ``clear_tool_inputs`` is True (or names their tool). Nothing
-      is cleared unless at least ``clear_at_least`` tokens would go.
-    - ``clear_thinking``: the thinking blocks of all but the last ``keep`` assistant turns
-      are left out (``keep`` None: all are kept).
-    """
-
-    kind: Literal["clear_tool_uses", "clear_thinking"]
-    trigger_input_tokens: int | None = None
-    trigger_tool_uses: int | None = None
-    keep: int | None = None
-    clear_at_least: int | None = None
-    exclude_tools: list[str] = Field(default_factory=list)
-    clear_tool_inputs: bool | list[str] = False
-
-
-class AppliedEdit(_Model):
-    """A :class:`ContextEdit` the server applied: ``cleared`` calls (``clear_tool_uses``)
-    or thinking turns (``clear_thinking``), and the input tokens that saved."""
-
-    kind: Literal["clear_tool_uses", "clear_thinking"]
-    cleared: int = 0
-    cleared_input_tokens: int = 0
-
-
 class Reasoning(_Model):
     """What a request asks of the model's reasoning, in one neutral field.
 
@@ -678,36 +574,3 @@ class Response(_Model):
     def to_message(self) -> Message:
         """This answer as the assistant turn of the conversation."""
         return Message(role="assistant", content=list(self.content))
-
-
-def loaded_tools(messages: Sequence[Message]) -> list[str]:
-    """The tools the history has loaded, in the order it loaded them: found by a tool
-    search, named by a tool reference in a result, or called."""
-    names: list[str] = []
-
-    def add(name: str) -> None:
-        if name not in names:
-            names.append(name)
-
-    for message in messages:
-        for block in message.content:
-            if isinstance(block, ToolSearchBlock):
-                for name in block.found:
-                    add(name)
-            elif isinstance(block, ToolResultBlock):
-                for part in block.content:
-                    if isinstance(part, ToolReferenceBlock):
-                        add(part.name)
-            elif isinstance(block, ToolUseBlock):
-                add(block.name)
-    return names
-
-
-def offered_tools(request: Request) -> list[ToolSpec]:
-    """The tools of ``request`` a model is offered: those not deferred, then the deferred
-    ones the history has loaded (:func:`loaded_tools`), in the order it loaded them."""
-    loaded = loaded_tools(request.messages)
-    first = [t for t in request.tools if not t.deferred]
-    by_name = {t.name: t for t in request.tools if t.deferred}
-    return first + [by_name[n].model_copy(update={"deferred": False}) for n in loaded
-                    if n in by_name]

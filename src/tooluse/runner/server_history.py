@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from ..deferred import loaded_tools
 from ..messages import (
     ContentBlock,
     MCPApprovalBlock,
@@ -34,7 +35,6 @@ from ..messages import (
     ToolResultBlock,
     ToolSearchBlock,
     ToolUseBlock,
-    loaded_tools,
 )
 
 __all__ = ["found_text", "has_server_blocks", "loaded_tools", "lower"]
