@@ -46,7 +46,7 @@ from ._wire import (
     _ReasoningIn,
     _ResponseIn,
 )
-from .requests import encode_call
+from .request_encoding import encode_call
 from .server_tools import ITEMS as SERVER_ITEMS
 from .server_tools import ServerItems, echo_tool, item_of, search_items
 from .shell_tools import ITEMS as SHELL_ITEMS

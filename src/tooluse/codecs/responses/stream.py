@@ -70,7 +70,7 @@ from ._reasoning import decode_item, reasoning_item
 from ._tools import CUSTOM_INPUT, ToolKinds, joined_name
 from ._wire import TARGET, _ReasoningIn
 from .errors import backend_error, default_param, error_code, response_error
-from .requests import encode_call
+from .request_encoding import encode_call
 from .responses import (
     decode_output_item,
     echo_fields,
