@@ -11,6 +11,8 @@
     ├── ConversionProblem (ValueError)      legacy XML value fits no type  codecs.legacy
     ├── ScriptExhausted (RuntimeError)      the script ran out          backends.scripted
     ├── MCPConnectionError (ConnectionError) an MCP server is unreachable  mcp
+    ├── AddressRefused (ValueError)         an MCP server's address not allowed  mcp.guard
+    ├── SearchError (ValueError)            a tool search's query cannot run  runner.tool_search
     ├── RunnerError                         the loop stopped before an answer  runner
     │   ├── MaxIterationsExceeded
     │   ├── ToolRetriesExhausted

@@ -16,12 +16,28 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .server_specs import (
+    AppliedEdit,
+    ContextEdit,
+    MCPServerSpec,
+    ServerTools,
+    ToolFilter,
+    ToolSearchSpec,
+)
+
 __all__ = [
+    "SERVER_TOOL_BLOCKS",
+    "AppliedEdit",
     "CacheHint",
     "CallOrigin",
     "ContentBlock",
+    "ContextEdit",
     "ImageBlock",
     "JsonBlock",
+    "MCPApprovalBlock",
+    "MCPCallBlock",
+    "MCPListToolsBlock",
+    "MCPServerSpec",
     "Message",
     "Passthrough",
     "PlacedMessage",
@@ -31,11 +47,16 @@ __all__ = [
     "Response",
     "ResultPart",
     "Role",
+    "ServerTools",
     "StopReason",
     "TextBlock",
     "ThinkingBlock",
     "ToolChoice",
+    "ToolFilter",
+    "ToolReferenceBlock",
     "ToolResultBlock",
+    "ToolSearchBlock",
+    "ToolSearchSpec",
     "ToolSpec",
     "ToolUseBlock",
     "Usage",
@@ -214,7 +235,17 @@ class ToolUseBlock(_Model):
         return "model" if self.origin is None else self.origin.source
 
 
-ResultPart = Annotated[TextBlock | ImageBlock | JsonBlock, Field(discriminator="type")]
+class ToolReferenceBlock(_Model):
+    """A tool result's part that names a tool to load: a deferred tool (``ToolSpec.deferred``)
+    named here is offered to the model from then on (Messages ``tool_reference``, what a
+    client's own tool search returns)."""
+
+    type: Literal["tool_reference"] = "tool_reference"
+    name: str
+
+
+ResultPart = Annotated[TextBlock | ImageBlock | JsonBlock | ToolReferenceBlock,
+                       Field(discriminator="type")]
 
 
 class ToolResultBlock(_Model):
@@ -242,9 +273,75 @@ class ToolResultBlock(_Model):
         return "\n".join(parts)
 
 
+class ToolSearchBlock(_Model):
+    """A search of the request's deferred tools that the server ran for the model within
+    its turn, call and result in one (Messages ``server_tool_use`` with its
+    ``tool_search_tool_result``, Responses ``tool_search_call`` with its
+    ``tool_search_output``).
+
+    ``name`` is the search tool the model called, ``input`` what it wrote (``{"query":
+    ...}``), ``found`` the names of the tools found, best first: they are loaded from here
+    on. ``error``: why the search failed (an error code such as ``invalid_tool_input``),
+    None when it ran."""
+
+    type: Literal["tool_search"] = "tool_search"
+    id: str
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    found: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+class MCPCallBlock(_Model):
+    """A call of an MCP server's tool that the server made for the model within its turn,
+    call and result in one (Messages ``mcp_tool_use`` with its ``mcp_tool_result``,
+    Responses ``mcp_call``).
+
+    ``server`` is the MCP server's name (its label), ``name`` the tool's name on that
+    server. ``content`` is the tool's result, None while the call waits for the user's
+    approval (a Responses ``mcp_approval_request``, answered by an
+    :class:`MCPApprovalBlock`); ``approval_request_id`` names the request a call was
+    approved by."""
+
+    type: Literal["mcp_call"] = "mcp_call"
+    id: str
+    server: str
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    content: list[ResultPart] | None = None
+    is_error: bool = False
+    approval_request_id: str | None = None
+
+
+class MCPListToolsBlock(_Model):
+    """The tools an MCP server listed when the server connected to it for the model
+    (Responses ``mcp_list_tools``): each a dict of ``name``, ``description``,
+    ``input_schema`` and ``annotations``; ``error`` when listing failed."""
+
+    type: Literal["mcp_list_tools"] = "mcp_list_tools"
+    id: str
+    server: str
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    error: str | None = None
+
+
+class MCPApprovalBlock(_Model):
+    """The user's answer, in a user turn, to an MCP call waiting for approval (Responses
+    ``mcp_approval_response``): ``request_id`` is that :class:`MCPCallBlock`'s id."""
+
+    type: Literal["mcp_approval"] = "mcp_approval"
+    request_id: str
+    approve: bool
+    reason: str | None = None
+
+
+#: The blocks of tools the server runs itself within a turn (never the client).
+SERVER_TOOL_BLOCKS = (ToolSearchBlock, MCPCallBlock, MCPListToolsBlock, MCPApprovalBlock)
+
 ContentBlock = Annotated[
     TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock
-    | RedactedThinkingBlock,
+    | RedactedThinkingBlock | ToolSearchBlock | MCPCallBlock | MCPListToolsBlock
+    | MCPApprovalBlock,
     Field(discriminator="type"),
 ]
 
@@ -285,6 +382,12 @@ class ToolSpec(_Model):
     strict: bool = False
     #: A prompt-cache breakpoint after this tool (:class:`CacheHint`).
     cache: CacheHint | None = None
+    #: Loaded only when something loads it (Messages and Responses ``defer_loading``): a
+    #: tool search's result, or a :class:`ToolReferenceBlock` in a tool result; until then
+    #: it is not offered to the model.
+    deferred: bool = False
+    #: Example inputs of the tool (Messages ``input_examples``), shown to the model with it.
+    input_examples: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class ToolChoice(_Model):
@@ -343,6 +446,9 @@ class Passthrough(_Model):
     headers: dict[str, str] = Field(default_factory=dict)
     messages: list[PlacedMessage] = Field(default_factory=list)
     required: list[str] = Field(default_factory=list)
+    #: The names of all the request's tools in the client's order (server tools among
+    #: them), for an upstream of that API to get them in that order.
+    tool_order: list[str] = Field(default_factory=list)
 
 
 class Reasoning(_Model):
@@ -392,6 +498,10 @@ class Request(_Model):
     response_schema: dict[str, Any] | None = None
     #: What the client asks of the model's reasoning; None: the API's default (no thinking).
     reasoning: Reasoning | None = None
+    #: Tools the server runs for the model (a tool search, MCP servers); None: none.
+    server_tools: ServerTools | None = None
+    #: Edits the server makes to the history before the model sees it.
+    context_edits: list[ContextEdit] = Field(default_factory=list)
     passthrough: Passthrough | None = None
 
     @field_validator("system", mode="before")
@@ -408,8 +518,10 @@ class Request(_Model):
         return "\n\n".join(b.text for b in self.system)
 
 
+#: ``pause_turn``: the server paused a turn in which it ran tools for the model (it reached
+#: its limit of server-side turns); sent back as it is, the turn goes on.
 StopReason = Literal[
-    "end_turn", "tool_use", "max_tokens", "stop_sequence", "content_filtered"
+    "end_turn", "tool_use", "max_tokens", "stop_sequence", "content_filtered", "pause_turn"
 ]
 
 
@@ -425,6 +537,9 @@ class Usage(_Model):
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cache_creation_by_ttl: dict[str, int] = Field(default_factory=dict)
+    #: Requests of tools the server ran within the call, by kind (``tool_search``,
+    #: ``mcp_call``, an upstream's ``web_search``...).
+    server_tool_requests: dict[str, int] = Field(default_factory=dict)
 
     @property
     def prompt_tokens(self) -> int:
@@ -441,6 +556,8 @@ class Response(_Model):
     stop_reason: StopReason | None = None
     stop_sequence: str | None = None
     usage: Usage = Field(default_factory=Usage)
+    #: The request's context edits as applied (None: it asked for none).
+    applied_edits: list[AppliedEdit] | None = None
 
     @property
     def tool_uses(self) -> list[ToolUseBlock]:

@@ -3,7 +3,8 @@
 It speaks the Anthropic Messages API (``POST /v1/messages``, JSON or SSE) and OpenAI Chat
 Completions (``POST /v1/chat/completions``, JSON or SSE), and answers ``from NAME`` (its
 ``--name``), so a client and a test can tell which upstream answered. It keeps a log of
-every model request it got (``GET /_log``: name, path, model, stream, time), and can be
+every model request it got (``GET /_log``: name, path, model, stream, time, the tools'
+types or names, the MCP servers' names), and can be
 told to misbehave (``POST /_control`` with a JSON object, or the same flags at start):
 
 - ``fail``: an HTTP status to answer the next ``count`` requests with (-1: all), in the
@@ -78,7 +79,12 @@ class Upstream:
         stream = bool(data.get("stream"))
         self.log.append({"name": self.name, "path": path, "model": data.get("model"),
                          "stream": stream, "time": time.time(),
-                         "user": _last_user_text(data)})
+                         "user": _last_user_text(data),
+                         # what the gateway forwarded of the client's tools and MCP servers
+                         "tools": [t.get("type") or t.get("name") for t in data.get("tools") or []
+                                   if isinstance(t, dict)],
+                         "mcp_servers": [m.get("name") for m in data.get("mcp_servers") or []
+                                         if isinstance(m, dict)]})
         if self.delay:
             await asyncio.sleep(self.delay)
         failing = self.fail is not None and self.count != 0

@@ -73,11 +73,12 @@ def first_request_answered(request: pytest.FixtureRequest, path: str = "/v1/mess
     return first
 
 
-def run_claude(binary: Path, url: str, workdir: Path, prompt: str, *extra: str) -> subprocess.CompletedProcess[str]:
+def run_claude(binary: Path, url: str, workdir: Path, prompt: str, *extra: str,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     home = workdir / "home"
     home.mkdir(exist_ok=True)
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "ANTHROPIC_BASE_URL": url,
-           "ANTHROPIC_API_KEY": "dummy-key", **_QUIET}
+           "ANTHROPIC_API_KEY": "dummy-key", **_QUIET, **(env or {})}
     return subprocess.run([str(binary), "-p", prompt, *extra], cwd=workdir, env=env,
                           capture_output=True, text=True, timeout=240, check=False)
 
@@ -276,3 +277,52 @@ def breakpoints(body: dict[str, Any]) -> list[tuple[str, str, str, Any]]:
     for message in body["messages"]:
         visit("messages", message["content"])
     return found
+
+
+
+def test_claude_code_tool_search_loads_deferred_mcp_tools(claude: Path, tmp_path: Path) -> None:
+    """Claude Code with an MCP server and its tool search on (ENABLE_TOOL_SEARCH) sends the
+    server's tools with ``defer_loading`` behind its own ToolSearch (and a
+    ``DeferredToolPlaceholder``). The model behind the gateway is offered none of them until
+    ToolSearch's result loads one (its ``tool_reference``); then it calls the MCP tool,
+    Claude Code runs it on the server, and answers."""
+    import sys
+
+    from tooluse.backends.scripted import ScriptedBackend
+    from tooluse.messages import Request, Response, ToolUseBlock
+
+    wanted = "mcp__misc__get_current_time"
+
+    def model(request: Request) -> Response | str:
+        names = [t.name for t in request.tools]
+        called = {b.name for m in request.messages for b in m.content if b.type == "tool_use"}
+        if wanted in names and wanted not in called:
+            return Response(content=[ToolUseBlock(id="toolu_t2", name=wanted,
+                                                  input={"timezone": "Europe/Oslo"})],
+                            stop_reason="tool_use")
+        if "ToolSearch" in names and not called:
+            return Response(content=[ToolUseBlock(id="toolu_t1", name="ToolSearch",
+                                                  input={"query": f"select:{wanted}"})],
+                            stop_reason="tool_use")
+        results = [b for b in request.messages[-1].content if b.type == "tool_result"]
+        return "Answer: " + " | ".join(r.text() for r in results)  # type: ignore[union-attr]
+
+    server = Path(__file__).resolve().parents[1] / "mcp" / "misc_server.py"
+    config = {"mcpServers": {"misc": {"command": sys.executable, "args": [str(server)]}}}
+    backend = ScriptedBackend(model)
+    with ServerThread(create_app(backend)) as srv:
+        done = run_claude(claude, srv.url, tmp_path, "what time is it in Oslo?",
+                          "--mcp-config", json.dumps(config), "--allowedTools", wanted,
+                          env={"ENABLE_TOOL_SEARCH": "true"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    first = backend.requests[0]
+    sent_deferred = [n for n, f in (first.passthrough.tool_fields if first.passthrough else {}
+                                    ).items() if f.get("defer_loading")]
+    if not sent_deferred:
+        pytest.skip("this Claude Code sends no deferred tools (ENABLE_TOOL_SEARCH=true)")
+    assert "DeferredToolPlaceholder" in sent_deferred
+    assert not any(t.deferred for r in backend.requests for t in r.tools)
+    assert "DeferredToolPlaceholder" not in [t.name for r in backend.requests for t in r.tools]
+    assert wanted not in [t.name for t in first.tools]
+    assert wanted in [t.name for t in backend.requests[-1].tools]
+    assert done.stdout.strip() == 'Answer: {"result":"misc clock: 12:00 in Europe/Oslo"}'

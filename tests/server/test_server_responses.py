@@ -149,7 +149,7 @@ def test_errors_in_openai_shape() -> None:
                 {"type": "function", "name": "bad name", "parameters": {"type": "object"}}])  # type: ignore[list-item]
         body = info.value.body
         assert isinstance(body, dict) and body["param"] == "tools.[0].name"
-        with pytest.raises(openai.BadRequestError, match="server tool"):
+        with pytest.raises(openai.BadRequestError, match="API.s own servers"):
             client(srv.url, "good").responses.create(model="m", input="x", tools=[
                 {"type": "file_search", "vector_store_ids": ["v"]}])
         with pytest.raises(openai.RateLimitError):

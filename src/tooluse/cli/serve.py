@@ -130,6 +130,23 @@ def register(sub: Any) -> None:
         "--upstream-retries", type=int, default=None, metavar="N",
         help="retries of a failed call (429, 5xx, timeouts, connection errors) before its "
         f"answer starts, with backoff honouring retry-after (default {RetryPolicy.max_retries})")
+    hosted = p.add_argument_group(
+        "server tools", "the tools the gateway runs for the model when the backend cannot: a "
+        "tool search over deferred tools (Messages tool_search_tool_*, Responses tool_search) "
+        "and MCP servers named by the client (Messages mcp_servers, the Responses mcp tool). "
+        "See docs/server.md")
+    hosted.add_argument(
+        "--allow-mcp-host", action="append", default=[], metavar="HOST",
+        help="an MCP host name, address or network (10.0.0.0/8) clients may name although it "
+        "is not public (repeatable); without it only public addresses over http(s) are reached")
+    hosted.add_argument(
+        "--server-tool-turns", type=int, default=None, metavar="N",
+        help="model turns one request may take while the gateway runs its searches and MCP "
+        "calls; then the answer stops with pause_turn (default 8)")
+    hosted.add_argument(
+        "--server-tool-timeout", type=float, default=None, metavar="SECONDS",
+        help="seconds one request may take while the gateway runs its searches and MCP calls "
+        "(default 300)")
     p.add_argument(
         "--responses-store",
         metavar="PATH|URL",
@@ -303,11 +320,15 @@ def _run(args: argparse.Namespace) -> int:
             print(f"--aws-credentials expects ACCESS_KEY_ID:SECRET, got {item!r}", file=sys.stderr)
             return 2
         credentials[key_id] = secret
-    for name in ("max_body_bytes", "max_concurrency"):
+    for name in ("max_body_bytes", "max_concurrency", "server_tool_turns"):
         value = getattr(args, name)
         if value is not None and value < 1:
             print(f"--{name.replace('_', '-')} must be a positive integer, not {value}", file=sys.stderr)
             return 2
+    if args.server_tool_timeout is not None and not args.server_tool_timeout > 0:
+        print(f"--server-tool-timeout must be > 0 seconds, not {args.server_tool_timeout}",
+              file=sys.stderr)
+        return 2
     if args.ssl_keyfile and not args.ssl_certfile:
         print("--ssl-keyfile needs --ssl-certfile", file=sys.stderr)
         return 2
@@ -372,7 +393,10 @@ def _run(args: argparse.Namespace) -> int:
             app={"api_keys": keys, "aws_credentials": credentials,
                  "max_body_bytes": args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
                  "max_concurrency": args.max_concurrency,
-                 "responses_store": _responses_store(args), "trace": _trace_path(args)},
+                 "responses_store": _responses_store(args), "trace": _trace_path(args),
+                 "allow_mcp_hosts": list(args.allow_mcp_host),
+                 "server_tool_turns": args.server_tool_turns,
+                 "server_tool_timeout": args.server_tool_timeout},
             log_level=args.log_level,
         )
         if config_text is not None:

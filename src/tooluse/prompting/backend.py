@@ -36,6 +36,7 @@ from ..codecs.legacy import (
     escape,
     new_message_id,
 )
+from ..deferred import offered_tools
 from ..errors import BackendError, ConversionError
 from ..messages import Request, ToolChoice, ToolUseBlock, Usage
 from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
@@ -290,7 +291,10 @@ class PromptToolsBackend(Backend):
 
     def _retrieve(self, request: Request) -> tuple[Request, list[str]]:
         """The request with the tools the preset offers (all, without one), and the names
-        it left out."""
+        it left out. Deferred tools are not offered until the history loads them
+        (:func:`~tooluse.deferred.offered_tools`)."""
+        if any(t.deferred for t in request.tools):
+            request = request.model_copy(update={"tools": offered_tools(request)})
         return self.assist.select_tools(request)
 
     def _plan(self, request: Request, messages: list[TextMessage], prefill: str,

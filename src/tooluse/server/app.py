@@ -39,6 +39,7 @@ from .responses_api import create_response, delete_response, get_response, list_
 from .route_config import GatewayConfig, load_config
 from .routes import RouteTable
 from .routing import Router
+from .server_tools import ServerToolOptions
 from .state import GatewayState
 from .stores import open_response_store, open_usage_store
 from .trace_page import trace_routes
@@ -115,6 +116,9 @@ def create_app(
     close_backend: bool | None = None,
     responses_store: ResponseStore | str | os.PathLike[str] | None = None,
     trace: TraceStore | str | os.PathLike[str] | None = None,
+    allow_mcp_hosts: Iterable[str] = (),
+    server_tool_turns: int | None = None,
+    server_tool_timeout: float | None = None,
     usage_store: UsageStore | str | os.PathLike[str] | None = None,
 ) -> Starlette:
     """The gateway as an ASGI app.
@@ -142,6 +146,10 @@ def create_app(
     - ``trace``: keep a trace of every model request (:mod:`tooluse.trace`) in this
       :class:`~tooluse.trace.store.TraceStore` or SQLite file, and serve the trace page at
       ``/trace`` (behind ``api_keys`` when given). Off by default.
+    - ``allow_mcp_hosts``: MCP hosts, addresses or networks (``10.0.0.0/8``) a client may
+      name although they are not public; others are refused (only public addresses).
+    - ``server_tool_turns``, ``server_tool_timeout``: the model turns and seconds one request
+      may take while the gateway runs its tool search and MCP calls (default 8 and 300).
     - ``usage_store``: where a config's keys' usage and limits are kept: a
       :class:`~.usage_store.UsageStore`, a SQLite file or a ``postgresql://`` URL
       (default: the config's ``usage_store``, else ``~/.cache/tooluse/usage.sqlite3``).
@@ -166,6 +174,9 @@ def create_app(
         max_body_bytes=max_body_bytes,
         limiter=anyio.CapacityLimiter(limit) if limit else None,
         ping_interval=ping_interval,
+        server_tools=ServerToolOptions.of(max_turns=server_tool_turns,
+                                          timeout=server_tool_timeout,
+                                          allow_mcp_hosts=allow_mcp_hosts),
     )
 
     store = responses_store if isinstance(responses_store, ResponseStore) else (

@@ -57,7 +57,9 @@ async def count_tokens_endpoint(request: HttpRequest) -> Response:
     except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return MESSAGES.error_response(input_error(exc), request_id)
     try:
-        count = await anyio.to_thread.run_sync(backend.count_tokens, neutral)
+        # what the model would see: deferred tools left out, the search tool in
+        count = await anyio.to_thread.run_sync(
+            state.server_tools.serving(backend).count_tokens, neutral)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return MESSAGES.error_response(output_error(exc), request_id)
     how = "exact"

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Final
@@ -340,13 +340,18 @@ class Router:
         return self._api_keys + self.keys.secrets
 
     async def plan(self, request: Request, headers: Mapping[str, str],
-                   schema_field: tuple[str | int, ...] = ()) -> Plan:
+                   schema_field: tuple[str | int, ...] = (),
+                   around: Callable[[Backend], Backend] | None = None) -> Plan:
         """How ``request`` will be served, or the :class:`GatewayError` that answers it
-        (``schema_field``: where the client's API holds the answer's JSON schema)."""
+        (``schema_field``: where the client's API holds the answer's JSON schema;
+        ``around``: what serves the request with the backend it is routed to, such as the
+        gateway's server-tool loop, inside the plan's accounting so the whole loop is one
+        request of the key and each model turn its own try of the route's fallbacks)."""
+        wrap = around if around is not None else (lambda backend: backend)
         table = self.table
         if table.simple:
             check_servable(request, table.backend, schema_field)
-            return Plan(request, table.backend)
+            return Plan(request, wrap(table.backend))
         model = request.model or ""
         route = table.match(model)
         if route is None:
@@ -373,7 +378,7 @@ class Router:
         table.acquire()
         plan = Plan(request, backend, routed=True, key=key,
                     store=self.store if key is not None else None, table=table, asked=asked)
-        plan.backend = _Planned(backend, plan)
+        plan.backend = _Planned(wrap(backend), plan)
         return plan
 
     def backend_for(self, model: str | None, headers: Mapping[str, str]) -> Backend:

@@ -24,6 +24,7 @@ from ..trace import begin_turn
 from .errors import GatewayError
 from .policy import limit_response_calls, limit_stream_calls, max_tool_calls
 from .routing import Plan, Router
+from .server_tools import ServerToolOptions
 from .streaming import DEFAULT_STREAM_THREADS, GatewayStreamingResponse
 
 __all__ = ["GatewayState", "new_id"]
@@ -47,13 +48,19 @@ class GatewayState:
     )
     #: Which backend answers which model (``--backend`` alone: one route to ``backend``).
     router: Router = field(kw_only=True)
+    #: The tools the gateway runs for the model (tool search, MCP servers) around the
+    #: backend a plan picks.
+    server_tools: ServerToolOptions = field(default_factory=ServerToolOptions)
 
     async def plan(self, request: Request, headers: Mapping[str, str],
                    schema_field: tuple[str | int, ...] = ()) -> Plan:
-        """How ``request`` is served (:meth:`.routing.Router.plan`): its backend, or the
-        native error (no such model, a key's model or limit, a request the backend cannot
+        """How ``request`` is served (:meth:`.routing.Router.plan`): its backend (with the
+        server tools the gateway runs around it, when the request has some the backend
+        does not run itself), or the native error (no such model, a key's model or limit, a request the backend cannot
         serve, named at ``schema_field`` when it is the answer's schema)."""
-        return await self.router.plan(request, headers, schema_field)
+        return await self.router.plan(
+            request, headers, schema_field,
+            around=lambda backend: self.server_tools.serving(backend, request))
 
     async def complete(self, request: Request, backend: Backend | None = None) -> Response:
         """The backend's whole answer (``backend``: a plan's, else the app's), with the

@@ -71,11 +71,12 @@ def _texts(body: dict[str, Any]) -> list[str]:
     return [b["text"] for b in content or [] if isinstance(b, dict) and b.get("text")]
 
 
-def interleave(turns: Sequence[tuple[str, Sequence[dict[str, Any] | None]]],
+def interleave(turns: Sequence[tuple[str, Sequence[Sequence[dict[str, Any]]]]],
                placed: Sequence[PlacedMessage],
                content: Callable[[list[dict[str, Any]]], Any]) -> list[dict[str, Any]]:
-    """The Messages ``messages`` list: each turn's encoded blocks (None for a block left out,
-    so indices stay the neutral ones) with ``placed`` put back where they stood. A turn a
+    """The Messages ``messages`` list: each turn's encoded blocks (per neutral block, its
+    wire blocks: none for a block left out, two for a server tool's use and result, so
+    indices stay the neutral ones) with ``placed`` put back where they stood. A turn a
     placed message splits becomes two messages of its role, as the client sent them;
     ``content`` writes a message's blocks (the string shorthand where it fits)."""
     at: dict[tuple[int, int], list[dict[str, Any]]] = {}
@@ -93,8 +94,8 @@ def interleave(turns: Sequence[tuple[str, Sequence[dict[str, Any] | None]]],
                 out.append({"role": role, "content": content(pieces)})
                 pieces, wrote = [], True
             out.extend(bodies)
-            if j < len(blocks) and blocks[j] is not None:
-                pieces.append(blocks[j])  # type: ignore[arg-type]
+            if j < len(blocks):
+                pieces.extend(blocks[j])
         if pieces or not wrote:
             out.append({"role": role, "content": content(pieces)})
     out.extend(at.get((len(turns), 0), []))

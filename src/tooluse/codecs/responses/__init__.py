@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from ._wire import TARGET as TARGET
 from .errors import backend_error, default_param, error_body, error_code, error_param
-from .requests import decode_request, encode_request, stream_requested
+from .request_encoding import encode_request
+from .requests import decode_request, stream_requested
 from .responses import decode_response, echo_fields, encode_response
 from .stream import StreamEncoder, decode_events, encode_events
 
