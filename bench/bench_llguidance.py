@@ -38,8 +38,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from tooluse.backends._llama_model import ModelSettings, default_model_path, load_model
 from tooluse.codecs.legacy import encode_response
+from tooluse.llama.model import ModelSettings, default_model_path, load_model
 from tooluse.messages import Response, ToolChoice, ToolSpec, ToolUseBlock
 from tooluse.prompting.grammar import tool_call_grammar
 from tooluse.prompting.matcher import Matcher

@@ -29,7 +29,7 @@ from typing import Any
 _CHILD = r"""
 import json, sys, time
 import llama_cpp
-from tooluse.backends._llama_model import default_model_path
+from tooluse.llama.model import default_model_path
 decode_threads = int(sys.argv[1])
 llm = llama_cpp.Llama(model_path=str(default_model_path()), n_ctx=2048, n_threads=decode_threads,
                       n_threads_batch=2, n_batch=512, verbose=False)

@@ -100,7 +100,7 @@ class Server:
         self.port = _free_port()
         env = {**os.environ, "TOOLUSE_PROMPT_CACHE": "off"}
         if config == "llama_cpp":
-            from tooluse.backends._llama_model import default_model_path
+            from tooluse.llama.model import default_model_path
 
             threads = str(max(1, min(os.cpu_count() or 1, 8)))
             command = [sys.executable, "-m", "llama_cpp.server", "--model",

@@ -2,7 +2,7 @@
 end-to-end tests of the prompt-based OpenAI backend, with one fix for this machine.
 
 llama.cpp's AMX matrix kernels crash (general protection fault in libggml-cpu) on some
-virtualised CPUs that report AMX; :mod:`tooluse.backends._llama_model` therefore loads
+virtualised CPUs that report AMX; :mod:`tooluse.llama.model` therefore loads
 models without the "extra buffer types" on such CPUs. The stock server has no option for
 that, so this launcher applies the same setting before handing over to the server's own
 ``main()`` (same command-line arguments as ``python -m llama_cpp.server``).
@@ -18,7 +18,7 @@ def main() -> None:
     import llama_cpp.llama as llama_module
     from llama_cpp.server.__main__ import main as server_main
 
-    from tooluse.backends._llama_model import _cpu_has_amx
+    from tooluse.llama.model import _cpu_has_amx
 
     if _cpu_has_amx():
         original = llama_module.llama_cpp.llama_model_default_params

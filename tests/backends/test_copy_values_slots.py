@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tooluse.backends._copy_values import _finite_values
+from tooluse.llama.copy_values import _finite_values
 from tooluse.messages import ToolChoice, ToolSpec
 from tooluse.prompting.grammar import tool_call_grammar
 
@@ -45,7 +45,7 @@ def test_free_strings_and_numbers_are_not_enumerated() -> None:
 
 
 def test_stand_ins_are_not_values() -> None:
-    from tooluse.backends._copy_values import _stand_in
+    from tooluse.llama.copy_values import _stand_in
 
     # A type's name is never a value; a bare number is one only where the name says so.
     assert _stand_in(b"string", b"type", words=True)
@@ -61,7 +61,7 @@ def test_stand_ins_are_not_values() -> None:
 
 
 def test_a_value_repeats_when_the_call_holds_it_as_often_as_the_question_writes_it() -> None:
-    from tooluse.backends._copy_values import _repeats
+    from tooluse.llama.copy_values import _repeats
 
     call = b"<invoke>\n<tool_name>get_sculpture_value</tool_name>\n<parameters>\n" \
            b"<sculpture>The Thinker</sculpture>\n"

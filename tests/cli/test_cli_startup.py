@@ -71,7 +71,7 @@ def test_the_public_names_resolve_lazily_and_completely() -> None:
 
 
 def test_the_backends_package_resolves_lazily() -> None:
-    modules = _modules_after("import tooluse.backends._llama_model")
+    modules = _modules_after("import tooluse.llama.model")
     assert not _imported(modules, *HEAVY)
     from tooluse import backends
     from tooluse.backend import Backend

@@ -158,8 +158,8 @@ def test_lark_grammar_rejects_what_ours_accepts(auto: Any, schema: dict[str, Any
     value (validation catches it later), llguidance's rejects it and accepts the valid one."""
     import llguidance
 
-    from tooluse.backends import _llguidance
     from tooluse.codecs.legacy import encode_response
+    from tooluse.llama import llguidance as engine_llg
     from tooluse.prompting.grammar import tool_call_grammar
 
     spec = ToolSpec(name="f", description="", input_schema={
@@ -175,7 +175,7 @@ def test_lark_grammar_rejects_what_ours_accepts(auto: Any, schema: dict[str, Any
         return out[out.index(grammar.prefill) + len(grammar.prefill):]
 
     def llg_accepts(value: Any) -> bool:
-        m = llguidance.LLMatcher(_llguidance.tokenizer(loaded),
+        m = llguidance.LLMatcher(engine_llg.tokenizer(loaded),
                                  llguidance.grammar_from("lark", grammar.lark), log_level=0)
         assert not m.is_error(), m.get_error()
         tokens = auto.text_model.tokenize(text(value))
@@ -220,10 +220,10 @@ def test_tokenizer_from_pieces_matches_llguidance_bridge(auto: Any) -> None:
 
     from llguidance.llamacpp import lltokenizer_from_vocab
 
-    from tooluse.backends import _llguidance
+    from tooluse.llama import llguidance as engine_llg
 
     loaded = auto.text_model.loaded
-    ours = _llguidance.tokenizer(loaded)
+    ours = engine_llg.tokenizer(loaded)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         bridge = lltokenizer_from_vocab(loaded.llm._model.vocab)

@@ -63,10 +63,10 @@ def test_llguidance_holds_the_think_section_to_its_bound(bundled: Any) -> None:
     tokenizer: a bounded section then the call is accepted, a longer one, one holding
     ``</``, and a call without the section are not."""
     llguidance = pytest.importorskip("llguidance")
-    from tooluse.backends import _llguidance
+    from tooluse.llama import llguidance as engine_llg
 
     grammar = thinking_grammar(tool_call_grammar([WEATHER], ToolChoice(type="auto")), 40)
-    tokenizer = _llguidance.tokenizer(bundled.text_model.loaded)
+    tokenizer = engine_llg.tokenizer(bundled.text_model.loaded)
 
     def accepts(text: str) -> bool:
         matcher = llguidance.LLMatcher(tokenizer, grammar.llguidance, log_level=0)

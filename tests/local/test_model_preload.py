@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from tooluse.backends import _llama_model as lm
 from tooluse.errors import BackendError
+from tooluse.llama import model as lm
 
 
 def _load_threads() -> list[threading.Thread]:

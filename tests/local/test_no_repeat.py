@@ -4,7 +4,7 @@ of the conversation no earlier call used."""
 
 from __future__ import annotations
 
-from tooluse.backends._no_repeat import Checkpoint, NoRepeat
+from tooluse.llama.no_repeat import Checkpoint, NoRepeat
 
 PREFILL = b"<function_calls>\n<invoke>\n<tool_name>"
 CALL = b"w</tool_name>\n<parameters>\n<city>"

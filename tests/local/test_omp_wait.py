@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("llama_cpp")
 
-from tooluse.backends._llama_model import _import_llama  # noqa: E402
+from tooluse.llama.model import _import_llama
 
 
 def test_passive_waiting_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tooluse.backends._llama_cache import (
+from tooluse.llama.cache import (
     DiskPromptCache,
     default_cache_dir,
     prompt_cache_from_option,
@@ -182,8 +182,8 @@ def test_the_model_respects_the_size_bound(tmp_path: Path) -> None:
 def test_token_pieces_come_back_from_disk_identical_and_a_bad_copy_is_recomputed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("llama_cpp")
-    from tooluse.backends._llama_cache import load_pieces
     from tooluse.backends.local import LocalBackend
+    from tooluse.llama.cache import load_pieces
 
     backend = LocalBackend(n_threads=2, prompt_cache=False)
     loaded = backend.loaded

@@ -203,7 +203,7 @@ def test_bfcl_functions_every_sampled_call_parses_and_validates(bfcl_dir: Path,
 
 def test_bfcl_grammars_compile_in_llama_cpp(bfcl_dir: Path) -> None:
     llama_cpp = pytest.importorskip("llama_cpp")
-    from tooluse.backends._llama_model import default_model_path
+    from tooluse.llama.model import default_model_path
 
     try:
         path = default_model_path()

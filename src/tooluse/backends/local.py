@@ -26,19 +26,19 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BackendError
-from ..presets import load_preset
-from ..prompting.assist import Assist
-from ..prompting.backend import PromptToolsBackend
-from ._llama_cache import load_pieces, prompt_cache_from_option
-from ._llama_model import (
+from ..llama.cache import load_pieces, prompt_cache_from_option
+from ..llama.llguidance import available as llguidance_available
+from ..llama.model import (
     LoadedModel,
     ModelSettings,
     default_model_path,
     load_model,
     model_settings,
 )
-from ._llama_text import LlamaTextBackend
-from ._llguidance import available as llguidance_available
+from ..llama.text import LlamaTextBackend
+from ..presets import load_preset
+from ..prompting.assist import Assist
+from ..prompting.backend import PromptToolsBackend
 from .local_options import (
     DEFAULT_AUTO_CALL_THRESHOLD,
     DEFAULT_COPY_BONUS,

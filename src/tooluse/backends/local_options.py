@@ -82,7 +82,7 @@ class LocalOptions:
       as thinking on any model;
     - ``slots``: requests served at once, each in its own sequence of one context with its
       own prefix cache, decoded together in one batch per step (default 1: one at a time;
-      ``tooluse serve`` chooses from the cores and memory; :mod:`._llama_slots`);
+      ``tooluse serve`` chooses from the cores and memory; :mod:`tooluse.llama.slots`);
     - ``max_tokens``: the default when a request sets none; ``limits``: the grammar's
       bounds (:class:`~tooluse.prompting.grammar.GrammarLimits`);
     - ``prompt_cache``: save the KV state of each tool system prompt on disk (True:

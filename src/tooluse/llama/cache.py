@@ -3,7 +3,7 @@
 In memory: the tool system prompt and the conversation so far repeat at every turn of a
 tool loop; llama.cpp keeps the evaluated tokens in its KV cache, so only the tokens after
 the first one that differs from the previous request are evaluated (per sequence: with
-slots, each of :mod:`._llama_slots`'s sequences keeps its own).
+slots, each of :mod:`.slots`'s sequences keeps its own).
 
 On disk (:class:`DiskPromptCache`): every new process would otherwise evaluate the tool
 system prompt again (``tooluse demo``, a ``tooluse serve`` start, an eval batch). The KV
@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._llama_model import LoadedModel, ModelSettings
-from ._llama_seq import Seq
+from .model import LoadedModel, ModelSettings
+from .seq import Seq
 
 __all__ = [
     "DEFAULT_MAX_BYTES",

@@ -24,7 +24,7 @@ from ..prompting.hints import ToolNaming, ValueFocus
 from ..prompting.lists import lists_in
 from ..prompting.matcher import Matcher, MatchState
 from ..prompting.words import given_by, mentions, names_only, split_name, times_given
-from ._llama_seq import Seq
+from .seq import Seq
 
 __all__ = ["ValueCopier", "log_softmax", "score_tokens"]
 

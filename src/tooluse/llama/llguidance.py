@@ -1,6 +1,6 @@
 """The llguidance grammar engine: constrained turns for schemas our own engine cannot enforce.
 
-Our engine (:mod:`.matcher` through :mod:`._llama_text`) leaves ``pattern``, ``format``,
+Our engine (:mod:`.matcher` through :mod:`.text`) leaves ``pattern``, ``format``,
 numeric bounds, ``allOf`` and a few more keywords to validation after parsing; llguidance
 (``LLMatcher``) enforces them while decoding, at about 4 times our constraint cost per token
 and ~1-4 s of tokenizer set-up per process (docs/benchmarks/speed.md §2). So it is used only
@@ -25,14 +25,14 @@ from typing import Any, Protocol
 
 from ..prompting.grammar import ToolGrammar
 from ..prompting.text_backend import StopScanner, TextEnd
-from ._llama_model import LoadedModel
-from ._llama_seq import Seq
-from ._token_choice import prefer_longer
-from ._turn import Turn
+from .model import LoadedModel
+from .seq import Seq
+from .token_choice import prefer_longer
+from .turn import Turn
 
 
 class LlamaTextBackend(Protocol):
-    """What a turn uses of :class:`~._llama_text.LlamaTextBackend` (which imports this)."""
+    """What a turn uses of :class:`~.text.LlamaTextBackend` (which imports this)."""
 
     loaded: LoadedModel
     heal_forced: bool

@@ -6,7 +6,7 @@ memory, and a tool loop (or the gateway) sends many requests to one model. Every
 :class:`LoadedModel`. A request evaluates its tokens in a sequence of the context that
 :meth:`LoadedModel.sequence` lends it: with one slot (the default) the context's only
 sequence, under a lock, so that concurrent requests queue instead of interleaving their
-tokens; with ``slots=N`` one of N sequences decoded together (:mod:`._llama_slots`).
+tokens; with ``slots=N`` one of N sequences decoded together (:mod:`.slots`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BackendError
-from ._llama_seq import Seq, SoloSeq
+from .seq import Seq, SoloSeq
 
 __all__ = [
     "DEFAULT_MODEL_DISTRIBUTION",
@@ -196,7 +196,7 @@ class LoadedModel:
     settings: ModelSettings
     llm: Any
     lock: threading.Lock = field(default_factory=threading.Lock)
-    #: The :class:`~._llama_slots.SlotPool` when ``settings.slots`` > 1.
+    #: The :class:`~.slots.SlotPool` when ``settings.slots`` > 1.
     pool: Any = None
     _pieces: list[bytes] | None = None
     _first_byte: dict[int, Any] | None = None
@@ -211,7 +211,7 @@ class LoadedModel:
     def sequence(self, tokens: Sequence[int]) -> Iterator[Seq]:
         """A sequence of the context for one request whose prompt is ``tokens``, held
         until the block ends: the only one, under :attr:`lock` (one slot), or the free
-        slot that shares most of ``tokens`` (:meth:`~._llama_slots.SlotPool.acquire`)."""
+        slot that shares most of ``tokens`` (:meth:`~.slots.SlotPool.acquire`)."""
         if self.pool is None:
             with self.lock:
                 yield self._solo
@@ -223,7 +223,7 @@ class LoadedModel:
             self.pool.release(seq)
 
     def usage(self) -> dict[str, int]:
-        """Slot use (:meth:`~._llama_slots.SlotPool.usage`); one slot: busy or not."""
+        """Slot use (:meth:`~.slots.SlotPool.usage`); one slot: busy or not."""
         if self.pool is not None:
             usage: dict[str, int] = self.pool.usage()
             return usage
@@ -299,7 +299,7 @@ def _get_or_load(settings: ModelSettings) -> LoadedModel:
             llm = _load(settings)
             pool = None
             if settings.slots > 1:
-                from ._llama_slots import SlotPool
+                from .slots import SlotPool
 
                 pool = SlotPool(llm, settings.slots)
             loaded = LoadedModel(settings=settings, llm=llm, pool=pool)

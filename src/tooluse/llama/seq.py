@@ -1,6 +1,6 @@
 """One llama.cpp sequence as a turn sees it: its tokens, their evaluation, the next logits.
 
-A turn (:mod:`._llama_text`, :mod:`._llguidance`, :mod:`._copy_values`) never touches the
+A turn (:mod:`.text`, :mod:`.llguidance`, :mod:`.copy_values`) never touches the
 llama.cpp context itself: it works on the :class:`Seq` it was given for the request, which
 keeps the tokens in its part of the KV cache (``input_ids[:n_tokens]``), evaluates more
 (``eval``, after dropping whatever lies past ``n_tokens``), gives the logits after the last
@@ -8,7 +8,7 @@ evaluated token, and scores a continuation without keeping it.
 
 - :class:`SoloSeq`: the context's only sequence (``slots=1``, the default), through
   llama-cpp-python's ``Llama`` as before: one request at a time, under the model's lock;
-- ``SlotSeq`` (:mod:`._llama_slots`): one of N sequences of one context, evaluated by a
+- ``SlotSeq`` (:mod:`.slots`): one of N sequences of one context, evaluated by a
   scheduler that puts every active request's tokens into one ``llama_decode`` call.
 """
 

@@ -3,7 +3,7 @@
 With ``slots=N`` (N > 1) the model's context holds N sequences (``n_seq_max``, one unified
 KV cache) and N requests run at once, each in its own :class:`SlotSeq`. A request's turn
 runs unchanged in its own thread (grammar state, forced tokens, token healing, stop
-strings, sampling, copied values: all of :mod:`._llama_text` per request); only its
+strings, sampling, copied values: all of :mod:`.text` per request); only its
 evaluations go through :class:`SlotPool`'s scheduler thread, which puts the tokens every
 active request is waiting on into one ``llama_decode`` call (a ``llama_batch`` with each
 token's ``seq_id`` and logits flag), hands each request its logits, and starts the next
@@ -12,7 +12,7 @@ is memory-bound and the weights are read once per step.
 
 - **Each slot keeps its own prefix cache**: a request takes the free slot whose cached
   tokens it shares most (then the least recently used), and evaluates from the first token
-  that differs (:func:`~._llama_cache.eval_prompt`, as with one sequence).
+  that differs (:func:`~.cache.eval_prompt`, as with one sequence).
 - **A prefix common to slots is evaluated once**: when another slot holds (or is
   evaluating) a longer prefix of the request's prompt — the tools' system prompt — the
   request waits for it and takes it with llama.cpp's sequence copy
@@ -40,7 +40,7 @@ from typing import Any
 
 from ..cancel import CancelSignal, current_cancel
 from ..errors import BackendError
-from ._llama_seq import Seq, load_state, save_state
+from .seq import Seq, load_state, save_state
 
 __all__ = ["SlotPool", "SlotSeq"]
 
@@ -414,7 +414,7 @@ class SlotPool:
 
 
 def _cancelled() -> BackendError:
-    from ._upstream import UpstreamCancelled
+    from ..backends._upstream import UpstreamCancelled
 
     return UpstreamCancelled("the client went away: its request was stopped and its slot freed")
 

@@ -15,7 +15,7 @@ rather than calling ``create_chat_completion``, for three reasons:
   grammar.
 
 ``engine="llama"`` uses llama.cpp's own grammar sampler (the reference for benchmarks);
-``"llguidance"`` (and ``"auto"`` where a schema needs it) :mod:`._llguidance`.
+``"llguidance"`` (and ``"auto"`` where a schema needs it) :mod:`.llguidance`.
 """
 
 from __future__ import annotations
@@ -39,14 +39,14 @@ from ..prompting.text_backend import (
 )
 from ..prompting.thinking import assistant_start, mentions_think
 from ..trace import current_turn
-from . import _llguidance  # auto/llguidance: schemas only llguidance enforces
-from ._copy_values import ValueCopier, log_softmax, score_tokens
-from ._llama_cache import DiskPromptCache, eval_prompt, system_prefix_length, system_text
-from ._llama_model import LoadedModel
-from ._llama_seq import Seq
-from ._no_repeat import Checkpoint, NoRepeat
-from ._token_choice import prefer_longer
-from ._turn import Turn, start_turn
+from . import llguidance  # auto/llguidance: schemas only llguidance enforces
+from .cache import DiskPromptCache, eval_prompt, system_prefix_length, system_text
+from .copy_values import ValueCopier, log_softmax, score_tokens
+from .model import LoadedModel
+from .no_repeat import Checkpoint, NoRepeat
+from .seq import Seq
+from .token_choice import prefer_longer
+from .turn import Turn, start_turn
 
 __all__ = ["GrammarEngine", "LlamaTextBackend"]
 
@@ -106,7 +106,7 @@ class LlamaTextBackend:
         #: call, kept only if it brings a value of the conversation no call used yet.
         self.calls_follow_request = calls_follow_request
         #: Offer the conversation's spans at each parameter value; the number is the bonus
-        #: (nats) a span needs over the model's free value (:mod:`._copy_values`).
+        #: (nats) a span needs over the model's free value (:mod:`.copy_values`).
         self.copy_values = copy_values
         #: Choose among a slot's few allowed values (enum, boolean) by whole likelihood.
         self.score_enums = score_enums
@@ -190,8 +190,8 @@ class LlamaTextBackend:
                   copier: ValueCopier | None = None) -> Iterator[str | TextEnd]:
         import numpy as np
 
-        if grammar and (llg := _llguidance.matcher_for(self.loaded, grammar, self.engine)):
-            yield from _llguidance.generate(self, seq, llg, prompt, tokens, stop, max_tokens,
+        if grammar and (llg := llguidance.matcher_for(self.loaded, grammar, self.engine)):
+            yield from llguidance.generate(self, seq, llg, prompt, tokens, stop, max_tokens,
                                             temperature, top_p, top_k, system)
             return
         turn = self._start_turn(seq, prompt, tokens, max_tokens, system)

@@ -1,5 +1,5 @@
 """The start and the bookkeeping of one generated turn, shared by the grammar engines (the
-fast and llama engines in :mod:`._llama_text`, the llguidance one in :mod:`._llguidance`)."""
+fast and llama engines in :mod:`.text`, the llguidance one in :mod:`.llguidance`)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ A 135M model writing a call mostly invents its values: "base 10 and height 5" be
 spans the user (or an earlier tool result) actually wrote are the likeliest right values,
 so the decoder offers them as alternatives at each parameter value: the grammar keeps only
 those the parameter's schema allows, and the model's own likelihood picks among them and
-its free value (``tooluse.backends._copy_values``). This module only finds the spans.
+its free value (``tooluse.llama.copy_values``). This module only finds the spans.
 """
 
 from __future__ import annotations

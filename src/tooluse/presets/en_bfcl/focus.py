@@ -16,7 +16,7 @@ a value along. A clause pointing back that writes numbers keeps to its own ("the
 of the same company if the total liabilities are $10,000": the company is no value of the
 call, the net income before it is no value of it).
 
-A value copier (:mod:`tooluse.backends._copy_values`) then offers a call only the spans of
+A value copier (:mod:`tooluse.llama.copy_values`) then offers a call only the spans of
 its tool's part, and does not take the model's own value as given by the conversation when
 the question writes it only outside that part. A tool that owns no clause has no part: its
 values may come from anywhere.
