@@ -48,6 +48,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("tooluse.prompting",),
     # opt-in rule sets over the prompting layer's hook (tooluse.prompting.assist)
     ("tooluse.presets",),
+    # the local inference engine (llama.cpp through llama-cpp-python): a text backend of the
+    # prompting layer, built by the local backend
+    ("tooluse.llama",),
     ("tooluse.backends",),
     ("tooluse.runner",),
     ("tooluse.eval", "tooluse.server"),

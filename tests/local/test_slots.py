@@ -14,8 +14,9 @@ import pytest
 
 pytest.importorskip("llama_cpp")
 
-from tooluse.backends._upstream import UpstreamCancelled
 from tooluse.cancel import CancelSignal, cancelling
+from tooluse.errors import Cancelled
+from tooluse.llama.slots import SlotState
 from tooluse.messages import Message, Request, Response, ToolChoice, ToolSpec
 from tooluse.prompting.text_backend import TextEnd
 
@@ -143,12 +144,17 @@ def _turn(backend: Any, question: str, max_tokens: int = 8) -> Iterator[str | Te
 
 
 def test_a_prefix_another_slot_holds_is_copied_not_evaluated(pooled: Any) -> None:
+    pool = pooled.loaded.pool
+    assert {s.state for s in pool.seqs} == {SlotState.IDLE}
     held = _turn(pooled, "Is it sunny in Lisbon?")
     next(held)  # the first request holds its slot, its prompt evaluated
     try:
+        # one slot generates (its prompt is in the cache), the others are free
+        assert sorted(s.state.value for s in pool.seqs) == ["generating", "idle", "idle", "idle"]
         items = list(_turn(pooled, "Is it windy in Dublin?"))
     finally:
         held.close()
+    assert {s.state for s in pool.seqs} == {SlotState.IDLE}
     end = items[-1]
     assert isinstance(end, TextEnd)
     # the system message (12 sentences) came from the other slot
@@ -168,7 +174,7 @@ def test_a_client_that_left_frees_its_slot(pooled: Any) -> None:
                 for chunk in _turn(pooled, "Tell me about the weather in Madrid.", 64):
                     chunks.append(chunk)
                     signal.set()  # the client leaves after the first text
-            except UpstreamCancelled as exc:
+            except Cancelled as exc:
                 failures.append(exc)
 
     thread = threading.Thread(target=run)
@@ -177,6 +183,7 @@ def test_a_client_that_left_frees_its_slot(pooled: Any) -> None:
     assert len(chunks) == 1 and isinstance(chunks[0], str)
     assert failures and "slot freed" in str(failures[0])
     assert pooled.loaded.pool.usage()["busy"] == 0
+    assert {s.state for s in pooled.loaded.pool.seqs} == {SlotState.IDLE}
 
 
 def test_slots_must_be_positive() -> None:

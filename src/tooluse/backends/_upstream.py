@@ -39,7 +39,7 @@ import anyio
 import httpx2
 
 from ..cancel import CancelSignal, current_cancel
-from ..errors import BackendError
+from ..errors import BackendError, Cancelled
 from ._retry import RetryPolicy, parse_retry_after
 from .options import (
     DEFAULT_CONNECT_TIMEOUT,
@@ -60,12 +60,8 @@ __all__ = [
 ErrorReader = Callable[[Any, "int | None"], BackendError]
 
 
-class UpstreamCancelled(BackendError):
-    """The caller went away (its :class:`~tooluse.cancel.CancelSignal` was set): the call
-    was abandoned, and nothing was retried after that."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, kind="api")
+#: The former name of :class:`tooluse.errors.Cancelled`, kept as an alias.
+UpstreamCancelled = Cancelled
 
 
 @dataclass(frozen=True)

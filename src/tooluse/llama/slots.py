@@ -23,7 +23,15 @@ is memory-bound and the weights are read once per step.
   A long prompt is evaluated in chunks of ``prompt_chunk`` tokens while others decode, so
   it does not stall them (alone, in chunks of ``n_batch`` as ``Llama.eval`` does).
 - **Cancellation**: a request whose :class:`~tooluse.cancel.CancelSignal` is set (the
-  client left) is failed at the next step and its slot freed.
+  client left) is failed at the next step with :class:`~tooluse.errors.Cancelled`, and its
+  slot freed.
+
+Each slot is in one :class:`SlotState` at a time, as in llama.cpp's server: ``IDLE`` (free;
+its cached tokens stay for the next request that shares them), ``PROMPT`` (held by a request
+whose prompt is being evaluated: taken from another slot, loaded from disk or decoded in
+chunks) and ``GENERATING`` (the prompt is in the cache; the request decodes its answer).
+``IDLE -> PROMPT`` when a request acquires it, ``PROMPT -> GENERATING`` when its prompt has
+been evaluated, back to ``IDLE`` when the request releases it (or fails).
 
 The KV cache is shared: ``n_ctx`` cells in all, for every slot's tokens (a common prefix
 counted once). When a step finds no room, the caches of idle slots are dropped and the
@@ -32,6 +40,7 @@ step is tried again; if there is still none, its requests fail with a clear erro
 
 from __future__ import annotations
 
+import enum
 import threading
 import time
 from collections.abc import Sequence
@@ -39,10 +48,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cancel import CancelSignal, current_cancel
-from ..errors import BackendError
+from ..errors import BackendError, Cancelled
 from .seq import Seq, load_state, save_state
 
-__all__ = ["SlotPool", "SlotSeq"]
+__all__ = ["SlotPool", "SlotSeq", "SlotState"]
 
 #: Tokens of prompts evaluated in one step while other requests decode.
 PROMPT_CHUNK = 64
@@ -61,6 +70,14 @@ def _common(ids: Any, n: int, tokens: Sequence[int]) -> int:
     while i < limit and ids[i] == tokens[i]:
         i += 1
     return i
+
+
+class SlotState(enum.Enum):
+    """Where a slot stands (the module's docstring gives the transitions)."""
+
+    IDLE = "idle"
+    PROMPT = "prompt"
+    GENERATING = "generating"
 
 
 @dataclass(eq=False)
@@ -93,9 +110,14 @@ class SlotSeq(Seq):
         self._logits = np.zeros(pool.n_vocab, dtype=np.single)
         #: The prompt being evaluated (others wait for its shared prefix); None after.
         self.target: list[int] | None = None
-        self.busy = False
+        self.state = SlotState.IDLE
         self.last_used = 0.0
         self.cancel: CancelSignal | None = None
+
+    @property
+    def busy(self) -> bool:
+        """Held by a request (not :attr:`SlotState.IDLE`)."""
+        return self.state is not SlotState.IDLE
 
     @property
     def input_ids(self) -> Any:
@@ -212,7 +234,7 @@ class SlotPool:
                 self._waiting -= 1
             free = [s for s in self.seqs if not s.busy]
             seq = max(free, key=lambda s: (_common(s._ids, s._n, tokens), -s.last_used))
-            seq.busy, seq.cancel = True, cancel
+            seq.state, seq.cancel = SlotState.PROMPT, cancel
             try:
                 self._share(seq, tokens, cancel)
             except BaseException:
@@ -226,7 +248,7 @@ class SlotPool:
             self._free(seq)
 
     def _free(self, seq: SlotSeq) -> None:
-        seq.busy, seq.target, seq.cancel = False, None, None
+        seq.state, seq.target, seq.cancel = SlotState.IDLE, None, None
         seq.last_used = time.monotonic()
         self._expected.discard(seq.seq_id)
         self.cond.notify_all()
@@ -407,16 +429,16 @@ class SlotPool:
                                            or _common(job.seq._ids, job.seq._n, target)
                                            < job.seq._n):
                     job.seq.target = None  # its prompt is evaluated (or it went elsewhere)
+                    if job.seq.state is SlotState.PROMPT:
+                        job.seq.state = SlotState.GENERATING
         with self.cond:
             self.steps += 1
             self.tokens += n
             self.busiest = max(self.busiest, len({j.seq.seq_id for j, _ in plan}))
 
 
-def _cancelled() -> BackendError:
-    from ..backends._upstream import UpstreamCancelled
-
-    return UpstreamCancelled("the client went away: its request was stopped and its slot freed")
+def _cancelled() -> Cancelled:
+    return Cancelled("the client went away: its request was stopped and its slot freed")
 
 
 def _check(cancel: CancelSignal | None) -> None:
