@@ -41,8 +41,8 @@ sys.path.insert(0, str(ROOT / "src"))
 from tooluse.codecs.legacy import encode_response
 from tooluse.llama.model import ModelSettings, default_model_path, load_model
 from tooluse.messages import Response, ToolChoice, ToolSpec, ToolUseBlock
-from tooluse.prompting.grammar import tool_call_grammar
-from tooluse.prompting.matcher import Matcher
+from tooluse.grammar.tool_calls import tool_call_grammar
+from tooluse.grammar.matcher import Matcher
 from tooluse.tools import bfcl_tool
 
 ANY = ToolChoice(type="any")

@@ -21,7 +21,7 @@ from typing import Any
 from tooluse.eval.bfcl import build_request, build_toolset, load_category
 from tooluse.presets.en_bfcl.choices import question_text
 from tooluse.presets.en_bfcl.focus import value_focus
-from tooluse.prompting.words import given_by
+from tooluse.language.words import given_by
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "bfcl"
 

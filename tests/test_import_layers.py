@@ -36,6 +36,8 @@ LAYERS: list[tuple[str, ...]] = [
         "tooluse.stream",
         "tooluse.backend",
     ),
+    # what tooluse reads of a text's words (pure functions of text, English word lists)
+    ("tooluse.language",),
     # OpenTelemetry spans (off unless switched on) over the neutral model, for the runner,
     # the gateway and the backends alike
     ("tooluse.telemetry",),
@@ -43,6 +45,8 @@ LAYERS: list[tuple[str, ...]] = [
     # tool sources over the tools layer: MCP servers' tools as Tool objects
     ("tooluse.mcp",),
     ("tooluse.codecs",),
+    # the grammar of prompt-based tool calls, from the tools' schemas (codecs.legacy's format)
+    ("tooluse.grammar",),
     # per-request traces, written by the prompting layer and everything above it
     ("tooluse.trace",),
     ("tooluse.prompting",),
@@ -224,4 +228,7 @@ def test_the_checks_catch_a_circle_and_an_upward_import() -> None:
     assert _layer("tooluse.messages") < _layer("tooluse.codecs.openai.stream")
     assert _layer("tooluse.runner.loop") > _layer("tooluse.backends.openai")
     assert _layer("tooluse.backend") < _layer("tooluse.backends")
+    assert _layer("tooluse.language.words") < _layer("tooluse.grammar.tool_calls") \
+        < _layer("tooluse.prompting.backend") < _layer("tooluse.llama.text") \
+        < _layer("tooluse.backends.local")
     assert _layer("tooluse.somewhere_new") == len(LAYERS)  # no layer: reported, not top

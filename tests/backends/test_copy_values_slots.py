@@ -6,7 +6,7 @@ from typing import Any
 
 from tooluse.llama.copy_values import _finite_values
 from tooluse.messages import ToolChoice, ToolSpec
-from tooluse.prompting.grammar import tool_call_grammar
+from tooluse.grammar.tool_calls import tool_call_grammar
 
 TOOL = ToolSpec(name="wash", description="Starts the washer.", input_schema={
     "type": "object", "properties": {

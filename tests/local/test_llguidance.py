@@ -160,7 +160,7 @@ def test_lark_grammar_rejects_what_ours_accepts(auto: Any, schema: dict[str, Any
 
     from tooluse.codecs.legacy import encode_response
     from tooluse.llama import llguidance as engine_llg
-    from tooluse.prompting.grammar import tool_call_grammar
+    from tooluse.grammar.tool_calls import tool_call_grammar
 
     spec = ToolSpec(name="f", description="", input_schema={
         "type": "object", "properties": {"x": schema}, "required": ["x"]})

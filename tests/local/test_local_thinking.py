@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tooluse.messages import Message, Reasoning, Request, ThinkingBlock, ToolChoice, ToolSpec
-from tooluse.prompting.grammar import tool_call_grammar
+from tooluse.grammar.tool_calls import tool_call_grammar
 from tooluse.prompting.thinking import thinking_grammar
 from tooluse.stream import BlockStart, BlockStop, ThinkingDelta, accumulate
 

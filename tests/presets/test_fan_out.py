@@ -8,8 +8,8 @@ import pytest
 
 from tooluse.presets.en_bfcl import EnBfcl
 from tooluse.presets.en_bfcl.fan_out import fan_out
-from tooluse.prompting.copy_values import candidate_values
-from tooluse.prompting.lists import list_around, lists_in
+from tooluse.language.spans import candidate_values
+from tooluse.language.lists import list_around, lists_in
 
 NUMBER = {"type": "object", "properties": {"number": {"type": "integer"}},
           "required": ["number"]}

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from tooluse.messages import ToolChoice, ToolSpec
-from tooluse.prompting.grammar import tool_call_grammar
-from tooluse.prompting.grammar_ir import Native, sample
-from tooluse.prompting.grammar_lark import local_unenforced, native_lark, unenforced
+from tooluse.grammar.tool_calls import tool_call_grammar
+from tooluse.grammar.ir import Native, sample
+from tooluse.grammar.lark import local_unenforced, native_lark, unenforced
 
 
 @pytest.mark.parametrize(("schema", "expected"), [
@@ -156,8 +156,8 @@ def test_a_repetition_bounded_at_zero_renders_as_nothing() -> None:
     """A bound of one leaves the rest of a value, or further calls, at most zero times;
     llguidance refuses a range ending at 0 ("End number in range cannot be 0"), which sent
     such requests to the fast engine, its pattern and numeric bounds then unenforced."""
-    from tooluse.prompting.grammar_ir import Lit, Rep, Seq
-    from tooluse.prompting.grammar_lark import to_lark
+    from tooluse.grammar.ir import Lit, Rep, Seq
+    from tooluse.grammar.lark import to_lark
 
     assert to_lark(Seq((Lit("a"), Rep(Lit("b"), 0, 0)))) == 'start: ("a" "")\n'
     llguidance = pytest.importorskip("llguidance")

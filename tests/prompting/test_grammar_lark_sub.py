@@ -12,9 +12,9 @@ from tooluse.codecs.legacy import LegacyParser
 from tooluse.codecs.legacy.items import CallItem
 from tooluse.codecs.responses import decode_request
 from tooluse.messages import ToolChoice, ToolSpec
-from tooluse.prompting.grammar import ToolGrammar, tool_call_grammar
-from tooluse.prompting.grammar_ir import LarkSub, Native
-from tooluse.prompting.grammar_lark import LARK_KEY, subgrammars
+from tooluse.grammar.tool_calls import ToolGrammar, tool_call_grammar
+from tooluse.grammar.ir import LarkSub, Native
+from tooluse.grammar.lark import LARK_KEY, subgrammars
 
 llguidance = pytest.importorskip("llguidance")
 

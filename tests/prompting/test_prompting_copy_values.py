@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tooluse.prompting.copy_values import candidate_values
+from tooluse.language.spans import candidate_values
 
 
 def test_numbers_come_first_in_their_order_and_plain_forms() -> None:

@@ -14,7 +14,7 @@ import pytest
 from tooluse.codecs.legacy import parse_completion
 from tooluse.messages import ToolChoice, ToolSpec
 from tooluse.prompting import Matcher, sample_grammar, tool_call_grammar
-from tooluse.prompting.grammar import GrammarLimits
+from tooluse.grammar.tool_calls import GrammarLimits
 from tooluse.tools import normalize_schema
 
 WEATHER = ToolSpec(

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from tooluse.codecs.legacy import parse_completion
 from tooluse.messages import ToolChoice, ToolSpec
 from tooluse.prompting import Matcher, sample_grammar, tool_call_grammar
-from tooluse.prompting.grammar import GrammarLimits
+from tooluse.grammar.tool_calls import GrammarLimits
 
 NAMES = st.one_of(
     st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True),

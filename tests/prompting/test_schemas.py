@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tooluse.presets.en_bfcl.named_options import named_options
-from tooluse.prompting.schemas import properties, required
+from tooluse.presets.en_bfcl.schemas import properties, required
 
 
 @pytest.mark.parametrize(("schema", "names"), [

@@ -24,7 +24,7 @@ from tooluse.messages import (
     ToolUseBlock,
 )
 from tooluse.prompting import PromptToolsBackend, TextEnd, ToolGrammar, build_text_prompt
-from tooluse.prompting.grammar import tool_call_grammar
+from tooluse.grammar.tool_calls import tool_call_grammar
 from tooluse.prompting.thinking import (
     DEFAULT_THINK_CHARS,
     EMPTY_THINK,

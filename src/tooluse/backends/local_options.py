@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from ..prompting.grammar import GrammarLimits
+from ..grammar.tool_calls import GrammarLimits
 from .registry import flag_option
 
 __all__ = [
@@ -84,7 +84,7 @@ class LocalOptions:
       own prefix cache, decoded together in one batch per step (default 1: one at a time;
       ``tooluse serve`` chooses from the cores and memory; :mod:`tooluse.llama.slots`);
     - ``max_tokens``: the default when a request sets none; ``limits``: the grammar's
-      bounds (:class:`~tooluse.prompting.grammar.GrammarLimits`);
+      bounds (:class:`~tooluse.grammar.tool_calls.GrammarLimits`);
     - ``prompt_cache``: save the KV state of each tool system prompt on disk (True:
       ``$TOOLUSE_PROMPT_CACHE`` or ``~/.cache/tooluse/prompt-cache``; a path; False or
       ``"off"``); ``prompt_cache_mb``: its size bound (default 512).

@@ -57,8 +57,8 @@ from typing import Any, Literal, Unpack
 import httpx2
 
 from ..errors import BackendError
+from ..grammar.tool_calls import GrammarLimits, ToolGrammar
 from ..prompting.backend import PromptToolsBackend
-from ..prompting.grammar import GrammarLimits, ToolGrammar
 from ..prompting.per_context import PerContext
 from ..prompting.text_backend import (
     Generation,

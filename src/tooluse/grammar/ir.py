@@ -108,7 +108,7 @@ class Native(Rule):
 class LarkSub(Native):
     """A :class:`Native` value whose llguidance rendering (``lark``) refers to a whole Lark
     grammar of its own, ``grammar``, as the subgrammar ``@<sub>``: a string parameter
-    whose schema carries ``x-lark``. Rendered by :func:`~.grammar_lark.to_llguidance` as one
+    whose schema carries ``x-lark``. Rendered by :func:`~.lark.to_llguidance` as one
     more grammar of llguidance's top-level grammar, so the grammar's rule names never
     clash with ours."""
 

@@ -1,6 +1,6 @@
 """Our grammars rendered for llguidance (Lark), with native constraints where ours have none.
 
-:mod:`.grammar` cannot express ``pattern``, ``format``, numeric bounds, ``allOf`` and a few
+:mod:`.tool_calls` cannot express ``pattern``, ``format``, numeric bounds, ``allOf`` and a few
 more keywords: with the fast engine they are left to validation after parsing. llguidance
 can enforce them while decoding, so :func:`native_lark` gives, for a value whose own schema
 uses one of them, the llguidance rendering of that value:
@@ -13,7 +13,7 @@ uses one of them, the llguidance rendering of that value:
 
 A bare XML string parameter whose schema carries ``x-lark`` (:data:`LARK_KEY`: the Lark text
 of a whole grammar, as a Responses ``custom`` tool's ``lark`` format travels) is held to
-exactly that grammar: :func:`lark_subgrammar` makes it a :class:`~.grammar_ir.LarkSub`, one
+exactly that grammar: :func:`lark_subgrammar` makes it a :class:`~.ir.LarkSub`, one
 more grammar of llguidance's top-level grammar (:func:`to_llguidance`), written between a
 newline after the opening tag and one before the closing tag (the parser trims exactly
 those, so the value is the subgrammar's text unchanged). ``x-lark`` elsewhere (inside an
@@ -35,7 +35,7 @@ from typing import Any
 
 from ..codecs.legacy import schema_types
 from ..tools.schema import LARK_KEY  # a string's Lark grammar (llguidance's dialect)
-from .grammar_ir import Alt, Chars, LarkSub, Lit, Native, Node, Rep, Rule, Seq
+from .ir import Alt, Chars, LarkSub, Lit, Native, Node, Rep, Rule, Seq
 
 __all__ = ["FORMAT_REGEXES", "LARK_KEY", "has_native", "lark_subgrammar", "local_unenforced",
            "native_lark", "subgrammars", "to_lark", "to_llguidance", "unenforced"]
@@ -187,7 +187,7 @@ def lark_subgrammar(schema: Any, root: Mapping[str, Any] | None, body: Node, nam
 
 
 def subgrammars(root: Node) -> dict[str, str]:
-    """The Lark grammars of the :class:`~.grammar_ir.LarkSub` values in ``root``, by name."""
+    """The Lark grammars of the :class:`~.ir.LarkSub` values in ``root``, by name."""
     found: dict[str, str] = {}
     seen: set[int] = set()
     todo = [root]

@@ -1,4 +1,4 @@
-"""A byte-level recogniser for :mod:`.grammar_ir` grammars, built for constrained decoding.
+"""A byte-level recogniser for :mod:`.ir` grammars, built for constrained decoding.
 
 Why not only llama.cpp's grammar sampler: that sampler checks the *whole vocabulary* against
 the grammar at every step, and cannot tell its caller "the next 12 bytes are fixed". This
@@ -18,7 +18,7 @@ so a 200-character string costs one position, not 200 states. Transitions are me
 
 from __future__ import annotations
 
-from .grammar_ir import Alt, Chars, Lit, Node, Rep, Rule, Seq
+from .ir import Alt, Chars, Lit, Node, Rep, Rule, Seq
 
 __all__ = ["MatchState", "Matcher"]
 

@@ -19,8 +19,8 @@ a value; ``max_tokens`` still applies on top.
 
 What a grammar cannot express is left to validation after parsing: ``pattern``, ``format``,
 ``minimum``/``maximum``, ``multipleOf``, ``uniqueItems``, ``allOf``. A value whose schema uses
-one of them is wrapped in a :class:`~.grammar_ir.Native` rule carrying llguidance's rendering
-of it (:mod:`.grammar_lark`): the llguidance engine enforces those while decoding. So is a
+one of them is wrapped in a :class:`~.ir.Native` rule carrying llguidance's rendering
+of it (:mod:`.lark`): the llguidance engine enforces those while decoding. So is a
 string parameter whose schema has ``x-lark`` (a Lark grammar its text must follow, as a
 Responses ``custom`` tool's ``lark`` format travels): llguidance holds it to that grammar.
 """
@@ -36,8 +36,8 @@ from typing import Any
 
 from ..codecs.legacy import escape, parameter_tag, resolve, schema_types
 from ..messages import ToolChoice, ToolSpec
-from .grammar_ir import Chars, Native, Node, Rep, Rule, alt, opt, seq, to_gbnf
-from .grammar_lark import LARK_KEY, has_native, lark_subgrammar, native_lark, to_lark, to_llguidance
+from .ir import Chars, Native, Node, Rep, Rule, alt, opt, seq, to_gbnf
+from .lark import LARK_KEY, has_native, lark_subgrammar, native_lark, to_lark, to_llguidance
 from .matcher import Matcher
 
 __all__ = ["GrammarLimits", "ToolGrammar", "tool_call_grammar", "value_grammar"]
@@ -89,7 +89,7 @@ class ToolGrammar:
     @cached_property
     def llguidance(self) -> str:
         """llguidance's top-level grammar: :attr:`lark` and the Lark subgrammars of values
-        whose schema has ``x-lark`` (:func:`~.grammar_lark.to_llguidance`)."""
+        whose schema has ``x-lark`` (:func:`~.lark.to_llguidance`)."""
         return to_llguidance(self.root)
 
     @cached_property

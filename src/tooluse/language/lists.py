@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .copy_values import STOP_WORDS
 from .numbers import JOINED_UNITS
+from .spans import STOP_WORDS
 
 __all__ = ["NUMBER_AT", "Item", "find_value", "list_around", "lists_in", "number_value"]
 

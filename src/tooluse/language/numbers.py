@@ -2,7 +2,7 @@
 top three plants"), as ordinals ("the 16th century", not a date's "10th December") or with
 a scale ("213 million", "$1.2M"); and units of measure as questions write them.
 
-The value copier offers these numbers as spans (:mod:`.copy_values`); the rules of a preset
+The value copier offers these numbers as spans (:mod:`.spans`); the rules of a preset
 read them with the same functions (:mod:`tooluse.presets`).
 """
 

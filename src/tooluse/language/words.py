@@ -1,4 +1,4 @@
-"""The words of a text, as the prompting layer reads them: split, lowercased, stemmed, with
+"""The words of a text, as tooluse reads them: split, lowercased, stemmed, with
 stop words aside; where a value stands in a text, and how often.
 
 One reading, shared: the value copier (``copy_values``) asks whether the conversation gives

@@ -3,7 +3,7 @@
 At the start of each parameter value (``<base>`` just written), the decoder looks ahead:
 it writes the model's own free value greedily within the grammar (up to the ``<`` that
 closes it) and notes its log-likelihood, then scores each span of the conversation
-(:func:`~tooluse.prompting.copy_values.candidate_values`) that the grammar allows there,
+(:func:`~tooluse.language.spans.candidate_values`) that the grammar allows there,
 closed the same way, whole, from the same KV position. A span wins when its likelihood plus
 ``bonus`` (nats) beats the free value's; the winner's text (the free value or the span,
 with the ``</`` that closes it) is then fed as forced text. The grammar guarantee holds:
@@ -19,11 +19,11 @@ from functools import cached_property
 from typing import Any
 
 from ..codecs.legacy import escape, unescape
-from ..prompting.copy_values import candidate_values
+from ..grammar.matcher import Matcher, MatchState
+from ..language.lists import lists_in
+from ..language.spans import candidate_values
+from ..language.words import given_by, mentions, names_only, split_name, times_given
 from ..prompting.hints import ToolNaming, ValueFocus
-from ..prompting.lists import lists_in
-from ..prompting.matcher import Matcher, MatchState
-from ..prompting.words import given_by, mentions, names_only, split_name, times_given
 from .seq import Seq
 
 __all__ = ["ValueCopier", "log_softmax", "score_tokens"]
@@ -261,7 +261,7 @@ class ValueCopier:
     def _enum_arrays(self, matcher: Matcher, state: MatchState, head: bytes,
                      bracket: bytes) -> list[str]:
         """Where an array of enum members is due: the members the conversation names
-        (:func:`~tooluse.prompting.words.mentions`), as one array written both ways."""
+        (:func:`~tooluse.language.words.mentions`), as one array written both ways."""
         members = _finite_values(matcher, state, head + (b'"' if bracket else b'["'),
                                  end=b'"')
         if not members:

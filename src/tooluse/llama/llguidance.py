@@ -1,11 +1,11 @@
 """The llguidance grammar engine: constrained turns for schemas our own engine cannot enforce.
 
-Our engine (:mod:`.matcher` through :mod:`.text`) leaves ``pattern``, ``format``,
+Our engine (:mod:`tooluse.grammar.matcher` through :mod:`.text`) leaves ``pattern``, ``format``,
 numeric bounds, ``allOf`` and a few more keywords to validation after parsing; llguidance
 (``LLMatcher``) enforces them while decoding, at about 4 times our constraint cost per token
 and ~1-4 s of tokenizer set-up per process (docs/benchmarks/speed.md §2). So it is used only
 where it adds a guarantee: ``grammar_engine="auto"`` picks it for a grammar that holds a
-:class:`~tooluse.prompting.grammar_ir.Native` value (:attr:`ToolGrammar.native`) when the
+:class:`~tooluse.grammar.ir.Native` value (:attr:`ToolGrammar.native`) when the
 ``llguidance`` package is installed; ``"llguidance"`` forces it for every grammar. A string
 parameter with a Lark grammar (``x-lark``) is such a value: llguidance runs that grammar as a
 subgrammar (:attr:`ToolGrammar.llguidance`).
@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
-from ..prompting.grammar import ToolGrammar
+from ..grammar.tool_calls import ToolGrammar
 from ..prompting.text_backend import StopScanner, TextEnd
 from .model import LoadedModel
 from .seq import Seq

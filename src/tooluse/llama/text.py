@@ -6,7 +6,7 @@ rather than calling ``create_chat_completion``, for three reasons:
 - **prefix reuse**: the tool system prompt and the conversation so far repeat at every turn
   of a tool loop. ``Llama`` keeps the evaluated tokens in its KV cache; we compare the new
   prompt with them and evaluate only from the first differing token;
-- **cheap grammar**: with :class:`~tooluse.prompting.matcher.Matcher` we check only the
+- **cheap grammar**: with :class:`~tooluse.grammar.matcher.Matcher` we check only the
   model's best candidates against the grammar (in order, so greedy decoding picks exactly
   what a full-vocabulary grammar sampler would), and text the grammar fully determines
   (``</tool_name>\\n<parameters>\\n<location>``) is tokenized and evaluated in one batch
@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any, Literal, Unpack
 
 from ..errors import BackendError
-from ..prompting.grammar import ToolGrammar
-from ..prompting.matcher import Matcher, MatchState
+from ..grammar.matcher import Matcher, MatchState
+from ..grammar.tool_calls import ToolGrammar
 from ..prompting.per_context import PerContext
 from ..prompting.text_backend import (
     Generation,

@@ -7,13 +7,13 @@
   decoding without checking the whole vocabulary).
 """
 
+from ..grammar.ir import sample as sample_grammar
+from ..grammar.ir import to_gbnf
+from ..grammar.matcher import Matcher
+from ..grammar.tool_calls import GrammarLimits, ToolGrammar, tool_call_grammar, value_grammar
 from .assist import Assist
 from .backend import PromptToolsBackend, build_text_prompt
-from .grammar import GrammarLimits, ToolGrammar, tool_call_grammar, value_grammar
-from .grammar_ir import sample as sample_grammar
-from .grammar_ir import to_gbnf
 from .hints import ToolNaming, ValueFocus
-from .matcher import Matcher
 from .text_backend import Generation, GenerationOptions, TextBackend, TextEnd, TextMessage
 
 __all__ = [

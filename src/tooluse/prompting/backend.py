@@ -16,7 +16,7 @@ Messages API does for its models (``docs/legacy.md``):
 - generation stops at ``</function_calls>``; the text is parsed as it streams, and each call
   becomes a ``tool_use`` block (with a fresh id) as soon as its ``</invoke>`` arrives;
 - with ``grammar=True`` (the default) the text backend decodes under a grammar built from
-  the tools and the choice (:mod:`.grammar`), so every call parses and validates;
+  the tools and the choice (:mod:`tooluse.grammar`), so every call parses and validates;
 - a leading ``<think>`` section of the answer becomes a thinking block, streamed first; on
   a thinking model (``think_tags``) a request asking for reasoning gets a bounded think
   section in the grammar, and the history's thinking goes back to the chat template
@@ -37,18 +37,18 @@ from ..codecs.legacy import (
     new_message_id,
 )
 from ..errors import BackendError, ConversionError
-from ..messages import Request, ToolChoice, ToolUseBlock, Usage
-from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
-from ..trace import TextPass, current_turn
-from .assist import Assist, Plan, PlanContext
-from .emitter import Emitter, earlier_calls
-from .grammar import (
+from ..grammar.tool_calls import (
     FUNCTION_CALLS_CLOSE,
     FUNCTION_CALLS_OPEN,
     GrammarLimits,
     ToolGrammar,
     tool_call_grammar,
 )
+from ..messages import Request, ToolChoice, ToolUseBlock, Usage
+from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
+from ..trace import TextPass, current_turn
+from .assist import Assist, Plan, PlanContext
+from .emitter import Emitter, earlier_calls
 from .per_context import PerContext
 from .text_backend import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
 from .text_prompt import build_text_prompt, reminded

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypedDict, Unpack, runtime_checkable
 
 from ..errors import BackendError
-from .grammar import ToolGrammar
+from ..grammar.tool_calls import ToolGrammar
 from .hints import ToolNaming, ValueFocus
 
 __all__ = ["CountingTextBackend", "Generation", "GenerationOptions", "StopScanner",

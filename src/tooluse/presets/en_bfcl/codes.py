@@ -27,8 +27,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...prompting.schemas import properties
-from ...prompting.words import content_words
+from ...language.words import content_words
+from .schemas import properties
 
 __all__ = ["code_table", "described_codes"]
 

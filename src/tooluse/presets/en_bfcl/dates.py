@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...prompting.schemas import properties
+from .schemas import properties
 
 __all__ = ["Moment", "date_format", "dated", "dates_in", "moments", "times_in"]
 

@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...prompting.lists import NUMBER_AT, Item, find_value, list_around, lists_in, number_value
+from ...language.lists import NUMBER_AT, Item, find_value, list_around, lists_in, number_value
 
 __all__ = ["NUMBER_AT", "Item", "as_value", "fan_out", "find_value", "list_around", "lists_in",
            "norm", "number_value"]

@@ -27,9 +27,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ...language.words import content_words, split_name
 from ...messages import ToolSpec
 from ...prompting.hints import ValueFocus
-from ...prompting.words import content_words, split_name
 from .choices import tool_text
 
 __all__ = ["ValueFocus", "clause_spans", "clauses", "owned_spans", "value_focus"]

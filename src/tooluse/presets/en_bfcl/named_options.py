@@ -33,9 +33,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...prompting.schemas import properties, required
-from ...prompting.words import content_words, split_name
+from ...language.words import content_words, split_name
 from .flags import WORD, question_words, spoken_of
+from .schemas import properties, required
 
 __all__ = ["named_options", "option_spans", "parameter_options"]
 

@@ -49,11 +49,11 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ...prompting.copy_values import STOP_WORDS
-from ...prompting.schemas import properties, required
-from ...prompting.words import split_name, whole_spans
+from ...language.spans import STOP_WORDS
+from ...language.words import split_name, whole_spans
 from .choices import free_string
 from .flags import negated
+from .schemas import properties, required
 
 __all__ = ["values_after_names", "whole_phrases"]
 

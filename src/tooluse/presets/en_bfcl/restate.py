@@ -66,9 +66,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...prompting.copy_values import STOP_WORDS
-from ...prompting.lists import NUMBER_AT, find_value, list_around, number_value
-from ...prompting.words import whole_spans
+from ...language.lists import NUMBER_AT, find_value, list_around, number_value
+from ...language.spans import STOP_WORDS
+from ...language.words import whole_spans
 from .fan_out import as_value, norm
 
 __all__ = ["restatements"]
