@@ -2,7 +2,7 @@
 
     python bench/bench_llguidance_turns.py [--rounds 2]
 
-The four requests of ``tests/local/test_llguidance.py`` (a ``pattern``, bounded integer and
+The four requests of ``tests/llama/test_llguidance.py`` (a ``pattern``, bounded integer and
 ``allOf`` parameter, and a plain one), ``tool_choice: any``, greedy, ``n_threads=1``, no disk
 prompt cache: per engine and request the generation time (best of the rounds; the prompt's
 evaluation is the same for both engines and left out), tokens written (forced / sampled)
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests" / "local")]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests" / "llama")]
 
 from test_llguidance import CASES, WEATHER, _valid
 
