@@ -229,6 +229,6 @@ def test_the_checks_catch_a_circle_and_an_upward_import() -> None:
     assert _layer("tooluse.runner.loop") > _layer("tooluse.backends.openai")
     assert _layer("tooluse.backend") < _layer("tooluse.backends")
     assert _layer("tooluse.language.words") < _layer("tooluse.grammar.tool_calls") \
-        < _layer("tooluse.prompting.backend") < _layer("tooluse.llama.text") \
+        < _layer("tooluse.prompting.tool_use") < _layer("tooluse.llama.text") \
         < _layer("tooluse.backends.local")
     assert _layer("tooluse.somewhere_new") == len(LAYERS)  # no layer: reported, not top

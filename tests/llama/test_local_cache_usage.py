@@ -13,8 +13,8 @@ import pytest
 
 from tooluse.codecs import anthropic, openai
 from tooluse.messages import Message, Request
-from tooluse.prompting.backend import PromptToolsBackend
-from tooluse.prompting.text_backend import TextEnd
+from tooluse.prompting.tool_use import PromptToolsBackend
+from tooluse.prompting.text_model import TextEnd
 from tooluse.server import ServerThread, create_app
 from tooluse.stream import accumulate
 

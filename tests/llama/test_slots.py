@@ -18,7 +18,7 @@ from tooluse.cancel import CancelSignal, cancelling
 from tooluse.errors import Cancelled
 from tooluse.llama.slots import SlotState
 from tooluse.messages import Message, Request, Response, ToolChoice, ToolSpec
-from tooluse.prompting.text_backend import TextEnd
+from tooluse.prompting.text_model import TextEnd
 
 pytestmark = pytest.mark.slow
 

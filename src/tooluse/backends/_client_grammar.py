@@ -28,7 +28,7 @@ from typing import Literal
 
 from ..grammar.matcher import Matcher, MatchState
 from ..grammar.tool_calls import ToolGrammar
-from ..prompting.text_backend import StopScanner, TextEnd
+from ..prompting.text_model import StopScanner, TextEnd
 
 __all__ = ["Candidate", "StepResult", "constrained_generate", "step_result_from_chat"]
 

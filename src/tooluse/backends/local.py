@@ -38,7 +38,7 @@ from ..llama.model import (
 from ..llama.text import LlamaTextBackend
 from ..presets import load_preset
 from ..prompting.assist import Assist
-from ..prompting.backend import PromptToolsBackend
+from ..prompting.tool_use import PromptToolsBackend
 from .local_options import (
     DEFAULT_AUTO_CALL_THRESHOLD,
     DEFAULT_COPY_BONUS,

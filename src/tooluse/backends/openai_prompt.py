@@ -58,15 +58,15 @@ import httpx2
 
 from ..errors import BackendError
 from ..grammar.tool_calls import GrammarLimits, ToolGrammar
-from ..prompting.backend import PromptToolsBackend
 from ..prompting.per_context import PerContext
-from ..prompting.text_backend import (
+from ..prompting.text_model import (
     Generation,
     GenerationOptions,
     StopScanner,
     TextEnd,
     TextMessage,
 )
+from ..prompting.tool_use import PromptToolsBackend
 from ._client_grammar import constrained_generate, step_result_from_chat
 from ._openai_chat_stream import (
     _apply_finish,
@@ -152,7 +152,7 @@ class _Echo:
 
 
 class OpenAIChatTextBackend(UsesUpstream):
-    """A :class:`~tooluse.prompting.text_backend.TextBackend` over ``/chat/completions``.
+    """A :class:`~tooluse.prompting.text_model.TextBackend` over ``/chat/completions``.
 
     - ``model``: sent as ``model`` (omitted when None: llama-cpp-python's server serves its
       one model without it).

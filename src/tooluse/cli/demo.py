@@ -204,7 +204,7 @@ def run_demo(backend: Any, *, question: str = DEMO_QUESTION, tool_choice: str = 
              system: str = DEMO_SYSTEM) -> int:
     """Run the demo conversation on ``backend``, printing each step to ``out``."""
     from ..runner import Runner, RunnerError
-    from ._steps import StepPrinter, plan_steps, token_note
+    from ._run_printer import StepPrinter, plan_steps, token_note
 
     tools = demo_tools()
     plan = plan_steps(tool_choice)

@@ -24,11 +24,11 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from ..grammar.tool_calls import ToolGrammar
-from ..prompting.text_backend import StopScanner, TextEnd
+from ..prompting.text_model import StopScanner, TextEnd
 from .model import LoadedModel
 from .seq import Seq
 from .token_choice import prefer_longer
-from .turn import Turn
+from .turn import DecodingTurn
 
 
 class LlamaTextBackend(Protocol):
@@ -42,7 +42,7 @@ class LlamaTextBackend(Protocol):
     def tokenize(self, text: str) -> list[int]: ...
 
     def _start_turn(self, seq: Seq, prompt: str, tokens: list[int], max_tokens: int,
-                    system: str) -> Turn: ...
+                    system: str) -> DecodingTurn: ...
 
     def _sample(self, np: Any, rng: Any, ids: Any, logits: Any, temperature: float,
                 top_p: float | None) -> int: ...

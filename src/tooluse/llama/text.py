@@ -30,7 +30,7 @@ from ..errors import BackendError
 from ..grammar.matcher import Matcher, MatchState
 from ..grammar.tool_calls import ToolGrammar
 from ..prompting.per_context import PerContext
-from ..prompting.text_backend import (
+from ..prompting.text_model import (
     Generation,
     GenerationOptions,
     StopScanner,
@@ -46,7 +46,7 @@ from .model import LoadedModel
 from .no_repeat import Checkpoint, NoRepeat
 from .seq import Seq
 from .token_choice import prefer_longer
-from .turn import Turn, start_turn
+from .turn import DecodingTurn, start_turn
 
 __all__ = ["GrammarEngine", "LlamaTextBackend"]
 
@@ -67,7 +67,7 @@ def _utf8_length(lead: int) -> int:
 
 
 class LlamaTextBackend:
-    """A :class:`~tooluse.prompting.text_backend.TextBackend` over a loaded GGUF model."""
+    """A :class:`~tooluse.prompting.text_model.TextBackend` over a loaded GGUF model."""
 
     #: How the last generation in the current context ended, also when its consumer stopped
     #: early (set in the requesting thread, with slots too: :mod:`~tooluse.prompting.per_context`).
@@ -424,7 +424,7 @@ class LlamaTextBackend:
         return found
 
     def _start_turn(self, seq: Seq, prompt: str, tokens: list[int], max_tokens: int,
-                    system: str) -> Turn:
+                    system: str) -> DecodingTurn:
         """Evaluate ``prompt``'s ``tokens`` in ``seq`` (reusing the KV and disk caches):
         the turn's start, for every engine."""
         return start_turn(tokens, max_tokens, self.loaded.llm.n_ctx(),

@@ -7,13 +7,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..prompting.text_backend import TextEnd, context_error
+from ..prompting.text_model import TextEnd, context_error
 
-__all__ = ["Turn", "start_turn"]
+__all__ = ["DecodingTurn", "start_turn"]
 
 
 @dataclass
-class Turn:
+class DecodingTurn:
     """A turn whose prompt is evaluated: its tokens, the generation budget left by the
     context, the :class:`TextEnd` being filled and the clock."""
 
@@ -35,7 +35,7 @@ class Turn:
 
 
 def start_turn(tokens: list[int], max_tokens: int, n_ctx: int,
-               eval_prompt: Callable[[list[int]], tuple[int, int]]) -> Turn:
+               eval_prompt: Callable[[list[int]], tuple[int, int]]) -> DecodingTurn:
     """Refuse the prompt's ``tokens`` when they do not fit ``n_ctx`` ("prompt is too
     long"), cap ``max_tokens`` to the room left, and evaluate them with ``eval_prompt``
     (which returns the tokens reused, of which loaded from disk)."""
@@ -44,6 +44,6 @@ def start_turn(tokens: list[int], max_tokens: int, n_ctx: int,
         raise context_error(len(tokens), n_ctx)
     budget = max(0, min(max_tokens, n_ctx - len(tokens)))
     cached, from_disk = eval_prompt(tokens)
-    return Turn(tokens=tokens, max_tokens=budget,
+    return DecodingTurn(tokens=tokens, max_tokens=budget,
                 end=TextEnd(reason="length", input_tokens=len(tokens), cached_tokens=cached),
                 from_disk=from_disk, started=started)

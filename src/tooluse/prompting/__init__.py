@@ -12,9 +12,9 @@ from ..grammar.ir import to_gbnf
 from ..grammar.matcher import Matcher
 from ..grammar.tool_calls import GrammarLimits, ToolGrammar, tool_call_grammar, value_grammar
 from .assist import Assist
-from .backend import PromptToolsBackend, build_text_prompt
 from .hints import ToolNaming, ValueFocus
-from .text_backend import Generation, GenerationOptions, TextBackend, TextEnd, TextMessage
+from .text_model import Generation, GenerationOptions, TextBackend, TextEnd, TextMessage
+from .tool_use import PromptToolsBackend, build_text_prompt
 
 __all__ = [
     "Assist",

@@ -1,6 +1,6 @@
 """The small interface a text-only model implements to get tool use from this package.
 
-:class:`~tooluse.prompting.backend.PromptToolsBackend` turns a neutral request into chat
+:class:`~tooluse.prompting.tool_use.PromptToolsBackend` turns a neutral request into chat
 messages (system prompt describing the tools, conversation as text turns), asks a
 :class:`TextBackend` to continue them, and parses the text back into tool calls. A text
 backend therefore needs to know nothing about tools: it renders messages with its own chat

@@ -14,7 +14,7 @@ from ..codecs.legacy import FUNCTION_CALLS_STOP, encode_request
 from ..grammar.tool_calls import GrammarLimits, ToolGrammar, tool_call_grammar
 from ..messages import Message, RedactedThinkingBlock, Request, ThinkingBlock, ToolChoice
 from .emitter import CALLS_OPEN
-from .text_backend import TextMessage
+from .text_model import TextMessage
 from .thinking import THINK_OPEN, think_budget, thinking_grammar, with_thought
 
 __all__ = ["build_text_prompt", "reminded"]

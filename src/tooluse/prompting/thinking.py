@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from ..grammar.ir import Chars, Rep, Rule, alt, seq
 from ..grammar.tool_calls import ToolGrammar
 from ..messages import Reasoning
-from .text_backend import partial_suffix
+from .text_model import partial_suffix
 
 __all__ = [
     "DEFAULT_THINK_CHARS",

@@ -1,7 +1,7 @@
 """Tool use for any text-only model: the serving side of the prompt-based format.
 
 :class:`PromptToolsBackend` implements the neutral :class:`~tooluse.backend.Backend`
-on top of a :class:`~tooluse.prompting.text_backend.TextBackend`, doing what the
+on top of a :class:`~tooluse.prompting.text_model.TextBackend`, doing what the
 Messages API does for its models (``docs/legacy.md``):
 
 - the tools become a special system prompt (the legacy XML description by default, JSON
@@ -50,7 +50,7 @@ from ..trace import TextPass, current_turn
 from .assist import Assist, Plan, PlanContext
 from .emitter import Emitter, earlier_calls
 from .per_context import PerContext
-from .text_backend import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
+from .text_model import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
 from .text_prompt import build_text_prompt, reminded
 from .thinking import ThinkSplitter
 
