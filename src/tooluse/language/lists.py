@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .numbers import JOINED_UNITS
-from .spans import STOP_WORDS
+from .words import STOP_WORDS
 
 __all__ = ["NUMBER_AT", "Item", "find_value", "list_around", "lists_in", "number_value"]
 
@@ -63,11 +63,10 @@ _DATE = re.compile(r"\d{4}([-/])\d{1,2}\1\d{1,2}(?![\w/-])")
 _RANGE_WORDS = ("between", "from")
 
 
-#: Words that are never an item of a list: copy_values' stop words, and verbs that
-#: follow "and" ("ATP in mitochondria and does it...").
-_STOP = STOP_WORDS | frozenset({
-    "need", "want", "did", "had", "make", "should", "may", "might", "analyze",
-    "calculate", "compare", "provide", "per", "also",
+#: Words that are never an item of a list: the stop words, and the verbs and words that
+#: follow "and" without starting an item ("ATP in mitochondria and does it...").
+_NOT_ITEMS = STOP_WORDS | frozenset({
+    "make", "should", "may", "might", "analyze", "compare", "provide", "per",
 })
 
 
@@ -126,7 +125,7 @@ def find_value(question: str, value: Any) -> tuple[int, int, str] | None:
     if _is_name(text):
         return at.start(), at.end(), "name"
     words = text.split()
-    if all(_WORD.fullmatch(w) and w.lower() not in _STOP for w in words) and len(words) <= 2:
+    if all(_WORD.fullmatch(w) and w.lower() not in _NOT_ITEMS for w in words) and len(words) <= 2:
         return at.start(), at.end(), "word"
     return None
 
@@ -176,7 +175,7 @@ def _item_at(question: str, at: int, shape: str, size: int, unit: str | None,
         if m.start() != (words[-1].end() + 1 if words else 0) or len(words) >= size + 2:
             break
         word = _POSSESSIVE.sub("", m.group().rstrip(",.;:!?)"))
-        if not pattern.fullmatch(word) or word.lower() in _STOP:
+        if not pattern.fullmatch(word) or word.lower() in _NOT_ITEMS:
             break
         if shape == "word" and word[0].isupper() and (words or not capital):
             break
@@ -259,7 +258,7 @@ def list_around(question: str, value: Any) -> tuple[list[Item], int] | None:
 
 def lists_in(text: str, spans: Sequence[str]) -> list[list[str]]:
     """The lists in ``text`` (see :func:`list_around`) that hold one of ``spans`` (the
-    values the conversation offers, e.g. :func:`~.copy_values.candidate_values`), each
+    values the conversation offers, e.g. :func:`~.spans.candidate_values`), each
     once, as the strings its items are written with."""
     by_end: dict[int, list[Item]] = {}
     for span in spans:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["JOINED_UNITS", "NUMBER_WORDS", "SCALES", "UNITS", "counts", "plain_numbers",
-           "scaled_numbers", "spoken_numbers"]
+__all__ = ["JOINED_UNITS", "MONTH", "MONTHS", "NUMBER_WORDS", "SCALES", "UNITS", "counts",
+           "plain_numbers", "scaled_numbers", "spoken_numbers"]
 
 
 #: Cardinal numbers written in words.
@@ -30,9 +30,18 @@ _WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
 _ORDINAL = re.compile(r"(?<![\w.])(\d+)(?:st|nd|rd|th)\b", re.IGNORECASE)
 
 
-_MONTH = re.compile(r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
-                    r"|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?"
-                    r"|dec(?:ember)?)\.?$", re.IGNORECASE)
+#: A month's name in English, whole or cut to three letters ("Sept" too), as a regular
+#: expression (match it with ``re.IGNORECASE``): the one month pattern of every reader.
+MONTH = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+         r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
+
+
+#: The months' first three letters, in order: ``MONTHS.index(name[:3].lower()) + 1`` is the
+#: number of a month :data:`MONTH` matched.
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+_MONTH_WORD = re.compile(rf"(?:{MONTH})\.?$", re.IGNORECASE)
 
 
 def spoken_numbers(text: str) -> list[int]:
@@ -44,7 +53,7 @@ def spoken_numbers(text: str) -> list[int]:
     for match in _ORDINAL.finditer(text):
         before = text[:match.start()].split()[-1:]
         after = text[match.end():].split()[:1]
-        if any(_MONTH.match(word.strip(",.")) for word in before + after):
+        if any(_MONTH_WORD.match(word.strip(",.")) for word in before + after):
             continue  # "10th December", "April 4th": a date's day
         found.append((match.start(), int(match.group(1))))
     return [number for _, number in sorted(found)]

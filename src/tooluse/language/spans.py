@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 
 from .numbers import scaled_numbers, spoken_numbers
+from .words import STOP_WORDS
 
-__all__ = ["STOP_WORDS", "candidate_values"]
+__all__ = ["candidate_values"]
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?![\w])")
 _QUOTED = re.compile(r"""["'\u2018\u201c`]([^"'\u2019\u201d`\n<>]{1,80})["'\u2019\u201d`]""")
@@ -29,17 +30,6 @@ _MARKUP = re.compile(r"<[^<>]*>")
 #: Words a run of content words may hold ("19th century", "lightly active").
 _RUN_WORD = re.compile(r"[^\W_][\w'\-]*")
 _RUN_LONGEST = 5
-#: Words never worth offering alone (a capitalised one starts a sentence).
-STOP_WORDS = frozenset({
-    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
-    "been", "but", "by", "can", "could", "did", "do", "does", "each", "find", "for", "from",
-    "get", "give", "given", "had", "has", "have", "help", "how", "i", "i'd", "i'm", "if",
-    "in", "into", "is", "it", "its", "just", "know", "let", "let's", "like", "me", "my",
-    "need", "of", "on", "or", "our", "please", "show", "so", "some",
-    "tell", "than", "that", "the", "their", "them", "then", "there", "these", "this",
-    "those", "to", "us", "use", "using", "want", "was", "we", "were", "what", "when", "where",
-    "which", "who", "why", "will", "with", "would", "you", "your"
-})
 
 
 def _number_forms(text: str) -> list[str]:

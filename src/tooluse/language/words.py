@@ -3,7 +3,9 @@ stop words aside; where a value stands in a text, and how often.
 
 One reading, shared: the value copier (``copy_values``) asks whether the conversation gives
 a value (:func:`given_by`, :func:`times_given`, :func:`mentions`), and the rules of a preset
-(:mod:`tooluse.presets`) read questions with the same functions rather than their own.
+(:mod:`tooluse.presets`) read questions with the same functions rather than their own. The
+stop words (:data:`STOP_WORDS`) and the normal form of a text (:func:`normal`) are defined
+here once, for every reader.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from .numbers import scaled_numbers
 
 __all__ = [
     "NUMBER",
-    "STOP",
+    "STOP_WORDS",
     "content_words",
     "given_by",
     "mentions",
@@ -37,16 +39,26 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 NUMBER = re.compile(r"-?\d+(?:[.,]\d+)*(?:\.\d+)?")
 
 
-STOP = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "could", "do", "does", "for",
-    "from", "get", "give", "how", "i", "in", "is", "it", "me", "my", "of", "on", "or",
-    "please", "show", "tell", "that", "the", "this", "to", "using", "use", "what", "when",
-    "where", "which", "who", "why", "will", "with", "would", "you", "your", "find",
-    "calculate",
+#: English stop words: function words and the verbs a request opens with ("find", "show
+#: me", "calculate"). No value is one of them alone (a capitalised one starts a sentence), a
+#: run of content words stops at them, and they say nothing of what a question asks for. The
+#: one list: the value copier's spans, the words that say something (:func:`content_words`,
+#: :func:`mentions`) and the preset's rules all read it.
+STOP_WORDS = frozenset({
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "been", "but", "by", "calculate", "can", "could", "did", "do", "does", "each", "find",
+    "for", "from", "get", "give", "given", "had", "has", "have", "help", "how", "i", "i'd",
+    "i'm", "if", "in", "into", "is", "it", "its", "just", "know", "let", "let's", "like",
+    "me", "my", "need", "of", "on", "or", "our", "please", "show", "so", "some", "tell",
+    "than", "that", "the", "their", "them", "then", "there", "these", "this", "those", "to",
+    "us", "use", "using", "want", "was", "we", "were", "what", "when", "where", "which", "who",
+    "why", "will", "with", "would", "you", "your",
 })
 
 
 def words(text: str) -> list[str]:
+    """The words of ``text``, lowercase, without punctuation (letters and digits; an
+    underscore or an apostrophe splits)."""
     return [w.lower() for w in _WORD.findall(text)]
 
 
@@ -102,10 +114,12 @@ def split_name(name: str) -> str:
 def content_words(text: str) -> set[str]:
     """The words of ``text`` that say something (stemmed, no stop word, three letters or
     more)."""
-    return {stem(w) for w in words(text) if len(w) > 2 and w not in STOP}
+    return {stem(w) for w in words(text) if len(w) > 2 and w not in STOP_WORDS}
 
 
 def normal(text: str) -> str:
+    """``text``'s words (:func:`words`) joined by single spaces: the one normal form in which
+    texts are compared ("New-York!" and "new york" are one)."""
     return " ".join(words(text))
 
 
@@ -177,4 +191,4 @@ def mentions(conversation: str, value: str) -> bool:
         return re.search(rf"(?<!\w){re.escape(value.strip())}(?!\w)", conversation) is not None \
             if value.strip() else False
     asked = {stem(w) for w in words(conversation)}
-    return any(stem(w) in asked for w in words(value) if len(w) > 2 and w not in STOP)
+    return any(stem(w) in asked for w in words(value) if len(w) > 2 and w not in STOP_WORDS)

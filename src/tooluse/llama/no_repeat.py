@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..language.words import normal
+
 __all__ = ["Checkpoint", "NoRepeat"]
 
 _OPEN = b"<invoke>"
@@ -43,13 +45,6 @@ class Checkpoint:
 
 
 _VALUE = re.compile(rb"<([^<>/\n]+)>([^<\n]*)</\1>\n")
-_WORD = re.compile(r"[^\W_]+")
-
-
-def _normal(text: str) -> str:
-    return " ".join(w.lower() for w in _WORD.findall(text))
-
-
 class NoRepeat:
     """Holds each call's bytes until it closes; answers a repeat with a checkpoint.
 
@@ -60,7 +55,7 @@ class NoRepeat:
 
     def __init__(self, prefill: bytes, max_retries: int = 2,
                  conversation: str | None = None) -> None:
-        self.conversation = f" {_normal(conversation)} " if conversation else None
+        self.conversation = f" {normal(conversation)} " if conversation else None
         self.used: set[str] = set()
         #: Where the model chose between closing the block and another call, and whether
         #: closing is banned there ("more") or another call ("close").
@@ -101,7 +96,7 @@ class NoRepeat:
         return self.mode.setdefault(len(self.written), "more")
 
     def _values(self, block: bytes) -> list[str]:
-        return [_normal(m.group(2).decode("utf-8", "replace"))
+        return [normal(m.group(2).decode("utf-8", "replace"))
                 for m in _VALUE.finditer(block) if m.group(1) != b"tool_name"]
 
     def _brings_new(self, block: bytes) -> bool:

@@ -67,8 +67,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...language.lists import NUMBER_AT, find_value, list_around, number_value
-from ...language.spans import STOP_WORDS
-from ...language.words import whole_spans
+from ...language.numbers import MONTH
+from ...language.words import STOP_WORDS, whole_spans
 from .fan_out import as_value, norm
 
 __all__ = ["restatements"]
@@ -95,8 +95,7 @@ _NOT_NAMES = frozenset({"I", "I'm", "I'd", "I've", "I'll", "Can I", "Could I", "
 _QUOTED = re.compile(r"""(?<!\w)(?:'([^'"\n]{1,80})'|"([^'"\n]{1,80})"|‘([^‘’\n]{1,80})’"""
                      r"""|“([^“”\n]{1,80})”)(?!\w)""")
 #: Dates are not names: a date goes where a date went ("on May 3rd 2022").
-_DATE = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s*\d",
-                   re.IGNORECASE)
+_DATE = re.compile(rf"(?:{MONTH})\.?\s*\d", re.IGNORECASE)
 #: Numbers written as words are a count, not a lowercase value.
 _NUMBER_WORDS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight",
                            "nine", "ten", "twice", "once"})

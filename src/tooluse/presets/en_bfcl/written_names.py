@@ -36,8 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...language.numbers import NUMBER_WORDS
-from ...language.spans import STOP_WORDS
-from ...language.words import split_name, whole_spans
+from ...language.words import STOP_WORDS, split_name, whole_spans
 from .choices import free_string
 from .schemas import properties
 
