@@ -285,7 +285,7 @@ def test_no_reasoning_field_reaches_the_continuation(answer: Any) -> None:
 
 
 def test_a_reasoning_server_behind_openai_prompt_gives_the_call_only() -> None:
-    # Issue 41: a reasoning model's thinking (reasoning_content) must not be read as text
+    # A reasoning model's thinking (reasoning_content) must not be read as text
     # before or inside the call block.
     server = Server(sse(chunk(None, None, delta={"reasoning_content": "<function_calls> no"}),
                         chunk("<function_calls>\n<invoke>\n<tool_name>get_weather</tool_name>\n"
@@ -302,7 +302,7 @@ def test_a_reasoning_server_behind_openai_prompt_gives_the_call_only() -> None:
     (sse(chunk("hi"), done=False), "[DONE]"),  # the connection simply closed
 ])
 def test_a_stream_without_its_end_is_an_error_not_a_normal_end(body: bytes, missing: str) -> None:
-    # Issue 11, F4: a cut stream must never read as a complete answer.
+    # A cut stream must never read as a complete answer.
     server = Server(body)
     with pytest.raises(BackendError, match="incomplete") as info:
         run(server.text())

@@ -119,7 +119,7 @@ def test_a_text_with_two_readings_is_read_as_the_one_the_schema_accepts() -> Non
 
 @pytest.mark.parametrize("key", ["anyOf", "oneOf"])
 def test_self_referencing_unions_give_a_finite_grammar(key: str) -> None:
-    # Issue 11 F2: the builder recursed into union branches before its depth check.
+    # Once, the builder recursed into union branches before its depth check.
     schema = {"type": "object", "properties": {
         "a": {key: [{"type": "string"}, {"$ref": "#/properties/a"}]},
         "b": {key: [{"type": "integer"}, {"type": "array", "items": {"$ref": "#/properties/b"}}]},

@@ -1,4 +1,4 @@
-"""The ``<thinking>`` section of the prompt-based format <-> ThinkingBlock (issue 41).
+"""The ``<thinking>`` section of the prompt-based format <-> ThinkingBlock.
 
 By default the section is text like any other (SPEC section 2: "nothing may depend on those
 tags"); ``decode_response(..., thinking=True)`` reads a leading one as a thinking block, and

@@ -1,4 +1,4 @@
-"""The llguidance grammar engine on the real default model (issue 13: the hybrid).
+"""The llguidance grammar engine on the real default model.
 
 Our own engine leaves ``pattern``, numeric bounds and ``allOf`` to validation after parsing;
 ``grammar_engine="auto"`` hands exactly those requests to llguidance, which enforces them

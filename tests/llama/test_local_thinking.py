@@ -1,4 +1,4 @@
-"""Thinking on the local backend (issue 41), on the bundled model: its tokenizer under
+"""Thinking on the local backend, on the bundled model: its tokenizer under
 llguidance for the think section's grammar, the bundled model unchanged when it is not a
 thinking model, and the same model given a Qwen3-style chat template (a thinking model by
 its template) writing a bounded think section before its call. No reasoning GGUF is needed

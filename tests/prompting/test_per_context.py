@@ -1,5 +1,5 @@
 """``last_end`` and ``last_left_out`` belong to the caller's context, not to the backend
-instance the gateway serves every request through (issue 42 part 2, issue 43): two requests
+instance the gateway serves every request through: two requests
 run side by side on one backend, their turns interleaved by a barrier, each see their own."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A text model's ``<think>`` section (issue 41): read from the output into thinking blocks
+"""A text model's ``<think>`` section: read from the output into thinking blocks
 streamed before the answer, a bounded think section in the grammar when a thinking model is
 asked to reason, the history's thinking kept or left out by the written policy — on scripted
 text models, no real model needed."""

@@ -209,8 +209,8 @@ def _run_bfcl(args: argparse.Namespace) -> int:
     if args.no_grammar:
         options["grammar"] = False
     if (args.backend or "").startswith("local") and "prompt_cache" not in options:
-        # BFCL's tool sets are nearly all distinct (3 repeats in the 1,240 cases of the five
-        # categories): saving each one's KV state (~10 MB) would only cost disk writes.
+        # BFCL's tool sets are nearly all distinct: saving each one's KV state would only
+        # cost disk writes (docs/benchmarks/code.md).
         options["prompt_cache"] = "off"
     if args.jobs > 1 and (args.backend or "").startswith("local") and "n_threads" not in options:
         # Prompt evaluation scales with threads, but N processes on N cores beat one process

@@ -41,7 +41,7 @@ __all__ = [
     "prompt_cache_from_option",
 ]
 
-#: Default bound on the directory: a SmolLM2-135M prefix of 500 tokens is ~12 MB.
+#: Default bound on the directory (what a prefix costs on disk: docs/benchmarks/code.md).
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 #: Shorter prefixes are cheaper to evaluate than to load.
 MIN_PREFIX_TOKENS = 64
@@ -304,14 +304,14 @@ def system_prefix_length(tokenize: Any, prompt: str, system: str, tokens: list[i
 
 
 #: Version 2: all lengths first (``<H`` each), then all the bytes: read back with one
-#: ``struct.unpack`` and slicing (~6 ms for 49,152 pieces, against ~18 ms for version 1's
-#: length-prefixed records parsed one by one). A version 1 file is ignored and replaced.
+#: ``struct.unpack`` and slicing, faster than version 1's length-prefixed records parsed one
+#: by one (docs/benchmarks/code.md). A version 1 file is ignored and replaced.
 _PIECES_MAGIC = b"TOOLUSE-PIECES\x00\x02"
 
 
 def load_pieces(loaded: LoadedModel, disk: DiskPromptCache) -> list[bytes]:
     """The model's token pieces (:meth:`LoadedModel.pieces`), read from ``disk`` when a
-    valid copy is there (one ctypes call per vocabulary entry costs ~0.05-0.3 s at every
+    valid copy is there (one ctypes call per vocabulary entry would be paid at every
     start), else computed and saved. The file is checked like a KV state: magic, model
     identity, count and SHA-256."""
     if loaded._pieces is not None:

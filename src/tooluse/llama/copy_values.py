@@ -216,7 +216,7 @@ class ValueCopier:
             # The model copied a value of the conversation already: only a longer span
             # that starts with it competes ("London" or "London, UK"). It gets the same
             # bonus as any span: on likelihood alone the shorter value nearly always wins
-            # (tried on 11 BFCL cases: 2 right instead of 6).
+            # (docs/benchmarks/code.md).
             options = [o for o in options if o.startswith(free) and len(o) > len(free)]
         scored = []
         for option in options:
@@ -344,7 +344,7 @@ def _text(value: bytes) -> str:
 _TYPE_NAMES = frozenset({b"string", b"str", b"integer", b"int", b"number", b"float",
                          b"boolean", b"bool", b"array", b"list", b"object", b"dict"})
 #: Words of a parameter's name that say a bare number is its value ("case_number": "28473",
-#: "season": "2021"); read off the default model's calls on BFCL (docs/local.md, copy_values).
+#: "season": "2021"); read off the default model's calls on BFCL (docs/benchmarks/code.md).
 _NUMBER_NAMES = frozenset({"id", "ids", "identifier", "number", "num", "no", "nr",
                            "year", "season", "code", "zip", "postal", "account",
                            "docket", "uuid", "phone", "pin", "version", "case",

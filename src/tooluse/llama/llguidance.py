@@ -2,8 +2,8 @@
 
 Our engine (:mod:`tooluse.grammar.matcher` through :mod:`.text`) leaves ``pattern``, ``format``,
 numeric bounds, ``allOf`` and a few more keywords to validation after parsing; llguidance
-(``LLMatcher``) enforces them while decoding, at about 4 times our constraint cost per token
-and ~1-4 s of tokenizer set-up per process (docs/benchmarks/speed.md §2). So it is used only
+(``LLMatcher``) enforces them while decoding, at a few times our constraint cost per token
+and a tokenizer set-up per process (docs/benchmarks/code.md). So it is used only
 where it adds a guarantee: ``grammar_engine="auto"`` picks it for a grammar that holds a
 :class:`~tooluse.grammar.ir.Native` value (:attr:`ToolGrammar.native`) when the
 ``llguidance`` package is installed; ``"llguidance"`` forces it for every grammar. A string
@@ -71,9 +71,9 @@ def tokenizer(loaded: LoadedModel) -> Any:
     """llguidance's tokenizer of ``loaded``'s vocabulary, built once per loaded model.
 
     Built from the model's token pieces (computed once, or loaded with the disk prompt
-    cache), the control tokens marked as llguidance's bridge marks them: 0.13 s for
-    SmolLM2's 49,152 tokens against 0.35 s for ``lltokenizer_from_vocab``, which asks
-    llama.cpp for every piece again (the same tokens, checked in tests)."""
+    cache), the control tokens marked as llguidance's bridge marks them: faster than
+    ``lltokenizer_from_vocab``, which asks llama.cpp for every piece again (docs/benchmarks/code.md; the same
+    tokens, checked in tests)."""
     found = getattr(loaded, "_llg_tokenizer", None)
     if found is None:
         import ctypes

@@ -50,7 +50,8 @@ def default_model_path() -> Path:
 
     The folder comes first because it is what every start of ``tooluse demo`` asks before
     it can begin loading the model: locating it is a few stat calls, while importing
-    ``importlib.metadata`` and reading the distribution's RECORD costs ~15-30 ms."""
+    ``importlib.metadata`` and reading the distribution's RECORD takes much longer
+    (docs/benchmarks/code.md)."""
     try:
         spec = importlib.util.find_spec(_DEFAULT_PACKAGE)
     except (ImportError, ValueError):
@@ -164,9 +165,8 @@ def decode_threads(settings: ModelSettings, threads: int) -> int:
 
     A token of a small model is a few milliseconds of work, and with OpenMP's passive
     waiting (set below) waking a second thread for every matrix costs more than it saves:
-    on the 2-core bench machine SmolLM2-135M decodes at 24.8 ms/token on 2 threads and
-    13.6 ms/token on one, while prompt evaluation (batches, ``n_threads_batch``) still
-    gains from both (160 -> 300 tokens/s). BENCHMARKS.md section 6 has the measurements.
+    the default model decodes faster on one thread than on two, while prompt evaluation
+    (batches, ``n_threads_batch``) still gains from both (docs/benchmarks/code.md).
     """
     if settings.n_threads_decode:
         return settings.n_threads_decode
@@ -311,7 +311,7 @@ def start_loading(settings: ModelSettings) -> None:
     """Begin loading the model for ``settings`` in a background thread, so that a program
     that will need it (``tooluse demo``, ``tooluse run``) goes on with its own start-up
     meanwhile: llama.cpp reads the weights and builds the context in C with the GIL
-    released (~0.25 s for the default model), while the caller imports the rest of
+    released, while the caller imports the rest of
     tooluse. The next :func:`load_model` with equal settings waits for this load instead of
     starting another; an error is not raised here but by that call. Nothing happens if
     the model is loaded or being loaded already, or if llama-cpp-python is missing.
@@ -364,14 +364,13 @@ def _unload_all() -> None:
 def _import_llama() -> Any:
     """The ``llama_cpp`` module (the optional ``[local]`` extra), or a BackendError."""
     # With OpenMP's default active waiting, llama.cpp's threads spin while another process
-    # holds the cores, and a 2-core machine that is busy elsewhere drops from ~90 to ~2
-    # tokens/s. Passive waiting costs little when the machine is idle, but not nothing: each
-    # decode of several tokens wakes the sleeping worker, ~20 ms off the CPU per call on the
-    # 2-core bench machine. A machine serving only the model may trade: GOMP_SPINCOUNT
-    # (e.g. 3000000: the worker spins a moment between calls, then sleeps) takes the wait
-    # back (bench/slots.py, 4 slots, mixed tools: 4 clients 2.29 -> 1.45 s, 8: 10.4 -> 5.8 s),
-    # but halves throughput when other processes hold the cores (docs/local.md). (Read by libgomp when
-    # llama_cpp is first imported; a user's own setting of either variable wins.)
+    # holds the cores, and a small machine that is busy elsewhere nearly stops. Passive
+    # waiting costs little when the machine is idle, but not nothing: each decode of several
+    # tokens wakes the sleeping worker. A machine serving only the model may trade:
+    # GOMP_SPINCOUNT (e.g. 3000000: the worker spins a moment between calls, then sleeps)
+    # takes the wait back, but costs throughput when other processes hold the cores
+    # (docs/local.md; the figures: docs/benchmarks/code.md). (Read by libgomp when llama_cpp is first
+    # imported; a user's own setting of either variable wins.)
     if "GOMP_SPINCOUNT" not in os.environ:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:

@@ -1,8 +1,8 @@
 """Parallel calls that differ: a further ``<invoke>`` may not repeat an earlier call.
 
 A small model asked for the weather "in Paris and in London" writes the Paris call, opens a
-second ``<invoke>``, and writes the Paris call again (BFCL ``parallel``: 172 of 200 answers
-held one call because the repeat was dropped). The decoder keeps the bytes of each call
+second ``<invoke>``, and writes the Paris call again (on BFCL ``parallel`` most answers held
+one call because the repeat was dropped: docs/benchmarks/code.md). The decoder keeps the bytes of each call
 back until its ``</invoke>``; a call equal to an earlier one is rolled back to the value
 the model was least sure of (the smallest margin between its choice and the next allowed
 token, among the tokens that start a parameter value, or between a whole value chosen by
@@ -77,8 +77,8 @@ class NoRepeat:
         #: A call block reopened after calls the model wrote (a further call asked for): its
         #: whole values (copied or scored) may be rolled back as well as its tokens. In a
         #: block the model writes on its own, a repeat is where it would stop, and is
-        #: dropped there (values rolled back there too made calls of other spans: BFCL
-        #: ``parallel``, 45 answers rolled back instead of 4, and 5 right ones lost).
+        #: dropped there (values rolled back there too made calls of other spans, and lost
+        #: right answers: docs/benchmarks/code.md).
         self.reopened = bool(self.calls)
         self.retries = 0
         self.rollbacks = 0

@@ -1,4 +1,4 @@
-"""Traces: what the model saw and wrote, per request (issue 43).
+"""Traces: what the model saw and wrote, per request.
 
 - :mod:`.record`: the per-request :class:`Trace` and its :class:`TurnRecord` (one backend call),
   made current with :func:`tracing`; the gateway, the runner and the backends write into

@@ -40,7 +40,7 @@ written.
 Measured by replay on recorded BFCL answers (``bench/replay_edits.py --edit
 whole_phrases``; docs/local.md). Runs of lowercase words are not grown: "Mississippi
 river" would be right, but "water under", "human cell", "roast chicken" are wrong far more
-often (+11 −91 instead of +11 −2 on a full run's answers, before quotes were grown).
+often (docs/benchmarks/code.md).
 """
 
 from __future__ import annotations
