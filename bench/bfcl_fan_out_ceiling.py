@@ -1,7 +1,7 @@
 """How far ``fan_out`` and ``restate`` can go on BFCL, and where they fire by mistake,
 without the model.
 
-    python bench/fan_out_ceiling.py [--data-dir ../shared/bench/bfcl] [-v CATEGORY ...]
+    python bench/bfcl_fan_out_ceiling.py [--data-dir ../shared/bench/bfcl] [-v CATEGORY ...]
 
 For every case with a ground truth, the expected *first* call is taken as the model's (its
 first allowed value per parameter), :func:`tooluse.presets.en_bfcl.fan_out.fan_out` adds what the
@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from replay_edits import fanned  # bench/, first on the path when run as a script
+from bfcl_replay_edits import fanned  # bench/, first on the path when run as a script
 
 from tooluse.eval.bfcl import build_request, build_toolset, load_category
 from tooluse.presets.en_bfcl.fan_out import fan_out

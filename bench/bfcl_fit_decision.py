@@ -1,6 +1,6 @@
 """Fit the call-or-answer decision (prompting.choices.CallDecision) on BFCL runs.
 
-    python bench/fit_decision.py [--against=B,O,T,R[,N]] [--recompute] RUN.json [RUN.json ...]
+    python bench/bfcl_fit_decision.py [--against=B,O,T,R[,N]] [--recompute] RUN.json [RUN.json ...]
 
 Each run is a ``tooluse eval bfcl`` JSON made under ``auto`` with ``decide`` on (every case
 logs the decision's inputs in its timings, whatever was decided), e.g. the six categories

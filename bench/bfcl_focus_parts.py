@@ -1,6 +1,6 @@
 """How well ``focus_values`` parts BFCL questions among their tools, without the model.
 
-    python bench/focus_parts.py [--data-dir DIR] [--category parallel_multiple] [-v]
+    python bench/bfcl_focus_parts.py [--data-dir DIR] [--category parallel_multiple] [-v]
 
 For each question with several tools that :func:`tooluse.presets.en_bfcl.focus.value_focus`
 parts, against BFCL's expected calls: the expected values the question writes that a

@@ -1,6 +1,6 @@
 """Re-run the default local model on some BFCL cases and compare with a recorded run.
 
-    python bench/probe_cases.py RUN_DIR IDS_FILE [--choice any] [-o KEY=VALUE ...]
+    python bench/bfcl_probe_cases.py RUN_DIR IDS_FILE [--choice any] [-o KEY=VALUE ...]
 
 ``IDS_FILE`` holds one ``<category> <case id>`` per line (e.g. the cases a technique acts
 on); ``RUN_DIR`` a recorded run of ``tooluse eval bfcl`` (``grammar_<choice>_<category>

@@ -1,6 +1,6 @@
 """Replay the deterministic call edits on recorded BFCL answers, without the model.
 
-    python bench/replay_edits.py RUN_DIR [--edit EDIT] [--choice auto|any] [-v]
+    python bench/bfcl_replay_edits.py RUN_DIR [--edit EDIT] [--choice auto|any] [-v]
 
 ``RUN_DIR`` holds ``tooluse eval bfcl`` JSONs (``grammar_auto_<category>.json``, e.g. from
 ``bench/bfcl_eval.sh``). The edits that act after the model wrote its calls — ``restate``

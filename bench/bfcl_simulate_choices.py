@@ -1,7 +1,7 @@
 """Offline ablation on a tuning slice: what the call-or-answer decision and the optional-
 parameter filter would have scored, from runs that logged what they need.
 
-    python bench/simulate_choices.py TUNE_BASELINE.json TUNE_FEATURES.json [DECISION]
+    python bench/bfcl_simulate_choices.py TUNE_BASELINE.json TUNE_FEATURES.json [DECISION]
 
 The decision only picks between two answers both runs already hold: the call the model
 writes once a call is decided (the features run always decides to call) or the text-only

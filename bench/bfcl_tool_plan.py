@@ -1,6 +1,6 @@
 """Which tools ``rank_tools`` and ``plan_tools`` choose on BFCL, without the model.
 
-    python bench/tool_plan.py [--data-dir ../shared/bench/bfcl] [--need 2]
+    python bench/bfcl_tool_plan.py [--data-dir ../shared/bench/bfcl] [--need 2]
 
 For every case of the several-tool categories, the tool the first call is forced to
 (:func:`tooluse.presets.en_bfcl.choices.relevance`, the model's likelihood left aside: a tie goes

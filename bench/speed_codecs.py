@@ -1,6 +1,6 @@
 """Codec throughput: decode + encode of a seed conversation, and a response stream, per format.
 
-Run: python bench/codecs_bench.py [--n 2000]
+Run: python bench/speed_codecs.py [--n 2000]
 Measures what a gateway pays per request for translation (validation included).
 """
 

@@ -3,8 +3,8 @@
 # opt-in en-bfcl preset (issue 39): `tooluse demo` and a BFCL simple_python run, each commit
 # from a `git archive` snapshot, interleaved in one run on one machine.
 #
-#   bench/faithful_speed.sh                      # OLD=4cf200c (the rules on by default), NEW=HEAD
-#   OLD=<rev> NEW=<rev> ROUNDS=5 LIMIT=100 bench/faithful_speed.sh
+#   bench/speed_default_path.sh                      # OLD=4cf200c (the rules on by default), NEW=HEAD
+#   OLD=<rev> NEW=<rev> ROUNDS=5 LIMIT=100 bench/speed_default_path.sh
 #
 # Per commit: the demo's wall time, median of ROUNDS fresh processes after one untimed
 # warm-up (the disk prompt cache filled, as a user's second run); then one

@@ -1,7 +1,7 @@
 """`tooluse demo` against the llama.cpp floor, back to back in one run on one machine.
 
-    python bench/bench_floor.py                      # 3 rounds, default threads
-    python bench/bench_floor.py --rounds 5 --threads 2 --json /tmp/floor.json
+    python bench/speed_demo_floor.py                      # 3 rounds, default threads
+    python bench/speed_demo_floor.py --rounds 5 --threads 2 --json /tmp/floor.json
 
 Each round runs, as fresh processes, one after the other:
 
@@ -123,7 +123,7 @@ def _env(cache_dir: Path | None) -> dict[str, str]:
     # The floor runs llama.cpp as it comes (OpenMP's default waiting, which is fastest on a
     # quiet machine: 9-10 ms/token decoding on 2 threads here, against ~30 with passive
     # waiting); tooluse's processes choose their own settings (passive waiting, decoding on
-    # one thread for a small model; bench/bench_threads.py).
+    # one thread for a small model; bench/speed_threads.py).
     env.pop("OMP_WAIT_POLICY", None)
     return env
 

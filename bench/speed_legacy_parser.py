@@ -9,8 +9,8 @@ Two questions:
    16-character chunks (a token stream), and report time per KB at each size: linear growth
    shows as a flat time per KB.
 
-Run:  python bench/bench_legacy_parser.py            (writes nothing; prints Markdown tables)
-      python bench/bench_legacy_parser.py --quick    (fewer repeats)
+Run:  python bench/speed_legacy_parser.py            (writes nothing; prints Markdown tables)
+      python bench/speed_legacy_parser.py --quick    (fewer repeats)
 """
 
 from __future__ import annotations

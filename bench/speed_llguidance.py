@@ -1,8 +1,8 @@
 """tooluse's grammar engine against llguidance, on the default model's vocabulary.
 
     pip install llguidance
-    python bench/bench_llguidance.py                   # everything
-    python bench/bench_llguidance.py --functions 300 --cases 30 --json /tmp/llg.json
+    python bench/speed_llguidance.py                   # everything
+    python bench/speed_llguidance.py --functions 300 --cases 30 --json /tmp/llg.json
 
 Measures, for both engines:
 

@@ -1,6 +1,6 @@
 """Whole turns on the default model with the fast engine and with llguidance (issue 13).
 
-    python bench/bench_llguidance_turns.py [--rounds 2]
+    python bench/speed_llguidance_turns.py [--rounds 2]
 
 The four requests of ``tests/llama/test_llguidance.py`` (a ``pattern``, bounded integer and
 ``allOf`` parameter, and a plain one), ``tool_choice: any``, greedy, ``n_threads=1``, no disk

@@ -1,8 +1,8 @@
 """Benchmark of the local backend: what the grammar costs per token, what the fast grammar
 engine saves, what the KV-cache prefix reuse saves, and a quick accuracy check.
 
-    python bench/bench_local.py --cases 20 --threads 2
-    python bench/bench_local.py --cases 20 --threads 2 --json /tmp/bench_local.json
+    python bench/speed_local.py --cases 20 --threads 2
+    python bench/speed_local.py --cases 20 --threads 2 --json /tmp/bench_local.json
 
 Modes, on the same BFCL ``simple_python`` questions with ``tool_choice: any``:
 

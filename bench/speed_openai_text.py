@@ -8,7 +8,7 @@ chat template (cannot continue a prefill) and a ChatML template that continues a
 assistant message. Then, for each mode, asks each question once with ``tool_choice`` any
 (one call at most) and greedy decoding.
 
-    python bench/bench_openai_text.py            # --threads 2
+    python bench/speed_openai_text.py            # --threads 2
 """
 
 from __future__ import annotations

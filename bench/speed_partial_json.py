@@ -9,7 +9,7 @@ after every fragment. Two ways to get it:
   ``jiter.from_json(buf, partial_mode="trailing-strings")`` (what re-parsing libraries do);
 - ``json.loads-at-end``: no partial views at all, one parse of the complete text (the floor).
 
-Run: python bench/bench_partial_json.py [--size 100000] [--repeat 3]
+Run: python bench/speed_partial_json.py [--size 100000] [--repeat 3]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ neutral model, backend call, codec encode, SSE / event-stream framing, and for s
 worker-thread hand-over. Sequential requests over one keep-alive connection to uvicorn on
 127.0.0.1; the client's own time is included (same for every row).
 
-Run: ``python bench/bench_server_overhead.py [--requests 300]``
+Run: ``python bench/speed_server_overhead.py [--requests 300]``
 """
 
 from __future__ import annotations

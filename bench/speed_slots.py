@@ -19,9 +19,9 @@ the wall time of a round (median), its multiple of one client's, p50/p99 latency
 request, output tokens/s, and the server's memory (RSS after the row, and its peak).
 
 Targets (issue 42): 4 clients ≤ 1.6× one client's wall time, 8 ≤ 2.5×, one client no
-slower than ``queue``. Run it on a quiet machine: ``bench/slots.sh``.
+slower than ``queue``. Run it on a quiet machine: ``bench/speed_slots.sh``.
 
-    python bench/slots.py [--configs queue,slots,llama_cpp] [--clients 1,2,4,8]
+    python bench/speed_slots.py [--configs queue,slots,llama_cpp] [--clients 1,2,4,8]
                           [--workloads same,mixed] [--rounds 5] [--slots N] [--out FILE]
 """
 

@@ -4,8 +4,8 @@
 # machine; needs the [bench] extra (llama_cpp.server's dependencies, the anthropic and
 # openai SDKs).
 #
-#   bench/slots.sh                    # everything, 5 rounds per row
-#   ROUNDS=3 SLOTS=4 bench/slots.sh   # the slots configuration with 4 slots
+#   bench/speed_slots.sh                    # everything, 5 rounds per row
+#   ROUNDS=3 SLOTS=4 bench/speed_slots.sh   # the slots configuration with 4 slots
 #
 # Writes the rows as JSON to $OUT (default: a temporary file) and prints the table.
 set -euo pipefail

@@ -1,11 +1,11 @@
 """`tooluse demo` outside its model turns: start-up and exit, with and without the early
 model load (docs/local.md, "Start-up and exit").
 
-    python bench/bench_startup.py                 # 8 interleaved rounds, ~2 minutes quiet
-    python bench/bench_startup.py --rounds 15 --json /tmp/startup.json
+    python bench/speed_startup.py                 # 8 interleaved rounds, ~2 minutes quiet
+    python bench/speed_startup.py --rounds 15 --json /tmp/startup.json
 
 Fresh processes, warm (the disk prompt cache filled by an untimed first run, bytecode
-caching allowed as in bench_floor.py), alternating in each round:
+caching allowed as in speed_demo_floor.py), alternating in each round:
 
 - **demo**: ``python -m tooluse.cli demo`` as it ships;
 - **demo, no early load**: the same with ``start_local_load`` replaced by a no-op, so the

@@ -1,8 +1,8 @@
 """Threads for the default model: prompt evaluation and single-token decoding, alone and
 with other processes on the cores.
 
-    python bench/bench_threads.py                 # the table below, ~2 minutes on 2 cores
-    python bench/bench_threads.py --json /tmp/threads.json
+    python bench/speed_threads.py                 # the table below, ~2 minutes on 2 cores
+    python bench/speed_threads.py --json /tmp/threads.json
 
 Each configuration runs in fresh processes (llama.cpp reads OpenMP's settings at import):
 load the default GGUF, evaluate a 510-token prompt (the size of the demo's first turn) and

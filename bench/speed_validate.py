@@ -13,7 +13,7 @@ What is compared, per call, on the same inputs:
 Workloads: a small weather schema (valid and invalid input), a function-derived order schema
 with nested models, and every BFCL ground-truth call (needs ../shared/bench/bfcl).
 
-Run:  python bench/bench_validate.py [--bfcl DIR] [--repeat N]
+Run:  python bench/speed_validate.py [--bfcl DIR] [--repeat N]
 """
 
 from __future__ import annotations

@@ -169,7 +169,7 @@ def _run(args: argparse.Namespace) -> int:
 #: five turns of --max-tokens, short tool results) fits in 4096 tokens. The model's own
 #: 8192 (``n_ctx=0``) takes longer to allocate (the KV cache is cleared at creation) and to
 #: free, for the same logits (llama.cpp attends over the used cells only; checked bit for
-#: bit; docs/benchmarks/code.md). The floor of bench/bench_floor.py uses 4096 too.
+#: bit; docs/benchmarks/code.md). The floor of bench/speed_demo_floor.py uses 4096 too.
 DEMO_N_CTX = 4096
 _DEMO_PROMPT_ROOM = 1536  # the first prompt, the tool results and a long --question
 

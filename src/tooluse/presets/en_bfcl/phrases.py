@@ -37,7 +37,7 @@ United"``: one of the two is wrong, and writing the same thing twice would not t
 enum and formatted parameters, and values the question does not write, are left as
 written.
 
-Measured by replay on recorded BFCL answers (``bench/replay_edits.py --edit
+Measured by replay on recorded BFCL answers (``bench/bfcl_replay_edits.py --edit
 whole_phrases``; docs/local.md). Runs of lowercase words are not grown: "Mississippi
 river" would be right, but "water under", "human cell", "roast chicken" are wrong far more
 often (docs/benchmarks/code.md).

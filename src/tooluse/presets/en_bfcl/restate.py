@@ -245,7 +245,7 @@ def restatements(calls: Sequence[Call], question: str,
         return _restated(calls, question, [], limit=limit, valid=valid)
     # Calls of several tools: a value of one tool's clause is no restatement of another's.
     # Restating every tool from the whole question did worse than fan_out alone, from the
-    # clauses each tool alone owns better (bench/fan_out_ceiling.py; docs/benchmarks/code.md).
+    # clauses each tool alone owns better (bench/bfcl_fan_out_ceiling.py; docs/benchmarks/code.md).
     if not parts:
         return []
     extra: list[Call] = []
