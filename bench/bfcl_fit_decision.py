@@ -1,4 +1,4 @@
-"""Fit the call-or-answer decision (prompting.choices.CallDecision) on BFCL runs.
+"""Fit the call-or-answer decision (presets.en_bfcl.choices.CallDecision) on BFCL runs.
 
     python bench/bfcl_fit_decision.py [--against=B,O,T,R[,N]] [--recompute] RUN.json [RUN.json ...]
 

@@ -1,4 +1,4 @@
-"""The decisions taken around the real default model (prompting/choices.py), each on its
+"""The decisions taken around the real default model (presets/en_bfcl/choices.py), each on its
 own: tool retrieval, the call-or-answer decision, the tool scored by its whole name,
 optional parameters only when the conversation gives them, parallel calls that differ.
 Every call still validates."""

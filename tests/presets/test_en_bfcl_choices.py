@@ -1,4 +1,4 @@
-"""The decisions taken around a small model (prompting/choices.py) without a model: tool
+"""The decisions taken around a small model (presets/en_bfcl/choices.py) without a model: tool
 retrieval, values given by the conversation, the call-or-answer rule and their wiring in
 PromptToolsBackend through a fake text model that scores alternatives."""
 
