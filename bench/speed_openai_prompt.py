@@ -2,13 +2,13 @@
 of the ``openai-prompt`` backend: how long a call takes, how many HTTP requests it needs,
 and how many calls validate against the tool's schema.
 
-Starts the server on 127.0.0.1 (``tests/backends/openai_text_llama_server.py``, the same
+Starts the server on 127.0.0.1 (``tests/backends/openai_prompt_llama_server.py``, the same
 launcher as the slow tests) serving the bundled SmolLM2-135M under two aliases: its own
 chat template (cannot continue a prefill) and a ChatML template that continues a final
 assistant message. Then, for each mode, asks each question once with ``tool_choice`` any
 (one call at most) and greedy decoding.
 
-    python bench/speed_openai_text.py            # --threads 2
+    python bench/speed_openai_prompt.py            # --threads 2
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import jsonschema
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "backends"))
 
-from test_openai_text_server_slow import CONTINUE_TEMPLATE
+from test_openai_prompt_server_slow import CONTINUE_TEMPLATE
 
 from tooluse.backends.local import default_model_path
 from tooluse.backends.openai_prompt import OpenAIPromptBackend
@@ -71,7 +71,7 @@ def start_server(folder: Path, threads: int) -> tuple[subprocess.Popen[bytes], s
         {**common, "model_alias": "smollm2-continue", "chat_format": "hf-tokenizer-config",
          "hf_tokenizer_config_path": str(tokenizer)},
         {**common, "model_alias": "smollm2"}]}))
-    launcher = ROOT / "tests" / "backends" / "openai_text_llama_server.py"
+    launcher = ROOT / "tests" / "backends" / "openai_prompt_llama_server.py"
     process = subprocess.Popen([sys.executable, str(launcher), "--config_file", str(config)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/v1"

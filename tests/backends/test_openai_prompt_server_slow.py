@@ -38,7 +38,7 @@ pytestmark = pytest.mark.slow
 for _module in ("llama_cpp", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"):
     pytest.importorskip(_module, reason=f"llama-cpp-python's server needs {_module}")
 
-LAUNCHER = Path(__file__).with_name("openai_text_llama_server.py")
+LAUNCHER = Path(__file__).with_name("openai_prompt_llama_server.py")
 SCHEMA = {
     "type": "object",
     "properties": {"city": {"type": "string", "description": "City name, e.g. Paris"}},

@@ -201,7 +201,7 @@ def test_a_text_backend_keeping_no_end_does_not_hand_over_an_earlier_one() -> No
 # -- a real text backend: OpenAIChatTextBackend ---------------------------------------------------
 
 
-def test_the_openai_text_backend_keeps_each_request_its_own_last_end() -> None:
+def test_the_openai_prompt_backend_keeps_each_request_its_own_last_end() -> None:
     barrier = threading.Barrier(2, timeout=10)
 
     def handle(request: httpx2.Request) -> httpx2.Response:

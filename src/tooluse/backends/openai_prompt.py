@@ -41,7 +41,7 @@ thinking goes back into its turns. Reasoning a server's own parser moves to
 
 Spec: ``openai-prompt:http://127.0.0.1:8000/v1#MODEL`` (base URL, then ``#model``), or
 ``openai-prompt:MODEL`` with the base URL from ``OPENAI_BASE_URL``; the key from ``api_key=``
-or ``OPENAI_API_KEY``. See ``docs/openai_text.md``.
+or ``OPENAI_API_KEY``. See ``docs/openai_prompt.md``.
 """
 
 from __future__ import annotations
