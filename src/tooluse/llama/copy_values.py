@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -68,6 +70,30 @@ def score_tokens(np: Any, seq: Seq, n_past: int, first: Any, ids: Sequence[int])
         for row, token in zip(rows, ids[1:], strict=True):
             total += float(log_softmax(np, row)[token])
     return total
+
+
+@dataclass
+class _Slot:
+    """A parameter value about to be written (at sequence position ``start``), and what the
+    call around it says: the parameter (``name`` as its tag writes it), the ``>`` still to
+    write (``head``), an array's ``[`` already forced (``bracket``), whether a word may be
+    written (``words``) and an array is due (``array``), the call so far, its tool with
+    that tool's part of the question (``focus``) and its naming, and ``is_place`` where a
+    place parameter is still to come (a place is then no value here)."""
+
+    start: int
+    name: bytes
+    parameter: str
+    head: bytes
+    bracket: bytes
+    words: bool
+    call: bytes
+    tool: str | None
+    focus: ValueFocus | None
+    described: ToolNaming | None
+    naming: AbstractSet[str]
+    is_place: Callable[[str], bool] | None
+    array: bool = False
 
 
 class ValueCopier:
@@ -126,7 +152,6 @@ class ValueCopier:
         (as forced) ruled out here, e.g. by a rollback of a repeated call; the choice and
         its margin are kept in :attr:`last_choice`."""
         self.last_choice = None
-        llm = backend.loaded.llm
         start = int(seq.n_tokens)
         if not (self.spans or self.enums) or start < 2 or start == self._decided:
             return None
@@ -135,35 +160,28 @@ class ValueCopier:
         if opened is None or opened.group(1) in _STRUCTURE:
             return None
         head = b"" if opened.group(2) else b">"
-        #: An array's "[" the grammar forced already (nothing else can start the value).
-        bracket = opened.group(3)
         finite = _finite_values(matcher, state, head) if self.enums else None
         if finite:
             return self._best_alternative(backend, seq, np, start,
                                           [v for v in finite if v + _CLOSE not in banned])
-        # A bare number is offered only where a number is due: copied into a string
-        # ("substance": "1" for "1 kg of ice") it is mostly wrong.
-        words = bool(matcher.advance(state, head + b"x"))
-        # A span that already fills a parameter of this call is not offered again
-        # ("current": 12, then "mu0": 12 instead of its constant).
+        slot = self._slot(seq, pieces, start, opened, head, matcher, state)
+        options = self._offered(slot, matcher, state, banned)
+        if not options:
+            return None
+        self._decided = start
+        first = log_softmax(np, seq.logits().astype(np.float64))
+        free, free_lp = self._free_value(backend, seq, np, state, matcher, pieces, eog, head)
+        free, options = self._judged(slot, free, options, banned)
+        return self._decide(backend, seq, np, slot, first, free, free_lp, options)
+
+    def _slot(self, seq: Seq, pieces: list[bytes], start: int, opened: re.Match[bytes],
+              head: bytes, matcher: Matcher, state: MatchState) -> _Slot:
+        """What the value about to be written is, and what the call around it says."""
         call = self._call(seq, pieces, start)
-        used = {m.group(2) for m in _VALUE.finditer(call)}
         named = _TOOL.search(call)
         tool = unescape(named.group(1).decode("utf-8", "replace")) if named else None
-        focus = self.focus if self.focus is not None and tool is not None else None
         described = self.naming.get(tool or "")
         parameter = unescape(opened.group(1).decode("utf-8", "replace"))
-        naming = described.words if described is not None \
-            and parameter in described.required else frozenset()
-        options = [head + escape(s).encode("utf-8") for s in self.spans
-                   if not (words and _NUMBER.fullmatch(s))
-                   and (focus is None or focus.allows(str(tool), s))
-                   and not names_only(s, naming, self.conversation)]
-        array = bool(bracket) or (not words and bool(matcher.advance(state, head + b"[")))
-        if array:
-            arrays = _as_arrays(self.lists) + self._enum_arrays(matcher, state, head, bracket)
-            options += [head + escape(text).encode("utf-8")[len(bracket):] for text in arrays]
-        options = [o for o in options if o[len(head):] not in used]
         # A place (a known city, state or country) fills the tool's place parameter still
         # to come, not this one ("cuisine": "Boston" for "a Sushi restaurant in Boston",
         # where ``location`` follows).
@@ -172,37 +190,72 @@ class ValueCopier:
             and bool(described.places) and parameter not in described.places \
             and bool(described.places - {t.decode("utf-8", "replace")
                                          for t in _PARAMETER.findall(call)})
-        if placed and is_place is not None:
-            options = [o for o in options if not is_place(_text(o[len(head):]))]
-        options = [o for o in options if matcher.advance(state, o + _CLOSE)
-                   and o + _CLOSE not in banned]
-        if not options:
-            return None
-        self._decided = start
-        first = log_softmax(np, seq.logits().astype(np.float64))
-        free, free_lp = self._free_value(backend, seq, np, state, matcher, pieces, eog, head)
+        return _Slot(
+            start=start, name=opened.group(1), parameter=parameter, head=head,
+            # an array's "[" the grammar forced already (nothing else can start the value)
+            bracket=opened.group(3),
+            # a word may be written here: a bare number is then offered only where a
+            # number is due (copied into a string, "substance": "1" for "1 kg of ice", it
+            # is mostly wrong)
+            words=bool(matcher.advance(state, head + b"x")),
+            call=call, tool=tool,
+            focus=self.focus if self.focus is not None and tool is not None else None,
+            described=described,
+            naming=described.words if described is not None
+            and parameter in described.required else frozenset(),
+            is_place=is_place if placed else None)
+
+    def _offered(self, slot: _Slot, matcher: Matcher, state: MatchState,
+                 banned: frozenset[bytes]) -> list[bytes]:
+        """The conversation's spans (and lists, where an array is due) offered at ``slot``:
+        those its tool's part of the question writes, that do not only name the tool, that
+        fill no other parameter of the call yet, that are no place where a place parameter
+        is still to come, and that the grammar allows there."""
+        head, bracket = slot.head, slot.bracket
+        options = [head + escape(s).encode("utf-8") for s in self.spans
+                   if not (slot.words and _NUMBER.fullmatch(s))
+                   and (slot.focus is None or slot.focus.allows(str(slot.tool), s))
+                   and not names_only(s, slot.naming, self.conversation)]
+        slot.array = bool(bracket) or (not slot.words
+                                       and bool(matcher.advance(state, head + b"[")))
+        if slot.array:
+            arrays = _as_arrays(self.lists) + self._enum_arrays(matcher, state, head, bracket)
+            options += [head + escape(text).encode("utf-8")[len(bracket):] for text in arrays]
+        # A span that already fills a parameter of this call is not offered again
+        # ("current": 12, then "mu0": 12 instead of its constant).
+        used = {m.group(2) for m in _VALUE.finditer(slot.call)}
+        options = [o for o in options if o[len(head):] not in used]
+        if slot.is_place is not None:
+            options = [o for o in options if not slot.is_place(_text(o[len(head):]))]
+        return [o for o in options if matcher.advance(state, o + _CLOSE)
+                and o + _CLOSE not in banned]
+
+    def _judged(self, slot: _Slot, free: bytes | None, options: list[bytes],
+                banned: frozenset[bytes]) -> tuple[bytes | None, list[bytes]]:
+        """The model's free value, or None where it is no value here (then the spans
+        compete alone), and the spans that compete with it."""
+        head, described = slot.head, slot.described
+        value = free[len(head):] if free is not None else b""
         if free is not None and free + _CLOSE in banned:
             free = None
-        if free is not None and (_placeholder(free[len(head):], opened.group(1))
-                                 or _stand_in(free[len(head):], opened.group(1), words)
-                                 or (words and names_only(_text(free[len(head):]), naming,
-                                                        self.conversation))):
+        if free is not None and (_placeholder(value, slot.name)
+                                 or _stand_in(value, slot.name, slot.words)
+                                 or (slot.words and names_only(_text(value), slot.naming,
+                                                               self.conversation))):
             # The parameter's own name as its value ("answer": "answer"), a type's name
             # ("type": "string"), in a string that is no number or id, a bare number
             # ("food_name": "16" for "16 ounces of chai tea"), or words that only name the
             # tool or its parameters ("content": "todo" for ``todo_manager``): not a
-            # value. In two full runs' calls, string values that only named were right 18
-            # times in 167.
+            # value (docs/benchmarks/code.md).
             options = [o for o in options if o != free]
             free = None
-        if free is not None and placed and is_place is not None \
-                and is_place(_text(free[len(head):])):
+        if free is not None and slot.is_place is not None and slot.is_place(_text(value)):
             options = [o for o in options if o != free]
             free = None
             self.refused += 1
         if free is not None and described is not None and described.distinct \
-                and parameter in described.required \
-                and _repeats(free[len(head):], call, self.conversation):
+                and slot.parameter in described.required \
+                and _repeats(value, slot.call, self.conversation):
             # A required value that already fills a parameter of this call, as often as
             # the conversation writes it ("sculpture": "The Thinker", then "artist": "The
             # Thinker" for "The Thinker by Rodin"): one of the two is wrong, and a span
@@ -211,13 +264,21 @@ class ValueCopier:
             options = [o for o in options if o != free]
             free = None
             self.refused += 1
-        if free is not None and self._given(free[len(head):]) and (
-                focus is None or focus.allows(str(tool), _text(free[len(head):]))):
+        if free is not None and self._given(value) and (
+                slot.focus is None or slot.focus.allows(str(slot.tool), _text(value))):
             # The model copied a value of the conversation already: only a longer span
             # that starts with it competes ("London" or "London, UK"). It gets the same
             # bonus as any span: on likelihood alone the shorter value nearly always wins
             # (docs/benchmarks/code.md).
             options = [o for o in options if o.startswith(free) and len(o) > len(free)]
+        return free, options
+
+    def _decide(self, backend: Any, seq: Seq, np: Any, slot: _Slot, first: Any,
+                free: bytes | None, free_lp: float, options: list[bytes]) -> bytes | None:
+        """Score each span whole from the value start, and write the likeliest: a span
+        when its likelihood plus the bonus beats the free value's."""
+        llm = backend.loaded.llm
+        start, head = slot.start, slot.head
         scored = []
         for option in options:
             if option == free:
@@ -228,9 +289,9 @@ class ValueCopier:
         seq.n_tokens = start - 1
         seq.eval([int(seq.input_ids[start - 1])])
         best_lp, best = max(scored) if scored else (float("-inf"), b"")
-        lists = [(lp, o) for lp, o in scored if (bracket + o[len(head):]).startswith(b"[")]
-        if array and lists and free is not None \
-                and (bracket + free[len(head):]).strip() == b"[]":
+        lists = [(lp, o) for lp, o in scored if (slot.bracket + o[len(head):]).startswith(b"[")]
+        if slot.array and lists and free is not None \
+                and (slot.bracket + free[len(head):]).strip() == b"[]":
             # An empty array where the question lists items: the likeliest list, not none.
             best_lp, best = max(lists)
             free = None

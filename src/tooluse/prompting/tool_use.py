@@ -172,12 +172,7 @@ class PromptToolsBackend(Backend):
         if (turn := current_turn()) is not None:
             turn.text_prompt(messages)
             turn.tools_left_out = list(left_out)
-        if isinstance(self.text_backend, CountingTextBackend):
-            # Known before the first event: the gateway answers an HTTP error, not a stream.
-            used = self.text_backend.prompt_tokens(messages, prefill)
-            limit = self.text_backend.context_length()
-            if used >= limit:
-                raise context_error(used, limit)
+        self._check_room(messages, prefill)
         planned: dict[str, float] = {}
         plan = Plan()
         thinks = self.think_tags and request.reasoning is not None and request.reasoning.on
@@ -186,6 +181,45 @@ class PromptToolsBackend(Backend):
         if grammar is not None and request.tools and grammar.prefill == prefill and not thinks:
             prefill, grammar, plan = self._plan(request, messages, prefill, grammar)
             planned.update(plan.diagnostics)
+        options, steering = self._generation(request, stops, thinks, grammar)
+        started = time.perf_counter()
+        yield MessageStart(id=new_message_id(), model=request.model or self.model)
+        emitter = self._emitter(request, plan, steering, prefill)
+        written: list[str] = []
+        end = yield from self._generate(emitter, messages, prefill, grammar, options, written)
+        end = yield from self._after_answer(request, emitter, messages, prefill, grammar,
+                                            options, written, end)
+        yield from emitter.close()
+        yield from self._completed(request, emitter, end)
+        end.timings.setdefault("total_s", time.perf_counter() - started)
+        end.timings.update(planned)
+        if emitter.dropped:
+            end.timings["optional_dropped"] = float(emitter.dropped)
+        if left_out:
+            end.timings["tools_left_out"] = float(len(left_out))
+        self.last_end = end
+        if turn is not None:
+            turn.diagnostics = dict(end.timings)
+        yield MessageDelta(
+            stop_reason=emitter.stop_reason(end),
+            stop_sequence=end.stop_sequence if emitter.user_stop(end) else None,
+            usage=_usage(end),
+        )
+        yield MessageStop()
+
+    def _check_room(self, messages: list[TextMessage], prefill: str) -> None:
+        """A prompt the text model's context cannot hold fails before the first event, when
+        the text backend can count (the gateway answers an HTTP error, not a stream)."""
+        if isinstance(self.text_backend, CountingTextBackend):
+            used = self.text_backend.prompt_tokens(messages, prefill)
+            limit = self.text_backend.context_length()
+            if used >= limit:
+                raise context_error(used, limit)
+
+    def _generation(self, request: Request, stops: list[str], thinks: bool,
+                    grammar: ToolGrammar | None) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """The text backend's generation options for ``request``, with the preset's hints,
+        and the rules that steer decoding (named on the calls)."""
         options: dict[str, Any] = {
             "stop": stops,
             "max_tokens": request.max_tokens or self.max_tokens,
@@ -199,28 +233,39 @@ class PromptToolsBackend(Backend):
         if grammar is not None and request.tools:
             hints, steering = self.assist.generation_hints(request)
             options.update(hints)
-        started = time.perf_counter()
-        yield MessageStart(id=new_message_id(), model=request.model or self.model)
+        return options, steering
+
+    def _emitter(self, request: Request, plan: Plan, steering: tuple[str, ...],
+                 prefill: str) -> Emitter:
+        """The emitter of the answer's events, told what steered and planned its calls,
+        whether to hold them for edits made together, and the preset's call editor; the
+        prefill parsed (it is the start of the answer, not new text)."""
         emitter = Emitter(LegacyParser(request.tools) if request.tools else None,
-                           history=earlier_calls(request), think=ThinkSplitter())
+                          history=earlier_calls(request), think=ThinkSplitter())
         emitter.steering = steering
         if plan.first:
             emitter.planned = [(plan.steered_by, None),
                                *(((), plan.added_by) for _ in plan.first[1:])]
         elif plan.steered_by:
             emitter.planned = [(plan.steered_by, None)]
-        choice = request.tool_choice or ToolChoice()
         # The block's calls streamed once it is over, edited together (e.g. paired as the
         # question pairs values).
         emitter.hold = self.assist.holds_calls(request)
         if request.tools:
             emitter.adjust = self.assist.call_editor(request)
         if prefill:
-            # The prefill is the start of the answer: parse it, but it is not new text.
             for _ in emitter.feed(prefill, emit_text=False):
                 pass
-        written: list[str] = []
-        end = yield from self._generate(emitter, messages, prefill, grammar, options, written)
+        return emitter
+
+    def _after_answer(self, request: Request, emitter: Emitter, messages: list[TextMessage],
+                      prefill: str, grammar: ToolGrammar | None, options: dict[str, Any],
+                      written: list[str], end: TextEnd,
+                      ) -> Generator[StreamEvent, None, TextEnd]:
+        """What follows the model's answer: asked again for text where it asked again for a
+        result it has, its repeated call kept where a call is due, or one more call where
+        the preset asks for it; the turn's end."""
+        choice = request.tool_choice or ToolChoice()
         if emitter.repeated == "history" and emitter.index < emitter.thoughts \
                 and not emitter.blocks \
                 and choice.type == "auto":
@@ -241,8 +286,8 @@ class PromptToolsBackend(Backend):
                 purpose="answer_again")
             retry.output_tokens += end.output_tokens
             retry.timings["retried_after_repeat"] = 1.0
-            end = retry
-        elif emitter.repeated == "history" and not emitter.blocks \
+            return retry
+        if emitter.repeated == "history" and not emitter.blocks \
                 and choice.type in ("any", "tool"):
             # The one call the model wrote repeats a call of the conversation, and
             # tool_choice asks for a call: the model's call, not an empty turn.
@@ -251,7 +296,12 @@ class PromptToolsBackend(Backend):
                 and self.assist.wants_one_more(request, emitter.blocks, self.limits.max_calls):
             yield from self._one_more(request, emitter, messages, prefill + "".join(written),
                                       options, end)
-        yield from emitter.close()
+        return end
+
+    def _completed(self, request: Request, emitter: Emitter,
+                   end: TextEnd) -> Iterator[StreamEvent]:
+        """The calls the preset adds once the block is over, and the held calls released
+        as edited together (counted in ``end.timings``)."""
         if emitter.blocks:
             made = self.assist.added_calls(request, emitter.blocks, self.limits.max_calls)
             for block in made:
@@ -272,21 +322,6 @@ class PromptToolsBackend(Backend):
             # refuse the edit.
             if emitter.blocks[-len(held):] != held:
                 end.timings.update({k: float(n) for k, n in counts.items() if n})
-        end.timings.setdefault("total_s", time.perf_counter() - started)
-        end.timings.update(planned)
-        if emitter.dropped:
-            end.timings["optional_dropped"] = float(emitter.dropped)
-        if left_out:
-            end.timings["tools_left_out"] = float(len(left_out))
-        self.last_end = end
-        if turn is not None:
-            turn.diagnostics = dict(end.timings)
-        yield MessageDelta(
-            stop_reason=emitter.stop_reason(end),
-            stop_sequence=end.stop_sequence if emitter.user_stop(end) else None,
-            usage=_usage(end),
-        )
-        yield MessageStop()
 
     def _retrieve(self, request: Request) -> tuple[Request, list[str]]:
         """The request with the tools the preset offers (all, without one), and the names
