@@ -259,7 +259,7 @@ def per_token(data: Path, n_cases: int, tokenizer: Any, tokenize: Any,
 
 
 def lines_of_code() -> dict[str, Any]:
-    own = ["prompting/grammar.py", "prompting/grammar_ir.py", "prompting/matcher.py"]
+    own = ["grammar/tool_calls.py", "grammar/ir.py", "grammar/matcher.py"]
     counts = {p: sum(1 for line in (ROOT / "src/tooluse" / p).read_text().splitlines()
                      if line.strip() and not line.strip().startswith("#")) for p in own}
     import llguidance
