@@ -7,6 +7,8 @@ the system prompt in the legacy XML format, calls come back as ``<function_calls
 default a grammar built from the tools constrains decoding so that every call parses and
 validates. Nothing is downloaded, ever. A thinking model's ``<think>`` section (Qwen3, the
 R1 distills; ``think_tags``) becomes thinking blocks (:mod:`tooluse.prompting.thinking`).
+This module is the adapter: it reads the options and builds the engine of
+:mod:`tooluse.llama` (the model, its slots, the decoding loops) under the prompting layer.
 
 The calls are the model's: by default no rule reads the question to plan, edit or add
 calls. ``preset="en-bfcl"`` turns on such rules (English, fitted on BFCL; opt-in, every
