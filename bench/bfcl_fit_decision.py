@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from tooluse.backends.local import DEFAULT_DECISION
+from tooluse.presets.en_bfcl import DEFAULT_DECISION
 from tooluse.eval.bfcl import build_request, build_toolset, load_category
 from tooluse.presets.en_bfcl.choices import name_coverage, question_text, relevance
 

@@ -7,7 +7,7 @@ The decision only picks between two answers both runs already hold: the call the
 writes once a call is decided (the features run always decides to call) or the text-only
 answer (right exactly where no call is expected). The optional filter is applied to the
 baseline run's calls and re-graded with the same checker. DECISION: ``bias,w_open,w_tool,
-w_rel`` (default: the backend's DEFAULT_DECISION).
+w_rel`` (default: the en-bfcl preset's DEFAULT_DECISION).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from tooluse.backends.local import DEFAULT_DECISION
+from tooluse.presets.en_bfcl import DEFAULT_DECISION
 from tooluse.eval import check_calls, load_category
 from tooluse.presets.en_bfcl.choices import CallDecision, keep_given_optionals
 from tooluse.tools import normalize_schema
