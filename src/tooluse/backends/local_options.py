@@ -111,7 +111,7 @@ class LocalOptions:
       English words ("two nights": 2, "the 16th century": 16, not "10th December": a date
       is known by the English month names; "213 million"), quoted strings, capitalised
       names (joined by "of", "and", "de", "von"...), lists written with "and"/"or", runs of
-      words that are not English stop words ("the", "please", "calculate"...). Whether the
+      words that are not English stop words ("the", "please", "want"...). Whether the
       conversation gives a value is read with English stems (plural "s"/"es", "ing", "ed"),
       and a bare number stands for a string value only when the parameter's name holds an
       English word that says so ("number", "year", "code", "zip"...). A conversation in

@@ -129,8 +129,8 @@ def split_name(name: str) -> str:
 
 
 def content_words(text: str) -> set[str]:
-    """The words of ``text`` that say something (stemmed, no stop word, three letters or
-    more)."""
+    """The words of ``text`` that say something (stemmed, none of :data:`SAYS_NOTHING`,
+    three letters or more)."""
     return {stem(w) for w in words(text) if len(w) > 2 and w not in SAYS_NOTHING}
 
 
