@@ -28,6 +28,9 @@ LAYERS: list[tuple[str, ...]] = [
     # the neutral model: errors, JSON values, messages, stream events, the backend protocol
     (
         "tooluse._lazy",
+        "tooluse._greenlet_bridge",
+        "tooluse._bounded_table",
+        "tooluse._writer",
         "tooluse.errors",
         "tooluse.cancel",
         "tooluse._jsonvalue",

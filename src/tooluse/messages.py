@@ -24,6 +24,7 @@ __all__ = [
     "JsonBlock",
     "Message",
     "Passthrough",
+    "PlacedMessage",
     "Reasoning",
     "RedactedThinkingBlock",
     "Request",
@@ -321,15 +322,33 @@ class ToolChoice(_Model):
         return self
 
 
+class PlacedMessage(_Model):
+    """A message of the client's conversation that the neutral one holds only in part (a
+    mid-conversation system message: its text joins :attr:`Request.system`), kept verbatim
+    with where it stood, so an upstream of the same API gets it back in its place.
+
+    It stood before block ``block`` of ``Request.messages[turn]`` (``block`` may be that
+    turn's length: right after it; ``turn`` may be the number of turns: at the end).
+    ``system`` is how many blocks it added to the end of :attr:`Request.system` (none for
+    one no longer shown); an encoder that puts it back takes those out again.
+    """
+
+    turn: int = Field(ge=0)
+    block: int = Field(ge=0)
+    body: dict[str, Any]
+    system: int = Field(default=0, ge=0)
+
+
 class Passthrough(_Model):
     """What a client's request holds that the neutral model does not carry, kept verbatim for
     a backend that speaks that same API upstream (and ignored by every other backend).
 
     ``api`` names the wire API (a codec's ``TARGET``); ``fields`` are top-level request
     fields, ``tools`` whole tool definitions (server tools), ``tool_fields`` the extra fields
-    of a neutral tool by its name, ``headers`` HTTP headers (a beta header). ``required``
-    lists the fields a backend that cannot forward them must refuse rather than ignore
-    (a server tool cannot be left out silently: the model would answer without it).
+    of a neutral tool by its name, ``headers`` HTTP headers (a beta header), ``messages``
+    the messages kept in their place (:class:`PlacedMessage`). ``required`` lists the fields
+    a backend that cannot forward them must refuse rather than ignore (a server tool cannot
+    be left out silently: the model would answer without it).
     """
 
     api: str
@@ -337,6 +356,7 @@ class Passthrough(_Model):
     tools: list[dict[str, Any]] = Field(default_factory=list)
     tool_fields: dict[str, dict[str, Any]] = Field(default_factory=dict)
     headers: dict[str, str] = Field(default_factory=dict)
+    messages: list[PlacedMessage] = Field(default_factory=list)
     required: list[str] = Field(default_factory=list)
 
 

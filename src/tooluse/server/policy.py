@@ -41,8 +41,11 @@ __all__ = ["check_servable", "limit_response_calls", "limit_stream_calls", "max_
 log = logging.getLogger("tooluse.server")
 
 
-def check_servable(request: Request, backend: Backend) -> None:
-    """Raise a 400 :class:`GatewayError` for what ``backend`` cannot serve in ``request``."""
+def check_servable(request: Request, backend: Backend,
+                   schema_field: tuple[str | int, ...] = ()) -> None:
+    """Raise a 400 :class:`GatewayError` for what ``backend`` cannot serve in ``request``,
+    naming the field in the client's API (``schema_field``: where its API holds the
+    answer's JSON schema, which the neutral request does not remember)."""
     passthrough = request.passthrough
     forwarded = passthrough is not None and passthrough.api in backend.forwards
     if passthrough is not None and passthrough.required and not forwarded:
@@ -55,10 +58,12 @@ def check_servable(request: Request, backend: Backend) -> None:
             path=path,
         )
     if request.response_schema is not None and not (forwarded or backend.structured_output):
+        where = ".".join(map(str, schema_field))
         raise GatewayError(
-            f"structured output (a JSON schema for the answer) is not supported by this "
-            f"gateway's backend ({backend.name})",
+            f"{where + ': ' if where else ''}structured output (a JSON schema for the answer) "
+            f"is not supported by this gateway's backend ({backend.name})",
             "invalid_request",
+            path=schema_field,
         )
 
 

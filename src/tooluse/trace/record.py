@@ -39,7 +39,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from ..messages import Request, Response
 from ..stream import Accumulator, StreamEvent
@@ -143,6 +143,9 @@ class TurnRecord:
     diagnostics: dict[str, float] = field(default_factory=dict)
     #: Tools a preset left out of the prompt.
     tools_left_out: list[str] = field(default_factory=list)
+    #: The gateway's tries of a routed request (route or deployment, outcome, ms, error),
+    #: the one that answered last.
+    attempts: list[dict[str, Any]] = field(default_factory=list)
 
     def text_prompt(self, messages: Sequence[Mapping[str, str]]) -> None:
         """Record the chat messages given to the text model."""

@@ -129,6 +129,7 @@ def turn_dict(turn: Turn, max_text: int = MAX_TEXT) -> dict[str, Any]:
         "prefill_spans": prefills,
         "diagnostics": turn.diagnostics,
         "tools_left_out": turn.tools_left_out,
+        "attempts": turn.attempts,
         "calls": calls,
         "spans": spans,
     }

@@ -34,6 +34,7 @@ from ...messages import (
     JsonBlock,
     Message,
     Passthrough,
+    PlacedMessage,
     RedactedThinkingBlock,
     Request,
     TextBlock,
@@ -58,7 +59,7 @@ from .._common import (
     validate,
 )
 from .._images import decode_base64, sniff_media_type
-from . import thinking
+from . import system_messages, thinking
 from ._wire import (
     _BLOCKS,
     _CHOICES,
@@ -75,6 +76,7 @@ from ._wire import (
     _Request,
     _SearchResult,
     _ServerTool,
+    _SystemMessage,
     _Text,
     _Thinking,
     _Tool,
@@ -237,34 +239,52 @@ def _block(raw: Any, path: Path, role: str) -> ContentBlock:
     )
 
 
-def _system_message(msg: _Message, path: Path) -> list[TextBlock]:
-    """A mid-conversation ``role: "system"`` message: its text joins the system prompt (the
-    neutral model has one system prompt; its place in the conversation is not kept)."""
+def _system_message(raw: Any, path: Path) -> tuple[_SystemMessage, list[TextBlock]]:
+    """A mid-conversation ``role: "system"`` message and its text blocks (:mod:`.system_messages`
+    says where they go). Its content may be left out, or empty, when its ``output_config``
+    sets something: the API takes a message that only sets the next turn's effort."""
+    msg = validate(_SystemMessage, raw, path)
+    if msg.output_config is not None and msg.output_config.model_fields_set and \
+            msg.content in (None, "", []):
+        return msg, []
+    if msg.content is None:
+        raise WireFormatError("a system message needs content or output_config settings",
+                              (*path, "content"))
     if isinstance(msg.content, str):
-        return [_text(msg.content, (*path, "content"))]
+        return msg, [_text(msg.content, (*path, "content"))]
     if not isinstance(msg.content, list):
         raise WireFormatError("Input should be a valid string or a valid list", (*path, "content"))
     out = []
-    for k, raw in enumerate(msg.content):
-        block = dispatch(raw, (*path, "content", k), {"text": _Text})
+    for k, raw_block in enumerate(msg.content):
+        block = dispatch(raw_block, (*path, "content", k), {"text": _Text})
         assert isinstance(block, _Text)
         out.append(_text(block.text, (*path, "content", k), block))
-    return out
+    return msg, out
 
 
-def _turns(messages: list[Any], system: list[TextBlock]) -> list[Turn]:
-    """The alternating turns; ``role: "system"`` messages' text is appended to ``system``."""
+def _turns(messages: list[Any], system: list[TextBlock], placed: list[PlacedMessage],
+           said: list[_SystemMessage]) -> list[Turn]:
+    """The alternating turns. A ``role: "system"`` message's text is appended to ``system``
+    (unless its ``clear_at: "next_user_message"`` has cleared it), the message kept in
+    ``placed`` with its place and in ``said`` for its per-message fields."""
     if not messages:
         raise WireFormatError("at least one message is required", ("messages",))
     turns: list[Turn] = []
-    kept = [i for i, m in enumerate(messages) if not (isinstance(m, dict) and m.get("role") == "system")]
+    roles = [m.get("role") if isinstance(m, dict) else None for m in messages]
+    kept = [i for i, role in enumerate(roles) if role != "system"]
     last = kept[-1] if kept else -1
+    last_user = max((i for i, role in enumerate(roles) if role == "user"), default=-1)
     for i, raw in enumerate(messages):
         path: Path = ("messages", i)
-        msg = validate(_Message, raw, path)
-        if msg.role == "system":
-            system.extend(_system_message(msg, path))
+        if roles[i] == "system":
+            said_msg, text = _system_message(raw, path)
+            if said_msg.clear_at == "next_user_message" and last_user > i:
+                text = []  # the API shows it only until the next user message
+            system.extend(text)
+            said.append(said_msg)
+            placed.append(system_messages.place([t.blocks for t in turns], raw, len(text)))
             continue
+        msg = validate(_Message, raw, path)
         if isinstance(msg.content, str):
             blocks: list[tuple[Path, ContentBlock]] = (
                 [((*path, "content"), TextBlock(text=msg.content))] if msg.content else []
@@ -386,15 +406,19 @@ def decode_request(data: Any) -> Request:
 
     What the neutral model cannot carry is kept in ``Request.passthrough`` for an Anthropic
     upstream: the fields in ``_FORWARDED`` (``context_management`` among them), server
-    tools, custom tools' extra fields. ``thinking`` becomes ``Request.reasoning``.
+    tools, custom tools' extra fields, mid-conversation system messages in their place.
+    ``thinking`` becomes ``Request.reasoning``, its effort the last one a system message set
+    (``output_config.effort`` on that message) or else the request's own.
     """
     req = validate(_Request, data, ())
     _refuse_betas(req)
-    reasoning = thinking.decode_settings(
-        req.thinking, req.output_config.effort if req.output_config is not None else None)
     system = _system(req.system)
-    turns = _turns(req.messages, system)
-    passthrough = Passthrough(api=TARGET)
+    placed: list[PlacedMessage] = []
+    said: list[_SystemMessage] = []
+    turns = _turns(req.messages, system, placed, said)
+    reasoning = thinking.decode_settings(req.thinking, system_messages.turn_effort(
+        said, req.output_config.effort if req.output_config is not None else None))
+    passthrough = Passthrough(api=TARGET, messages=placed)
     tools = _tools(req.tools, passthrough)
     passthrough.fields = {k: data[k] for k in _FORWARDED if data.get(k) is not None}
     return Request(
@@ -499,17 +523,16 @@ def encode_request(req: Request, *, strict: bool = True) -> dict[str, Any]:
     if req.model is None:
         unsupported("the Messages API requires a model", ("model",), TARGET, strict)
         out["model"] = ""
-    if req.system:
-        out["system"] = _shorthand([with_control({"type": "text", "text": b.text}, b.cache)
-                                    for b in req.system])
-    messages = []
-    for i, msg in enumerate(req.messages):
-        encoded = (_encode_block(b, ("messages", i, "content", j), msg.role, strict)
-                   for j, b in enumerate(msg.content))
-        blocks = [b for b in encoded if b is not None]
-        messages.append({"role": msg.role, "content": _shorthand(blocks)})
-    out["messages"] = messages
     forward = req.passthrough if req.passthrough is not None and req.passthrough.api == TARGET else None
+    system, in_place = system_messages.top_system(req, forward.messages if forward else [])
+    if system:
+        out["system"] = _shorthand([with_control({"type": "text", "text": b.text}, b.cache)
+                                    for b in system])
+    turns = [(msg.role, [_encode_block(b, ("messages", i, "content", j), msg.role, strict)
+                         for j, b in enumerate(msg.content)])
+             for i, msg in enumerate(req.messages)]
+    out["messages"] = system_messages.interleave(
+        turns, forward.messages if forward is not None and in_place else [], _shorthand)
     if req.tools or (forward is not None and forward.tools):
         out["tools"] = [_encode_tool(t, forward) for t in req.tools]
         if forward is not None:

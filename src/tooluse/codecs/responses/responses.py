@@ -68,7 +68,18 @@ def echo_fields(data: dict[str, Any] | None = None) -> dict[str, Any]:
             out[key] = data[key]
     if data is not None and isinstance(data.get("text"), dict):
         out["text"] = {**_ECHO_DEFAULTS["text"], **data["text"]}
+    if isinstance(out["tools"], list):
+        out["tools"] = [_echo_tool(t) for t in out["tools"]]
     return out
+
+
+def _echo_tool(tool: Any) -> Any:
+    """A tool as the response object shows it: a function tool always with ``strict`` (the
+    default the API applied, true) and ``parameters``, as the API writes it."""
+    if not isinstance(tool, dict) or tool.get("type") != "function":
+        return tool
+    return {**tool, "strict": True if tool.get("strict") is None else tool["strict"],
+            "parameters": tool.get("parameters")}
 
 
 def item_id(prefix: str, response_id: str, index: int) -> str:

@@ -66,7 +66,7 @@ from .._common import dropped, validate
 from ._reasoning import decode_item, reasoning_item
 from ._tools import CUSTOM_INPUT, ToolKinds, joined_name
 from ._wire import TARGET, _ReasoningIn
-from .errors import backend_error, error_code, response_error
+from .errors import backend_error, default_param, error_code, response_error
 from .requests import encode_call
 from .responses import echo_fields, envelope, item_id, status_of, stop_reason_of, usage_of
 
@@ -318,7 +318,8 @@ class StreamEncoder:
              param: str | None = None) -> list[dict[str, Any]]:
         """The events that end a started stream on a failure: ``error``, then
         ``response.failed`` holding what was produced so far."""
-        error = self._event("error", code=error_code(kind), message=message, param=param)
+        error = self._event("error", code=error_code(kind), message=message,
+                            param=param or default_param(kind))
         self.final = self._body("failed", error=response_error(kind, message))
         return [error, self._event("response.failed", response=self.final)]
 
