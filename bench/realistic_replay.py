@@ -35,7 +35,7 @@ from realistic_set import load_cases, score_case
 from tooluse.codecs import get_codec
 from tooluse.messages import Request, ToolUseBlock
 from tooluse.presets.en_bfcl import RULES, EnBfcl
-from tooluse.prompting.grammar import GrammarLimits
+from tooluse.grammar.tool_calls import GrammarLimits
 
 #: The rules that need the model (they steer decoding or plan the calls).
 MODEL_RULES = ("decide", "rank_tools", "plan_tools", "calls_as_planned", "focus_values",

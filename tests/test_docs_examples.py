@@ -1,4 +1,4 @@
-"""Every example in README.md and docs/*.md runs as written (issue 44).
+"""Every example in README.md and docs/*.md runs as written.
 
 Each fenced block of those files is one of:
 

@@ -56,3 +56,14 @@ def test_the_tree_at_the_top_of_errors_py_names_every_branch() -> None:
     for name, cls in _exception_classes().items():
         if ToolUseError in cls.__bases__:
             assert f"── {cls.__name__} " in doc, f"{name} is missing from the tree in errors.py"
+
+
+def test_cancelled_is_one_class_under_both_names() -> None:
+    """A cancelled call is :class:`tooluse.errors.Cancelled` whoever raised it (a remote
+    backend's HTTP client, the local engine's slot scheduler); ``UpstreamCancelled`` is its
+    former name, kept where it was defined."""
+    from tooluse.backends._upstream import UpstreamCancelled
+    from tooluse.errors import BackendError, Cancelled
+
+    assert UpstreamCancelled is Cancelled and issubclass(Cancelled, BackendError)
+    assert Cancelled("gone").kind == "api"

@@ -41,6 +41,8 @@ LAYERS: list[tuple[str, ...]] = [
         "tooluse.stream",
         "tooluse.backend",
     ),
+    # what tooluse reads of a text's words (pure functions of text, English word lists)
+    ("tooluse.language",),
     # OpenTelemetry spans (off unless switched on) over the neutral model, for the runner,
     # the gateway and the backends alike
     ("tooluse.telemetry",),
@@ -48,11 +50,16 @@ LAYERS: list[tuple[str, ...]] = [
     # tool sources over the tools layer: MCP servers' tools as Tool objects
     ("tooluse.mcp",),
     ("tooluse.codecs",),
+    # the grammar of prompt-based tool calls, from the tools' schemas (codecs.legacy's format)
+    ("tooluse.grammar",),
     # per-request traces, written by the prompting layer and everything above it
     ("tooluse.trace",),
     ("tooluse.prompting",),
     # opt-in rule sets over the prompting layer's hook (tooluse.prompting.assist)
     ("tooluse.presets",),
+    # the local inference engine (llama.cpp through llama-cpp-python): a text backend of the
+    # prompting layer, built by the local backend
+    ("tooluse.llama",),
     ("tooluse.backends",),
     ("tooluse.runner",),
     ("tooluse.eval", "tooluse.server"),
@@ -226,4 +233,7 @@ def test_the_checks_catch_a_circle_and_an_upward_import() -> None:
     assert _layer("tooluse.messages") < _layer("tooluse.codecs.openai.stream")
     assert _layer("tooluse.runner.loop") > _layer("tooluse.backends.openai")
     assert _layer("tooluse.backend") < _layer("tooluse.backends")
+    assert _layer("tooluse.language.words") < _layer("tooluse.grammar.tool_calls") \
+        < _layer("tooluse.prompting.tool_use") < _layer("tooluse.llama.text") \
+        < _layer("tooluse.backends.local")
     assert _layer("tooluse.somewhere_new") == len(LAYERS)  # no layer: reported, not top

@@ -84,3 +84,40 @@ def test_the_lock_pins_everything_the_test_extra_installs() -> None:
         "installed versions differ from the lock (installed, locked); install with "
         f"`pip install -e '.[test]' -c constraints.txt`, or refresh it with `bash .ci/lock`: {drift}"
     )
+
+
+def _examples_imports() -> dict[str, set[str]]:
+    """The modules the Python examples of README.md and docs/ import (dotted names, as
+    written), with the pages that import them."""
+    import re
+
+    found: dict[str, set[str]] = {}
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        for block in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
+            for match in re.finditer(r"^\s*(?:from|import)\s+([\w.]+)", block, re.M):
+                found.setdefault(match.group(1), set()).add(page.relative_to(ROOT).as_posix())
+    return found
+
+
+def test_the_all_extra_installs_what_every_docs_example_imports() -> None:
+    """A venv made by the README's line (``pip install -e ".[all]"``) runs every example:
+    each module an example imports is the standard library's, or comes with a distribution
+    ``tooluse[all]`` needs (docs/opentelemetry.md's ``opentelemetry`` through ``[otel]``)."""
+    imports = _examples_imports()
+    assert {"anthropic", "opentelemetry.sdk.trace"} <= set(imports)
+    provided = metadata.packages_distributions()
+    needed = set(_needed("tooluse", frozenset({"all"})))
+    missing = {}
+    for module, pages in imports.items():
+        top = module.split(".")[0]
+        if top in sys.stdlib_module_names or top == "tooluse":
+            continue
+        # the distributions holding the module itself: a namespace package's top level
+        # (opentelemetry) is shared by several, only one holds opentelemetry/sdk
+        where = module.replace(".", "/")
+        dists = {canonicalize_name(d) for d in provided.get(top, [])
+                 if any(str(f).startswith((where + "/", where + ".py"))
+                        for f in metadata.distribution(d).files or [])}
+        if not dists & needed:
+            missing[module] = sorted(pages)
+    assert not missing, f"imported by docs examples, not installed by tooluse[all]: {missing}"

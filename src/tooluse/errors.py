@@ -6,7 +6,7 @@
     ├── WireFormatError (ValueError)        a malformed request, response or event
     ├── ConversionError (ValueError)        the target format cannot carry something
     ├── BackendError                        a model backend failed (``kind`` says how)
-    │   └── UpstreamCancelled               the caller went away  backends._upstream
+    │   └── Cancelled                       the caller went away: its work was stopped
     ├── PartialJSONError (ValueError)       not (a prefix of) JSON      partial_json
     ├── ConversionProblem (ValueError)      legacy XML value fits no type  codecs.legacy
     ├── ScriptExhausted (RuntimeError)      the script ran out          backends.scripted
@@ -24,7 +24,8 @@
     ├── ConfigError (ValueError)            a broken gateway config  server.route_config
     └── GatewayError                        an error to answer in the client's API  server
 
-(The first five are defined here; each other one in the module named at its right.)
+(The first five and ``Cancelled`` are defined here, as errors that cross packages; each
+other one in the module named at its right.)
 
 Outside the tree, on purpose: :class:`tooluse.runner.ToolError` is raised *by a tool
 function* (not by tooluse) to fail with exactly its message, and the runner turns it into
@@ -49,6 +50,7 @@ from typing import Any, Literal
 __all__ = [
     "BackendError",
     "BackendErrorKind",
+    "Cancelled",
     "ConversionError",
     "ToolDefinitionError",
     "ToolInputError",
@@ -159,3 +161,13 @@ class BackendError(ToolUseError):
         return self.kind in ("rate_limit", "overloaded", "unavailable", "timeout") or (
             self.status is not None and self.status >= 500
         )
+
+
+class Cancelled(BackendError):
+    """The caller went away (its :class:`~tooluse.cancel.CancelSignal` was set): the work
+    done for it was stopped, and nothing was retried after that. Raised by whatever served
+    the call: a remote backend's HTTP client (``tooluse.backends._upstream`` names it
+    ``UpstreamCancelled``, its former name) and the local engine's slot scheduler alike."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, kind="api")

@@ -12,7 +12,7 @@ round-trip tests, and serialise with ``model_dump()`` for saving a conversation.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -139,13 +139,28 @@ class ThinkingBlock(_Model):
 
     A backend of another vendor cannot check a signature: it reads ``text`` (or ignores the
     block, by the policy in docs/server.md); it never invents one.
+
+    Where a format has one text for the block (Chat ``reasoning_content``, a Messages
+    ``thinking`` string, the legacy ``<thinking>`` section, a text model's prompt, a span's
+    attribute), it is :attr:`joined_text`; a stream joins its pieces the same way, as they
+    come (:class:`tooluse.stream.ThinkingJoiner`).
     """
+
+    #: What joins the block's pieces (its text, each summary part), and one block to the
+    #: next, where they become one text.
+    SEPARATOR: ClassVar[str] = "\n\n"
 
     type: Literal["thinking"] = "thinking"
     text: str = ""
     summary: list[str] = Field(default_factory=list)
     signature: str | None = None
     id: str | None = None
+
+    @property
+    def joined_text(self) -> str:
+        """The block as one readable text: its text, then each summary part, joined by
+        :attr:`SEPARATOR`; empty pieces are left out."""
+        return self.SEPARATOR.join(p for p in (self.text, *self.summary) if p)
 
 
 class RedactedThinkingBlock(_Model):

@@ -8,7 +8,7 @@ and the obvious way — re-parse the whole buffer in a lenient mode after every 
 O(n²/chunk) over a long input. This parser keeps its state between chunks instead: each
 character is looked at once, containers are built in place as they open, and
 :meth:`IncrementalJSONParser.value` hands back the value parsed so far at any point for the
-cost of materialising at most the one string being read. ``bench/bench_partial_json.py``
+cost of materialising at most the one string being read. ``bench/speed_partial_json.py``
 measures the difference (see ``docs/benchmarks/runner.md``).
 
 Rules, chosen to match ``json.loads`` on complete input:

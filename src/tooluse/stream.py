@@ -46,6 +46,7 @@ __all__ = [
     "StreamEvent",
     "TextDelta",
     "ThinkingDelta",
+    "ThinkingJoiner",
     "ToolInputDelta",
     "aaccumulate",
     "accumulate",
@@ -110,6 +111,40 @@ class ThinkingDelta(_Event):
     index: int
     text: str
     summary: int | None = None
+
+
+class ThinkingJoiner:
+    """Thinking text as it streams, joined as :attr:`ThinkingBlock.joined_text` joins a
+    whole block: a piece of text that begins a new piece, after some text came, begins with
+    :attr:`ThinkingBlock.SEPARATOR`. Empty text is nothing: it neither begins a piece nor
+    counts as text.
+
+    A piece is named by its :attr:`ThinkingDelta.summary` (None for the block's text) when
+    the joiner serves one block, by ``(index, summary)`` when it serves a turn's blocks as one
+    text (a format with one reasoning text per turn)."""
+
+    def __init__(self) -> None:
+        self._piece: object = None
+        self._shown = False
+
+    def add(self, piece: object, text: str) -> str:
+        """What to show for ``text`` of ``piece``: the text, after the separator when it
+        begins a piece and text came before."""
+        if not text:
+            return ""
+        if self._shown and piece != self._piece:
+            text = ThinkingBlock.SEPARATOR + text
+        self._piece, self._shown = piece, True
+        return text
+
+    def block(self, block: ThinkingBlock, index: int | None = None) -> str:
+        """What to show for a block that starts with content (its text and summary parts
+        given whole): with ``index``, the pieces are named ``(index, summary)``."""
+        def name(summary: int | None) -> object:
+            return summary if index is None else (index, summary)
+
+        return self.add(name(None), block.text) + "".join(
+            self.add(name(k), part) for k, part in enumerate(block.summary))
 
 
 class SignatureDelta(_Event):

@@ -262,7 +262,7 @@ def test_spec_strings() -> None:
         load_backend(f"bedrock:{MODEL}?regoin=x")
 
 
-# -- reasoning (issue 41): settings and history blocks go up unchanged, reasoning comes back --
+# -- reasoning: settings and history blocks go up unchanged, reasoning comes back --
 
 SIGNATURE = "EqQBCkgIARABGAIiQGs1gnature+/="
 SECRET = bytes(range(3, 40))

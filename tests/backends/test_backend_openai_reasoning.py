@@ -1,4 +1,4 @@
-"""The OpenAI-compatible backend and a reasoning model's server (issue 41): a vLLM-style
+"""The OpenAI-compatible backend and a reasoning model's server: a vLLM-style
 upstream's ``reasoning_content`` (Ollama's ``reasoning``) becomes thinking blocks, streamed
 in order before the answer and the calls; the request's effort and the history's thinking
 text are forwarded. The server's bytes are written here by hand, as vLLM sends them, not

@@ -1,4 +1,4 @@
-"""openai-prompt and a reasoning model's ``<think>`` section (issue 41), against a scripted
+"""openai-prompt and a reasoning model's ``<think>`` section, against a scripted
 OpenAI-compatible server: a think section at the start of the text comes back as a thinking
 block streamed before the call; ``think_tags=True`` (a thinking model) adds the bounded think
 section to the grammar sent and ``chat_template_kwargs.enable_thinking`` to each turn, and

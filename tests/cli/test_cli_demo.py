@@ -1,5 +1,5 @@
 """`tooluse demo` on a scripted backend: the plan of tool choices, the output, the notes
-(the real model runs it in tests/local)."""
+(the real model runs it in tests/llama)."""
 
 from __future__ import annotations
 

@@ -71,7 +71,7 @@ def test_the_public_names_resolve_lazily_and_completely() -> None:
 
 
 def test_the_backends_package_resolves_lazily() -> None:
-    modules = _modules_after("import tooluse.backends._llama_model")
+    modules = _modules_after("import tooluse.llama.model")
     assert not _imported(modules, *HEAVY)
     from tooluse import backends
     from tooluse.backend import Backend
@@ -122,7 +122,7 @@ def test_the_synchronous_tool_loop_on_the_local_backend_imports_no_async_or_http
     HTTP client and the gateway never."""
     modules = _modules_after("""
         import tooluse.backends.local, tooluse.runner, tooluse.tools, tooluse.cli.demo
-        from tooluse.cli._steps import StepPrinter
+        from tooluse.cli._run_printer import StepPrinter
         from tooluse.cli.demo import demo_tools
         demo_tools()
     """)

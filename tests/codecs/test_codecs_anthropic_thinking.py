@@ -1,4 +1,4 @@
-"""Messages thinking (issue 41): ``thinking`` / ``redacted_thinking`` blocks with their
+"""Messages thinking: ``thinking`` / ``redacted_thinking`` blocks with their
 signatures in requests, responses and streams, the ``thinking`` setting, what the API cannot
 take back, and the byte-exact Anthropic -> neutral -> Anthropic round trips (codec and
 ``tooluse convert``)."""

@@ -1,4 +1,4 @@
-"""Chat Completions reasoning (issue 41): ``reasoning_content`` / Ollama's ``reasoning`` on
+"""Chat Completions reasoning: ``reasoning_content`` / Ollama's ``reasoning`` on
 assistant messages and in stream deltas <-> thinking blocks, ``reasoning_effort`` <->
 ``Request.reasoning``, and what the format cannot hold (signatures, redacted blocks, a
 budget): refused in strict mode, otherwise left out with a log line."""

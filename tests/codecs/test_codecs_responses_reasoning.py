@@ -1,4 +1,4 @@
-"""Responses ``reasoning`` items and settings <-> thinking blocks (issue 41): byte-exact round
+"""Responses ``reasoning`` items and settings <-> thinking blocks: byte-exact round
 trips of the items a client or an upstream sends, the request's ``reasoning`` setting, the
 reasoning stream events (checked against the openai SDK's own event types) both ways, and
 what has no Responses form (a redacted block)."""

@@ -1,4 +1,4 @@
-"""The decisions taken around a small model (prompting/choices.py) without a model: tool
+"""The decisions taken around a small model (presets/en_bfcl/choices.py) without a model: tool
 retrieval, values given by the conversation, the call-or-answer rule and their wiring in
 PromptToolsBackend through a fake text model that scores alternatives."""
 
@@ -31,7 +31,7 @@ from tooluse.presets.en_bfcl.choices import (
     without_inside_others,
 )
 from tooluse.prompting import PromptToolsBackend, TextEnd, ToolGrammar, tool_call_grammar
-from tooluse.prompting.words import given_by, mentions, names_only, stem
+from tooluse.language.words import given_by, mentions, names_only, stem
 
 
 def tool(name: str, description: str, **props: Any) -> ToolSpec:

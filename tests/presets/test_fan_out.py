@@ -8,8 +8,8 @@ import pytest
 
 from tooluse.presets.en_bfcl import EnBfcl
 from tooluse.presets.en_bfcl.fan_out import fan_out
-from tooluse.prompting.copy_values import candidate_values
-from tooluse.prompting.lists import list_around, lists_in
+from tooluse.language.spans import candidate_values
+from tooluse.language.lists import list_around, lists_in
 
 NUMBER = {"type": "object", "properties": {"number": {"type": "integer"}},
           "required": ["number"]}
@@ -141,7 +141,7 @@ def test_lists_in_gives_each_list_once_with_its_longest_items() -> None:
 def test_the_prompt_backend_adds_the_calls_and_skips_what_it_cannot_check() -> None:
     from tooluse.messages import Message, Request, TextBlock, ToolChoice, ToolSpec
     from tooluse.prompting import PromptToolsBackend
-    from tooluse.prompting.text_backend import TextEnd
+    from tooluse.prompting.text_model import TextEnd
 
     class Scripted:
         """A text model that writes one factorial call."""

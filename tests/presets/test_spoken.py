@@ -9,9 +9,9 @@ import pytest
 
 from tooluse.presets.en_bfcl.choices import keep_given_optionals
 from tooluse.presets.en_bfcl.spoken import compounding, implied, scaled
-from tooluse.prompting.copy_values import candidate_values
-from tooluse.prompting.numbers import counts, scaled_numbers, spoken_numbers
-from tooluse.prompting.words import times_given
+from tooluse.language.spans import candidate_values
+from tooluse.language.numbers import counts, scaled_numbers, spoken_numbers
+from tooluse.language.words import times_given
 
 
 def test_words_and_ordinals_are_numbers() -> None:

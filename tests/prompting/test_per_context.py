@@ -1,5 +1,5 @@
 """``last_end`` and ``last_left_out`` belong to the caller's context, not to the backend
-instance the gateway serves every request through (issue 42 part 2, issue 43): two requests
+instance the gateway serves every request through: two requests
 run side by side on one backend, their turns interleaved by a barrier, each see their own."""
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ def test_a_text_backend_keeping_no_end_does_not_hand_over_an_earlier_one() -> No
 # -- a real text backend: OpenAIChatTextBackend ---------------------------------------------------
 
 
-def test_the_openai_text_backend_keeps_each_request_its_own_last_end() -> None:
+def test_the_openai_prompt_backend_keeps_each_request_its_own_last_end() -> None:
     barrier = threading.Barrier(2, timeout=10)
 
     def handle(request: httpx2.Request) -> httpx2.Response:

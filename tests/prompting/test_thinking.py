@@ -1,4 +1,4 @@
-"""A text model's ``<think>`` section (issue 41): read from the output into thinking blocks
+"""A text model's ``<think>`` section: read from the output into thinking blocks
 streamed before the answer, a bounded think section in the grammar when a thinking model is
 asked to reason, the history's thinking kept or left out by the written policy — on scripted
 text models, no real model needed."""
@@ -24,7 +24,7 @@ from tooluse.messages import (
     ToolUseBlock,
 )
 from tooluse.prompting import PromptToolsBackend, TextEnd, ToolGrammar, build_text_prompt
-from tooluse.prompting.grammar import tool_call_grammar
+from tooluse.grammar.tool_calls import tool_call_grammar
 from tooluse.prompting.thinking import (
     DEFAULT_THINK_CHARS,
     EMPTY_THINK,

@@ -1,4 +1,4 @@
-"""The runner keeps the model's thinking (issue 41): a tool loop over a fake Anthropic
+"""The runner keeps the model's thinking: a tool loop over a fake Anthropic
 upstream with thinking on keeps the signed blocks in ``result.messages`` and sends them back
 on the next turn, whole and streamed, sync and async."""
 

@@ -122,7 +122,7 @@ def tools() -> list[dict[str, Any]]:
 @pytest.fixture(scope="session")
 def scripted_model_fn() -> Any:
     """:func:`scripted_model` for tests that build their own backend around it (importing
-    ``conftest`` by name is ambiguous: tests/legacy has one too)."""
+    ``conftest`` by name is ambiguous: tests/codecs/legacy has one too)."""
     return scripted_model
 
 

@@ -1,4 +1,4 @@
-"""Inputs the real APIs refuse, refused here too in each API's native shape (issue 11):
+"""Inputs the real APIs refuse, refused here too in each API's native shape:
 lone surrogates (F1), empty streams (F6), bad image data, an empty Converse conversation,
 an empty model id, a trailing slash; and a 413 a plain client can read."""
 

@@ -1,4 +1,4 @@
-"""Issue 41, the gateway with a vLLM-style upstream: a reasoning model's Chat Completions
+"""The gateway with a vLLM-style upstream: a reasoning model's Chat Completions
 stream (``reasoning_content`` deltas, then a tool call) reaches each client API in its own
 format, whole and streamed, reasoning first:
 
@@ -129,7 +129,7 @@ def test_chat_history_reasoning_goes_back_upstream(gateway: tuple[str, list[dict
 
 
 # -- Messages -------------------------------------------------------------------------------
-# The thinking blocks in this API's shape are the Anthropic codec's (issue 41, its own part).
+# The thinking blocks in this API's shape are the Anthropic codec's.
 
 def _messages(url: str) -> anthropic.Anthropic:
     return anthropic.Anthropic(base_url=url, api_key="k", max_retries=0, timeout=20)
@@ -164,7 +164,7 @@ def test_messages_client_gets_thinking_streamed_first(gateway: tuple[str, list[d
 
 
 # -- Converse -------------------------------------------------------------------------------
-# reasoningContent in this API's shape is the Bedrock codec's (issue 41, its own part).
+# reasoningContent in this API's shape is the Bedrock codec's.
 
 def _bedrock(url: str) -> Any:
     return boto3.client("bedrock-runtime", region_name="us-east-1", endpoint_url=url,

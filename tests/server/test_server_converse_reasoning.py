@@ -1,4 +1,4 @@
-"""Reasoning through the gateway to a Bedrock upstream (issue 41): a fake ConverseStream
+"""Reasoning through the gateway to a Bedrock upstream: a fake ConverseStream
 endpoint (AWS binary event stream, parsed by the gateway's own boto3 client) streams
 ``reasoningContent`` text, then its signature, then the answer. A boto3 Converse client gets
 it in its own format, in order, and its reasoning setting and history blocks reach the

@@ -1,4 +1,4 @@
-"""Thinking through the gateway to an Anthropic upstream (issue 41): a fake upstream
+"""Thinking through the gateway to an Anthropic upstream: a fake upstream
 (``httpx2.MockTransport`` behind a real :class:`AnthropicBackend`) answers with thinking,
 ``redacted_thinking`` and ``signature_delta``; the Messages client receives them in order,
 whole or streamed, and the anthropic SDK's own tool loop sends the first turn's signed block

@@ -1,4 +1,4 @@
-"""The gateway tells where each call came from (issue 39): a response header on JSON
+"""The gateway tells where each call came from: a response header on JSON
 answers and a log line, streamed or not, while every wire body stays to its API's spec;
 ``tooluse serve -o`` / ``--preset`` set the backend's options and preset."""
 

@@ -1,5 +1,5 @@
 """The Responses store on a real PostgreSQL server, shared by two gateway replicas: a
-response one answered is chained on, read and deleted through the other (issue 40).
+response one answered is chained on, read and deleted through the other.
 
 The server is Debian's PostgreSQL (``postgresql`` package: initdb, pg_ctl), started in a
 temporary directory on a free loopback port; without it the tests skip and say how to get it.

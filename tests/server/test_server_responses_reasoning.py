@@ -1,4 +1,4 @@
-"""Reasoning through ``/v1/responses`` (issue 41), with the unchanged openai SDK parsing it
+"""Reasoning through ``/v1/responses``, with the unchanged openai SDK parsing it
 with its own types: a backend's thinking comes back as reasoning items (whole, streamed,
 stored); a reasoning item sent back reaches the backend; behind the gateway, an
 ``openai-responses:`` upstream gets the client's reasoning items and settings unchanged and

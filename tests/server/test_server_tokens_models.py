@@ -19,7 +19,7 @@ from botocore.exceptions import ClientError
 from tooluse.backends.anthropic import AnthropicBackend
 from tooluse.backends.scripted import ScriptedBackend
 from tooluse.prompting import PromptToolsBackend
-from tooluse.prompting.text_backend import TextEnd, TextMessage
+from tooluse.prompting.text_model import TextEnd, TextMessage
 from tooluse.server import ServerThread, create_app
 from tooluse.server.info_api import estimate_tokens
 

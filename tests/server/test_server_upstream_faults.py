@@ -1,4 +1,4 @@
-"""Issue 11, the upstream half: what the gateway's clients get when the *upstream* of an
+"""What the gateway's clients get when the *upstream* of an
 HTTP backend fails, in each API's stream (Messages SSE, ConverseStream frames, Chat chunks).
 
 - F4: an upstream stream that ends without its terminal event is an error, never a stop.

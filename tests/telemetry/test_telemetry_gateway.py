@@ -1,4 +1,4 @@
-"""The gateway's OpenTelemetry spans (issue 43, part 4), caught in memory: one
+"""The gateway's OpenTelemetry spans, caught in memory: one
 ``chat {model}`` span per request through each API, JSON and streamed, named and attributed
 by the GenAI semantic conventions; the calls the model asked for as events with their
 origin; error.type on failure; the caller's trace continued; content only when opted in;

@@ -1,4 +1,4 @@
-"""OpenTelemetry switched on the standard way, end to end (issue 43, part 4): the ``OTEL_*``
+"""OpenTelemetry switched on the standard way, end to end: the ``OTEL_*``
 variables alone make ``tooluse serve`` and a plain script using the runner export their spans
 over OTLP/HTTP, here to a receiver in the test that decodes the protobuf POSTs on
 ``/v1/traces`` with opentelemetry-proto. Without the variables nothing of OpenTelemetry is

@@ -1,4 +1,4 @@
-"""The runner's OpenTelemetry spans (issue 43, part 4), caught in memory: a run is an
+"""The runner's OpenTelemetry spans, caught in memory: a run is an
 ``invoke_agent`` span whose children are a ``chat {model}`` span per model turn and an
 ``execute_tool {tool}`` span per call the runner executes, in all four ways to run."""
 

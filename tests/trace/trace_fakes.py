@@ -10,8 +10,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from tooluse.messages import ToolSpec
-from tooluse.prompting.backend import PromptToolsBackend
-from tooluse.prompting.text_backend import TextEnd
+from tooluse.prompting.tool_use import PromptToolsBackend
+from tooluse.prompting.text_model import TextEnd
 
 WEATHER = ToolSpec(
     name="get_weather", description="Current weather in a city.",

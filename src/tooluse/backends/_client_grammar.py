@@ -5,7 +5,7 @@ tool calls from a small model often do not parse or validate. If the server (a) 
 final assistant message and (b) returns the top candidates of the next token
 (``logprobs`` / ``top_logprobs``), the grammar can be applied here instead, one token at a
 time: ask for one token with its best candidates, keep the best one the grammar allows
-(:class:`~tooluse.prompting.matcher.Matcher`), append it to the assistant message, repeat.
+(:class:`~tooluse.grammar.matcher.Matcher`), append it to the assistant message, repeat.
 
 What keeps this affordable: text the grammar fully determines (tag names, ``</city>\\n
 </parameters>``...) is appended without asking the model at all (:meth:`Matcher.forced`),
@@ -26,9 +26,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..prompting.grammar import ToolGrammar
-from ..prompting.matcher import Matcher, MatchState
-from ..prompting.text_backend import StopScanner, TextEnd
+from ..grammar.matcher import Matcher, MatchState
+from ..grammar.tool_calls import ToolGrammar
+from ..prompting.text_model import StopScanner, TextEnd
 
 __all__ = ["Candidate", "StepResult", "constrained_generate", "step_result_from_chat"]
 

@@ -15,7 +15,7 @@ from typing import Any
 import httpx2
 
 from ..errors import BackendError
-from ..prompting.text_backend import TextEnd
+from ..prompting.text_model import TextEnd
 from .openai import error_from_body as _openai_error
 
 __all__ = ["error_from_body"]

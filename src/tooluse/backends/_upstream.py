@@ -41,7 +41,7 @@ import anyio
 import httpx2
 
 from ..cancel import CancelSignal, current_cancel
-from ..errors import BackendError
+from ..errors import BackendError, Cancelled
 from ._aiohttp import READ_BODY, AiohttpTransport
 from ._aiohttp import usable as fast_usable
 from ._retry import RetryPolicy, parse_retry_after
@@ -66,12 +66,8 @@ __all__ = [
 ErrorReader = Callable[[Any, "int | None"], BackendError]
 
 
-class UpstreamCancelled(BackendError):
-    """The caller went away (its :class:`~tooluse.cancel.CancelSignal` was set): the call
-    was abandoned, and nothing was retried after that."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, kind="api")
+#: The former name of :class:`tooluse.errors.Cancelled`, kept as an alias.
+UpstreamCancelled = Cancelled
 
 
 @dataclass(frozen=True)

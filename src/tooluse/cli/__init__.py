@@ -47,8 +47,8 @@ def entry() -> None:
 
     Before the interpreter shuts down, the objects that exist are moved out of the garbage
     collector's reach (:func:`gc.freeze`). Shutting down runs full collections over every
-    object of every module imported (pydantic, numpy, jinja2, llama_cpp...), ~60-70 ms of
-    a ``tooluse demo``; frozen, they are skipped. Everything else of a normal exit still
+    object of every module imported (pydantic, numpy, jinja2, llama_cpp...), a noticeable
+    part of a ``tooluse demo`` (docs/benchmarks/code.md); frozen, they are skipped. Everything else of a normal exit still
     happens: ``atexit`` handlers (the local model is freed there), flushing the standard
     streams, and freeing each object whose references drop to zero (so files are closed
     and flushed). What is skipped is collecting reference *cycles* still alive at exit,

@@ -59,14 +59,14 @@ def load_cli_backend(spec: str, options: dict[str, Any], command: str) -> Any:
 
 def start_local_load(spec: str | None, options: Mapping[str, Any]) -> None:
     """If ``spec`` (None: the default, ``local``) names the local backend, begin loading its
-    model in the background (:func:`~tooluse.backends._llama_model.start_loading`) while
+    model in the background (:func:`~tooluse.llama.model.start_loading`) while
     the command imports and builds the rest; the backend built later with the same spec
     and options takes the loaded model. Options it cannot read are left to that backend
     to report (here nothing is loaded)."""
     scheme, _, rest = (spec or "local").partition(":")
     if scheme != "local":
         return
-    from ..backends._llama_model import default_model_path, model_settings, start_loading
+    from ..llama.model import default_model_path, model_settings, start_loading
 
     given = options.get("model_path") or options.get("model") or rest or None
     chosen = {k: options[k] for k in _MODEL_KEYS if options.get(k) is not None}

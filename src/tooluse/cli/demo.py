@@ -16,9 +16,8 @@ By default ``tool_choice`` follows the example's plan, one turn each: ``get_tick
 (the symbol it passes is the one the lookup returned) and the answer. Left to choose
 (``--tool-choice auto``), the default model's ``prerequisite_tools`` call the lookup first
 (the price tool needs a symbol the question does not give): on the example's question the
-model then chains by itself, and on 4 of 5 paraphrases ("What is GM trading at right
-now?" gets a text answer; docs/local.md); the plan stays the default until it chains on
-all of them. Whatever the model skips, the output says.
+model then chains by itself, and on most paraphrases, not all (docs/benchmarks/code.md; docs/local.md); the
+plan stays the default until it chains on all of them. Whatever the model skips, the output says.
 """
 
 from __future__ import annotations
@@ -166,12 +165,11 @@ def _run(args: argparse.Namespace) -> int:
                     max_tokens=args.max_tokens, system=args.system)
 
 
-#: The demo's context on the default model: its conversation (the 510-token first prompt,
-#: at most five turns of --max-tokens, short tool results) fits in 4096 tokens. The model's
-#: own 8192 (``n_ctx=0``) takes twice as long to allocate (~0.11 s against ~0.05 s of a
-#: ~0.2 s load; the KV cache is cleared at creation) and to free, for the same logits
-#: (llama.cpp attends over the used cells only; checked bit for bit). The floor of
-#: bench/bench_floor.py uses 4096 too.
+#: The demo's context on the default model: its conversation (the first prompt, at most
+#: five turns of --max-tokens, short tool results) fits in 4096 tokens. The model's own
+#: 8192 (``n_ctx=0``) takes longer to allocate (the KV cache is cleared at creation) and to
+#: free, for the same logits (llama.cpp attends over the used cells only; checked bit for
+#: bit; docs/benchmarks/code.md). The floor of bench/speed_demo_floor.py uses 4096 too.
 DEMO_N_CTX = 4096
 _DEMO_PROMPT_ROOM = 1536  # the first prompt, the tool results and a long --question
 
@@ -204,7 +202,7 @@ def run_demo(backend: Any, *, question: str = DEMO_QUESTION, tool_choice: str = 
              system: str = DEMO_SYSTEM) -> int:
     """Run the demo conversation on ``backend``, printing each step to ``out``."""
     from ..runner import Runner, RunnerError
-    from ._steps import StepPrinter, plan_steps, token_note
+    from ._run_printer import StepPrinter, plan_steps, token_note
 
     tools = demo_tools()
     plan = plan_steps(tool_choice)

@@ -170,25 +170,58 @@ def _progress(total: int, label: str, disabled: bool) -> Any:
 def _run_bfcl(args: argparse.Namespace) -> int:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
 
-    from ..eval.bfcl import (
-        BfclDataError,
-        available_categories,
-        default_data_dir,
-        grading_rule,
-        load_category,
-    )
     from ..eval.harness import summarize
-    from ..eval.report import format_table, write_json
+    from ..eval.report import write_json
 
+    _check_counts(args)
+    data_dir, loaded = _load_cases(args)
+    options = _eval_options(args)
+    backend = None if args.jobs > 1 else load_cli_backend(args.backend, options,
+                                                             "tooluse eval bfcl")
+    meta = _meta(args, options, data_dir, list(loaded))
+    summaries: list[CategorySummary] = []
+    everything: list[CaseResult] = []
+    interrupted = False
+    pool = None if backend is not None else ProcessPoolExecutor(
+        max_workers=args.jobs, mp_context=multiprocessing.get_context("spawn"),
+        initializer=_start_worker, initargs=(args.backend, options))
+    for category, cases in loaded.items():
+        results, interrupted = _run_category(args, backend, pool, category, cases, meta,
+                                             summaries, everything)
+        everything.extend(results)
+        if results:
+            summaries.append(summarize(category, results))
+        if args.json is not None:
+            write_json(args.json, {**meta, "interrupted": interrupted}, summaries, everything)
+        if interrupted:
+            break
+    if pool is not None:
+        pool.shutdown(wait=not interrupted, cancel_futures=True)
+    _print_report(args, summaries)
+    if interrupted:
+        print("(interrupted: partial results)", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _check_counts(args: argparse.Namespace) -> None:
+    """--limit, --every, --offset and --jobs in range, or the CLI's one-line error."""
     if args.limit is not None and args.limit < 1:
         raise SystemExit("tooluse eval bfcl: --limit must be at least 1")
     if args.every < 1 or args.offset < 0:
         raise SystemExit("tooluse eval bfcl: --every must be at least 1, --offset at least 0")
     if args.jobs < 1:
         raise SystemExit("tooluse eval bfcl: --jobs must be at least 1")
-    loaded = {}
+
+
+def _load_cases(args: argparse.Namespace) -> tuple[Path, dict[str, list[BfclCase]]]:
+    """The data folder, and the cases of each category asked for (the slice --offset,
+    --every and --limit say), in order; with ``--category all``, a category whose data is
+    missing or malformed is skipped with a line."""
+    from ..eval.bfcl import BfclDataError, available_categories, default_data_dir, load_category
+
+    loaded: dict[str, list[BfclCase]] = {}
     try:
         data_dir = args.data_dir if args.data_dir is not None else default_data_dir()
         categories, every = _categories(args.category, available_categories(data_dir))
@@ -202,24 +235,33 @@ def _run_bfcl(args: argparse.Namespace) -> int:
                 print(f"tooluse eval bfcl: skipping {category}: {exc}", file=sys.stderr)
     except BfclDataError as exc:
         raise SystemExit(f"tooluse eval bfcl: {exc}") from None
-    categories = [c for c in categories if c in loaded]
+    return Path(data_dir), loaded
 
+
+def _eval_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The backend's options: -o and --preset, --no-grammar, and for the local backend no
+    prompt cache and, with --jobs, the cores shared among the workers."""
     options = with_preset(parse_options(args.option, "tooluse eval bfcl"), args.preset,
                           "tooluse eval bfcl")
     if args.no_grammar:
         options["grammar"] = False
     if (args.backend or "").startswith("local") and "prompt_cache" not in options:
-        # BFCL's tool sets are nearly all distinct (3 repeats in the 1,240 cases of the five
-        # categories): saving each one's KV state (~10 MB) would only cost disk writes.
+        # BFCL's tool sets are nearly all distinct: saving each one's KV state would only
+        # cost disk writes (docs/benchmarks/code.md).
         options["prompt_cache"] = "off"
     if args.jobs > 1 and (args.backend or "").startswith("local") and "n_threads" not in options:
         # Prompt evaluation scales with threads, but N processes on N cores beat one process
         # on N threads: nothing is shared and nothing waits.
         options["n_threads"] = str(max(1, (os.cpu_count() or 1) // args.jobs))
-    backend = None if args.jobs > 1 else load_cli_backend(args.backend, options,
-                                                             "tooluse eval bfcl")
+    return options
 
-    meta = {
+
+def _meta(args: argparse.Namespace, options: dict[str, Any], data_dir: Path,
+          categories: list[str]) -> dict[str, Any]:
+    """What the JSON file says of the run, beside its results."""
+    from ..eval.bfcl import grading_rule
+
+    return {
         "benchmark": "bfcl",
         "backend": args.backend,
         "options": {k: v for k, v in options.items() if k != "grammar"},
@@ -235,51 +277,54 @@ def _run_bfcl(args: argparse.Namespace) -> int:
         "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "jobs": args.jobs,
     }
-    summaries: list[CategorySummary] = []
-    everything: list[CaseResult] = []
-    interrupted = False
-    pool = None if backend is not None else ProcessPoolExecutor(
-        max_workers=args.jobs, mp_context=multiprocessing.get_context("spawn"),
-        initializer=_start_worker, initargs=(args.backend, options))
-    for category in categories:
-        cases = loaded[category]
-        results: list[CaseResult] = []
-        bar = _progress(len(cases), category, args.no_progress)
-        try:
-            for result in _results(backend, pool, cases, args.max_tokens, args.tool_choice):
-                results.append(result)
-                if bar is not None:
-                    bar.update(1)
-                    bar.set_postfix(
-                        acc=f"{sum(r.passed for r in results) / len(results):.0%}", refresh=False
-                    )
-                if args.json is not None and len(results) % 10 == 0:
-                    write_json(
-                        args.json,
-                        meta,
-                        [*summaries, summarize(category, results)],
-                        [*everything, *results],
-                    )
-        except KeyboardInterrupt:
-            interrupted = True
-        except (_WorkerFailed, BrokenProcessPool) as exc:
-            assert pool is not None
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise SystemExit(str(exc) if isinstance(exc, _WorkerFailed) else
-                             "tooluse eval bfcl: a worker process died; its error is "
-                             "printed above") from None
-        finally:
+
+
+def _run_category(args: argparse.Namespace, backend: Backend | None, pool: Executor | None,
+                  category: str, cases: list[BfclCase], meta: dict[str, Any],
+                  summaries: list[CategorySummary],
+                  everything: list[CaseResult]) -> tuple[list[CaseResult], bool]:
+    """One category's results (with a progress bar, saved every 10 cases), and whether the
+    user interrupted it. A worker that could not start, or died, ends the run with one
+    line."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from ..eval.harness import summarize
+    from ..eval.report import write_json
+
+    results: list[CaseResult] = []
+    bar = _progress(len(cases), category, args.no_progress)
+    try:
+        for result in _results(backend, pool, cases, args.max_tokens, args.tool_choice):
+            results.append(result)
             if bar is not None:
-                bar.close()
-        everything.extend(results)
-        if results:
-            summaries.append(summarize(category, results))
-        if args.json is not None:
-            write_json(args.json, {**meta, "interrupted": interrupted}, summaries, everything)
-        if interrupted:
-            break
-    if pool is not None:
-        pool.shutdown(wait=not interrupted, cancel_futures=True)
+                bar.update(1)
+                bar.set_postfix(
+                    acc=f"{sum(r.passed for r in results) / len(results):.0%}", refresh=False
+                )
+            if args.json is not None and len(results) % 10 == 0:
+                write_json(
+                    args.json,
+                    meta,
+                    [*summaries, summarize(category, results)],
+                    [*everything, *results],
+                )
+    except KeyboardInterrupt:
+        return results, True
+    except (_WorkerFailed, BrokenProcessPool) as exc:
+        assert pool is not None
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise SystemExit(str(exc) if isinstance(exc, _WorkerFailed) else
+                         "tooluse eval bfcl: a worker process died; its error is "
+                         "printed above") from None
+    finally:
+        if bar is not None:
+            bar.close()
+    return results, False
+
+
+def _print_report(args: argparse.Namespace, summaries: list[CategorySummary]) -> None:
+    from ..eval.report import format_table
+
     mode = "grammar" if not args.no_grammar else "no grammar"
     print(
         f"BFCL, backend {args.backend} ({mode}, tool_choice {args.tool_choice}), AST checker"
@@ -288,10 +333,6 @@ def _run_bfcl(args: argparse.Namespace) -> int:
         + (f", first {args.limit} cases per category" if args.limit else "")
     )
     print(format_table(summaries))
-    if interrupted:
-        print("(interrupted: partial results)", file=sys.stderr)
-        return 130
-    return 0
 
 
 # -- worker processes (--jobs) ---------------------------------------------------------------------

@@ -131,7 +131,7 @@ def _run_with(args: argparse.Namespace, backend: Any, stack: ExitStack, out: Tex
               err: TextIO, inp: TextIO | None) -> int:
     from ..runner import Runner, RunnerError
     from ..tools import ToolSet
-    from ._steps import StepPrinter, plan_steps, token_note
+    from ._run_printer import StepPrinter, plan_steps, token_note
 
     if args.max_tokens < 1 or args.max_iterations < 1 or args.timeout <= 0:
         raise UsageError("--max-tokens, --max-iterations and --timeout must be positive")
@@ -259,7 +259,7 @@ def terminal_approver(inp: TextIO | None, err: TextIO) -> Any:
     """The ``approve`` callback of ``--approve``: asks ``Run name(input)? [y/N]`` on
     ``err`` and reads one line of ``inp``; ``y``/``yes`` approves, anything else denies, and
     so does no input (``inp`` None or at its end: nothing can answer)."""
-    from ._steps import args_text
+    from ._run_printer import args_text
 
     def approve(call: Any, tool: Any) -> bool:
         made = "" if call.origin is None or call.source == "model" else \

@@ -217,7 +217,7 @@ def _trace_path(args: argparse.Namespace) -> str | None:
 
 def _set_slots(args: argparse.Namespace, options: dict[str, Any]) -> None:
     """``--slots`` into the local backend's options, or serve's default there (from the
-    cores and memory: :func:`~tooluse.backends._llama_model.default_slots`) when neither
+    cores and memory: :func:`~tooluse.llama.model.default_slots`) when neither
     it nor ``-o slots`` is given; ValueError for a bad value or another backend."""
     local = args.backend.partition(":")[0] == "local"
     if args.slots is not None:
@@ -228,7 +228,7 @@ def _set_slots(args: argparse.Namespace, options: dict[str, Any]) -> None:
                              "concurrent requests itself)")
         options["slots"] = args.slots
     elif local and "slots" not in options:
-        from ..backends._llama_model import default_model_path, default_slots
+        from ..llama.model import default_model_path, default_slots
 
         given = options.get("model_path") or options.get("model") \
             or args.backend.partition(":")[2] or None

@@ -203,14 +203,14 @@ def unsupported(
 _log = logging.getLogger("tooluse.codecs")
 
 #: What joins a thinking block's text and summary parts where a format has one text for them.
-THINKING_SEPARATOR = "\n\n"
+THINKING_SEPARATOR = ThinkingBlock.SEPARATOR
 
 
 def thinking_text(block: ThinkingBlock) -> str:
     """A thinking block as one readable text, for a format with no place for its summary
-    parts (Chat ``reasoning_content``, the legacy ``<thinking>`` section): its text, then
-    each summary part, joined by :data:`THINKING_SEPARATOR`; empty pieces are left out."""
-    return THINKING_SEPARATOR.join(p for p in (block.text, *block.summary) if p)
+    parts (Chat ``reasoning_content``, the legacy ``<thinking>`` section):
+    :attr:`ThinkingBlock.joined_text`."""
+    return block.joined_text
 
 
 def dropped(message: str, path: Path, target: str, strict: bool) -> None:

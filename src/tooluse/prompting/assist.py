@@ -1,6 +1,6 @@
 """The hook by which an opt-in preset of rules works around a text model's tool calls.
 
-:class:`~.backend.PromptToolsBackend` does prompt-based tool use for any text model:
+:class:`~.tool_use.PromptToolsBackend` does prompt-based tool use for any text model:
 prompt, grammar, constrained decoding, parsing. Rules that read the question's words
 (numbers, dates, units, places, lists, clauses...) are no part of it: they come in a
 *preset* (``tooluse.presets``, e.g. ``en-bfcl``), which the user turns on, and which the

@@ -19,7 +19,7 @@ from ..codecs.legacy import (
 from ..messages import Request, TextBlock, ThinkingBlock, ToolUseBlock
 from ..stream import BlockStart, BlockStop, StreamEvent, TextDelta, ThinkingDelta, ToolInputDelta
 from .assist import added, steered
-from .text_backend import TextEnd
+from .text_model import TextEnd
 from .thinking import ThinkSplitter
 
 __all__ = ["CALLS_OPEN", "Emitter", "earlier_calls"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from .words import given_by
+from ..language.words import given_by
 
 __all__ = ["ToolNaming", "ValueFocus"]
 

@@ -11,10 +11,10 @@ import json
 from typing import Literal
 
 from ..codecs.legacy import FUNCTION_CALLS_STOP, encode_request
+from ..grammar.tool_calls import GrammarLimits, ToolGrammar, tool_call_grammar
 from ..messages import Message, RedactedThinkingBlock, Request, ThinkingBlock, ToolChoice
 from .emitter import CALLS_OPEN
-from .grammar import GrammarLimits, ToolGrammar, tool_call_grammar
-from .text_backend import TextMessage
+from .text_model import TextMessage
 from .thinking import THINK_OPEN, think_budget, thinking_grammar, with_thought
 
 __all__ = ["build_text_prompt", "reminded"]
@@ -76,8 +76,9 @@ def _prompt(request: Request, style: Literal["xml", "json"], grammar: bool,
     texts = [turn.text for turn in prompt.turns]
     if thinking_model:
         for i, message in enumerate(request.messages):
-            thought = "\n\n".join(b.text for b in message.content
-                                   if isinstance(b, ThinkingBlock) and b.text.strip())
+            thought = ThinkingBlock.SEPARATOR.join(
+                b.joined_text for b in message.content
+                if isinstance(b, ThinkingBlock) and b.joined_text.strip())
             if thought and message.role == "assistant":
                 texts[i] = with_thought(thought, texts[i])
     messages: list[TextMessage] = []

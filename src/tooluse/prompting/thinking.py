@@ -32,10 +32,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..grammar.ir import Chars, Rep, Rule, alt, seq
+from ..grammar.tool_calls import ToolGrammar
 from ..messages import Reasoning
-from .grammar import ToolGrammar
-from .grammar_ir import Chars, Rep, Rule, alt, seq
-from .text_backend import partial_suffix
+from .text_model import partial_suffix
 
 __all__ = [
     "DEFAULT_THINK_CHARS",

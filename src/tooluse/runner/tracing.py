@@ -18,7 +18,7 @@ from types import TracebackType
 from typing import Any
 
 from ..messages import Response
-from ..trace import Trace, Turn
+from ..trace import Trace, TurnRecord
 from ..trace.record import _current
 from ..trace.store import TraceStore
 from .core import Action, CallModel, RunTools
@@ -37,7 +37,7 @@ class TracedRun(Generator[Action, Any, RunResult]):
         self._run = run
         self.store = store
         self.trace = Trace(source="runner", api="runner", backend=backend)
-        self._turn: Turn | None = None
+        self._turn: TurnRecord | None = None
         self._tools_started: float | None = None
         self._stored = False
         self._tokens: tuple[Token[Trace | None], Token[TracedRun | None]] | None = None

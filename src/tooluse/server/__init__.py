@@ -1,5 +1,5 @@
-"""The gateway: the Anthropic Messages, Bedrock Converse and OpenAI Chat Completions APIs,
-with tool use, over any tooluse backend (see ``docs/server.md``)."""
+"""The gateway: the Anthropic Messages, Bedrock Converse, OpenAI Chat Completions and OpenAI
+Responses APIs, with tool use, over any tooluse backend (see ``docs/server.md``)."""
 
 from .app import create_app
 from .body import DEFAULT_MAX_BODY_BYTES

@@ -1,4 +1,4 @@
-"""Helpers the three front ends share: mapping failures of the *input* to 400s.
+"""Helpers the API front ends share: mapping failures of the *input* to 400s.
 
 A request that fails while being read or decoded is the client's fault by construction, so
 any ``ValueError``/``TypeError`` escaping a codec there (a case the codec did not foresee)

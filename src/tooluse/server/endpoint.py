@@ -1,6 +1,6 @@
 """One endpoint function for every API, parameterised by a small per-API object.
 
-The three front ends differ only in facts of their wire format, which each gathers in one
+The front ends differ only in facts of their wire format, which each gathers in one
 :class:`WireApi` (``MESSAGES`` in :mod:`.messages_api`, ``CHAT`` in :mod:`.chat_api`,
 ``CONVERSE``/``CONVERSE_STREAM`` in :mod:`.converse_api`):
 

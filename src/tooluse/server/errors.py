@@ -1,6 +1,6 @@
 """One neutral error, rendered in each API's own error shape.
 
-The gateway speaks three APIs whose clients parse errors differently: the Anthropic SDK reads
+The gateway's APIs answer errors in three shapes, parsed differently: the Anthropic SDK reads
 ``{"type": "error", "error": {"type", "message"}}`` and the HTTP status; botocore reads the
 ``x-amzn-ErrorType`` header and ``{"message"}``; the OpenAI SDK reads
 ``{"error": {"message", "type", "param", "code"}}``. Everything that can fail inside the

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .._bounded_table import prune, sqlite_setup
+from .._migrations import SchemaVersionError, migrate_sqlite
 
 __all__ = [
     "DEFAULT_MAX_RESPONSES",
@@ -65,6 +66,16 @@ CREATE TABLE IF NOT EXISTS responses (
     context TEXT NOT NULL
 )
 """
+
+
+def _v1_responses(db: sqlite3.Connection) -> None:
+    """The schema before versions."""
+    db.execute(_SCHEMA)
+
+
+#: The SQLite store's schema, one step a version (:mod:`tooluse._migrations`): append, never
+#: edit. The PostgreSQL store has its own list (:mod:`.response_store_pg`).
+MIGRATIONS = (_v1_responses,)
 
 
 def default_store_path() -> Path:
@@ -136,9 +147,10 @@ class SqliteResponseStore(ResponseStore):
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=5000")
-            self._db.execute(_SCHEMA)
+            migrate_sqlite(self._db, "responses store", MIGRATIONS, table="responses",
+                           where=self.path)
             sqlite_setup(self._db, "responses")
-        except sqlite3.Error as exc:  # not a database, unwritable...: say which file
+        except (sqlite3.Error, SchemaVersionError) as exc:  # not a database, unwritable...: say which file
             raise OSError(f"cannot open the responses store {self.path}: {exc}") from None
 
     def put(self, response_id: str, body: dict[str, Any], input_items: list[dict[str, Any]],

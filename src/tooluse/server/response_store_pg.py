@@ -23,6 +23,7 @@ import time
 from typing import Any
 
 from .._bounded_table import postgres_setup, prune
+from .._migrations import Migration, SchemaVersionError, migrate_postgres
 from .response_store import (
     DEFAULT_MAX_RESPONSES,
     ResponseStore,
@@ -60,13 +61,13 @@ class PostgresResponseStore(ResponseStore):
         self.table = table
         try:  # one direct connection first: a clear error at once, not the pool's retries
             with psycopg.connect(url, connect_timeout=max(1, round(connect_timeout)),
-                                 autocommit=True) as db, db.transaction():
-                db.execute(
-                    f"CREATE TABLE IF NOT EXISTS {table} ("
-                    "seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
-                    "created_at DOUBLE PRECISION NOT NULL, body TEXT NOT NULL, "
-                    "input_items TEXT NOT NULL, context TEXT NOT NULL)")
-                postgres_setup(db, table)
+                                 autocommit=True) as db:
+                # the version is the table's: one database may hold several stores' tables
+                migrate_postgres(db, table, migrations(table), where=_redacted(url))
+                with db.transaction():
+                    postgres_setup(db, table)
+        except SchemaVersionError as exc:
+            raise OSError(f"cannot open the responses store: {exc}") from None
         except psycopg.Error as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise OSError(f"cannot open the responses store {_redacted(url)}: {reason}") from None
@@ -100,6 +101,19 @@ class PostgresResponseStore(ResponseStore):
 
     def close(self) -> None:
         self._pool.close()
+
+
+def migrations(table: str) -> tuple[Migration, ...]:
+    """The store's schema in ``table``, one step a version (:mod:`tooluse._migrations`):
+    append, never edit."""
+
+    def v1(db: Any) -> None:  # the schema before versions
+        db.execute(f"CREATE TABLE IF NOT EXISTS {table} ("
+                   "seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
+                   "created_at DOUBLE PRECISION NOT NULL, body TEXT NOT NULL, "
+                   "input_items TEXT NOT NULL, context TEXT NOT NULL)")
+
+    return (v1,)
 
 
 def _redacted(url: str) -> str:

@@ -43,7 +43,7 @@ from ..backends.failover import (
     recording_attempts,
 )
 from ..messages import Request, Response, Usage
-from ..prompting.text_backend import context_error
+from ..prompting.text_model import context_error
 from ..stream import MessageDelta, MessageStart, StreamEvent, merge_usage
 from ..trace import current_turn
 from .errors import GatewayError

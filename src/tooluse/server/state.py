@@ -1,6 +1,6 @@
 """What every endpoint shares: the backend, the limits, the credentials.
 
-The three API front ends differ only in their wire codec and error shape; running the
+The API front ends differ only in their wire codec and error shape; running the
 backend — under the optional concurrency limit, with the tool-call policy applied — is
 the same for all of them and lives here, so the same conversation reaches the backend as
 the same neutral request whichever API it came through.

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from .._migrations import SchemaVersionError, migrate_sqlite
 from .._writer import BatchWriter
 from .response_store import default_store_path
 
@@ -175,6 +176,17 @@ SCHEMA = (
         PRIMARY KEY (key, minute))""",
 )
 
+
+def _v1_usage(db: sqlite3.Connection) -> None:
+    """The schema before versions."""
+    for statement in SCHEMA:
+        db.execute(statement)
+
+
+#: The SQLite store's schema, one step a version (:mod:`tooluse._migrations`): append, never
+#: edit. The PostgreSQL store has its own list (:mod:`.usage_store_pg`).
+MIGRATIONS = (_v1_usage,)
+
 #: Adds one record to the totals (SQLite and PostgreSQL both read this upsert).
 UPSERT_USAGE: Final = (
     "INSERT INTO usage (key, model, route, requests, failed, input_tokens, output_tokens, "
@@ -216,9 +228,9 @@ class SqliteUsageStore(UsageStore):
             if self.path != ":memory:":
                 self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA busy_timeout=10000")
-            for statement in SCHEMA:
-                self._db.execute(statement)
-        except sqlite3.Error as exc:
+            migrate_sqlite(self._db, "usage store", MIGRATIONS, table="usage",
+                           where=self.path)
+        except (sqlite3.Error, SchemaVersionError) as exc:
             raise OSError(f"cannot open the usage store {self.path}: {exc}") from None
 
     def _transaction(self, work: Any) -> Any:

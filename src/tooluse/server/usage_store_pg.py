@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._migrations import SchemaVersionError, migrate_postgres
 from .response_store_pg import _redacted
 from .usage_store import (
     SCHEMA,
@@ -22,6 +23,16 @@ from .usage_store import (
 )
 
 __all__ = ["PostgresUsageStore"]
+
+
+def _v1(db: Any) -> None:
+    """The schema before versions: the SQLite store's tables, in PostgreSQL's types."""
+    for statement in SCHEMA:
+        db.execute(statement.replace(" REAL ", " DOUBLE PRECISION ").replace("INTEGER", "BIGINT"))
+
+
+#: The store's schema, one step a version (:mod:`tooluse._migrations`): append, never edit.
+MIGRATIONS = (_v1,)
 
 
 class PostgresUsageStore(UsageStore):
@@ -40,9 +51,9 @@ class PostgresUsageStore(UsageStore):
         try:
             with psycopg.connect(url, connect_timeout=max(1, round(connect_timeout)),
                                  autocommit=True) as db:
-                for statement in SCHEMA:
-                    db.execute(statement.replace(" REAL ", " DOUBLE PRECISION ")
-                               .replace("INTEGER", "BIGINT"))
+                migrate_postgres(db, "usage", MIGRATIONS, where=_redacted(url))
+        except SchemaVersionError as exc:
+            raise OSError(f"cannot open the usage store: {exc}") from None
         except psycopg.Error as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise OSError(f"cannot open the usage store {_redacted(url)}: {reason}") from None

@@ -221,7 +221,7 @@ def _part(block: ContentBlock) -> dict[str, Any]:
         return {"type": "tool_call_response", "id": block.tool_use_id,
                 "response": _result(block)}
     if isinstance(block, ThinkingBlock):
-        return {"type": "reasoning", "content": block.text or "\n".join(block.summary)}
+        return {"type": "reasoning", "content": block.joined_text}
     # images, JSON blocks, redacted thinking: named, their data left out (large or opaque)
     return {"type": block.type}
 

@@ -28,7 +28,7 @@ __all__ = ["BFCL_TYPE_ALIASES", "LARK_KEY", "check_schema", "normalize_schema", 
 
 #: The schema key of a string's Lark grammar: tooluse's own (a Responses ``custom`` tool's
 #: ``lark`` format becomes it), read by the grammar engine of text backends
-#: (:mod:`tooluse.prompting.grammar_lark`) and left out of what goes to an API
+#: (:mod:`tooluse.grammar.lark`) and left out of what goes to an API
 #: (:func:`public_schema`).
 LARK_KEY = "x-lark"
 

@@ -1,6 +1,6 @@
-"""Traces: what the model saw and wrote, per request (issue 43).
+"""Traces: what the model saw and wrote, per request.
 
-- :mod:`.record`: the per-request :class:`Trace` and its :class:`Turn` (one backend call),
+- :mod:`.record`: the per-request :class:`Trace` and its :class:`TurnRecord` (one backend call),
   made current with :func:`tracing`; the gateway, the runner and the backends write into
   :func:`current_trace` / :func:`current_turn`.
 - :mod:`.serialize`: a trace as JSON (calls with origin, validation and span in the raw text).
@@ -16,6 +16,7 @@ from .record import (
     TextPass,
     Trace,
     Turn,
+    TurnRecord,
     begin_turn,
     current_trace,
     current_turn,
@@ -23,5 +24,5 @@ from .record import (
     tracing,
 )
 
-__all__ = ["REDACTED", "SECRET_HEADERS", "TextPass", "Trace", "Turn", "begin_turn",
+__all__ = ["REDACTED", "SECRET_HEADERS", "TextPass", "Trace", "Turn", "TurnRecord", "begin_turn",
            "current_trace", "current_turn", "redact_headers", "tracing"]

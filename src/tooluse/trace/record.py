@@ -17,10 +17,10 @@ hook costs one context-variable read when tracing is off::
             turn.finish(response)              # or turn.fail(exc), or turn.watch(events)
         trace.sent(200, body_bytes)            # the response as sent, or the error
 
-A :class:`Turn` is one backend call: the neutral request, the neutral response (or the
+A :class:`TurnRecord` is one backend call: the neutral request, the neutral response (or the
 error), its duration and usage, and for a text model (the prompt-based backend) the
-messages it was given (:meth:`Turn.text_prompt`), the prompt its chat template rendered
-(:meth:`Turn.rendered`), and one :class:`TextPass` per generation: the grammar's prefill,
+messages it was given (:meth:`TurnRecord.text_prompt`), the prompt its chat template rendered
+(:meth:`TurnRecord.rendered`), and one :class:`TextPass` per generation: the grammar's prefill,
 the raw text the model wrote, why it ended and its token, cache and forced-token counts.
 Context variables follow ``anyio.to_thread.run_sync`` and ``asyncio.to_thread`` into worker
 threads (they copy the context), and the objects are shared, not copied, so a backend
@@ -65,14 +65,14 @@ def current_trace() -> Trace | None:
     return _current.get()
 
 
-def current_turn() -> Turn | None:
+def current_turn() -> TurnRecord | None:
     """The backend call being traced here (the current trace's last turn), or None."""
     trace = _current.get()
     return trace.turns[-1] if trace is not None and trace.turns else None
 
 
-def begin_turn(request: Request) -> Turn | None:
-    """A new :class:`Turn` of the current trace for a backend call of ``request`` (None
+def begin_turn(request: Request) -> TurnRecord | None:
+    """A new :class:`TurnRecord` of the current trace for a backend call of ``request`` (None
     when nobody traces)."""
     trace = _current.get()
     return trace.begin_turn(request) if trace is not None else None
@@ -150,7 +150,7 @@ class TextPass:
     for an answer after the model repeated a call), ``"one_more_call"`` (a further call
     a rule asked for). ``counts``: the text backend's own counters (``forced_tokens``,
     ``prompt_s``, ``generate_s``...: :attr:`TextEnd.timings
-    <tooluse.prompting.text_backend.TextEnd.timings>`)."""
+    <tooluse.prompting.text_model.TextEnd.timings>`)."""
 
     prefill: str
     text: str
@@ -164,7 +164,7 @@ class TextPass:
 
 
 @dataclass
-class Turn:
+class TurnRecord:
     """One backend call of a traced request (see the module docstring)."""
 
     request: Request
@@ -225,6 +225,10 @@ class Turn:
         self.finish(folded.response)
 
 
+#: The former name of :class:`TurnRecord`, kept so that code written against it still imports.
+Turn = TurnRecord
+
+
 @dataclass
 class Trace:
     """Everything about one request (see the module docstring).
@@ -251,7 +255,7 @@ class Trace:
     sent_body: bytes | None = None
     #: Why the request failed, when it did.
     error: str | None = None
-    turns: list[Turn] = field(default_factory=list)
+    turns: list[TurnRecord] = field(default_factory=list)
     #: Milliseconds per named phase (``gateway``, ``backend``, ``tools``...).
     phases: dict[str, float] = field(default_factory=dict)
 
@@ -273,9 +277,9 @@ class Trace:
         self.error = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
         self.duration_s = time.perf_counter() - self.started
 
-    def begin_turn(self, request: Request) -> Turn:
+    def begin_turn(self, request: Request) -> TurnRecord:
         """A new backend call of this request."""
-        turn = Turn(request)
+        turn = TurnRecord(request)
         self.turns.append(turn)
         return turn
 

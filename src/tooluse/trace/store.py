@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .._bounded_table import prune, sqlite_setup
+from .._migrations import SchemaVersionError, migrate_sqlite
 from .._writer import BatchWriter
 from .record import Trace
 from .serialize import MAX_TEXT, trace_dict
@@ -52,6 +53,19 @@ CREATE TABLE IF NOT EXISTS traces (
 """
 _COLUMNS = ("id", "time", "source", "api", "model", "tools", "calls", "status", "http_status",
             "latency_ms", "input_tokens", "output_tokens", "size")
+
+
+def _v1_traces(db: sqlite3.Connection) -> None:
+    """The schema before versions: the table, and its (seq, size) index."""
+    db.execute(_SCHEMA)
+    # count(*), sum(size) and the oldest rows come from this small index on every write, not
+    # from scanning the rows with their bodies (which grew the cost of a write with the
+    # store's size)
+    db.execute("CREATE INDEX IF NOT EXISTS traces_seq_size ON traces (seq, size)")
+
+
+#: The trace store's schema, one step a version (:mod:`tooluse._migrations`): append, never edit.
+MIGRATIONS = (_v1_traces,)
 
 
 def default_path() -> Path:
@@ -90,15 +104,11 @@ class TraceStore:
                 # corrupt the file.
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(_SCHEMA)
-            # count(*), sum(size) and the oldest rows come from this small index on every
-            # write, not from scanning the rows with their bodies (which grew the cost of a
-            # write with the store's size)
-            self._db.execute("CREATE INDEX IF NOT EXISTS traces_seq_size ON traces (seq, size)")
-            self._db.commit()
+            migrate_sqlite(self._db, "trace store", MIGRATIONS, table="traces",
+                           where=self.path)
             # the count and the bytes stored, kept beside the table (tooluse._bounded_table)
             sqlite_setup(self._db, "traces", size="size")
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, SchemaVersionError) as exc:
             raise ValueError(f"cannot use {self.path} as a trace database: {exc}") from exc
         self._writer = BatchWriter(self._write, name="tooluse-traces", logger="tooluse.trace")
 

@@ -37,6 +37,7 @@ from ...stream import (
     StreamEvent,
     TextDelta,
     ThinkingDelta,
+    ThinkingJoiner,
     ToolInputDelta,
     tool_input,
 )
@@ -46,7 +47,6 @@ from .context import decode_applied, encode_applied
 from .errors import backend_error
 from .responses import _STOP_OUT, _response_block, _stop_reason, server_side_block
 from .server_tools import answer_blocks, is_paired_block, pair_blocks, upstream_block
-from .thinking import answer_text
 
 
 def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
@@ -158,25 +158,16 @@ class _WireIndex:
 
 
 class _Thought:
-    """An open thinking block being encoded: where its text stands (the text, or summary
-    part k) and its signature so far."""
+    """An open thinking block being encoded: its pieces joined as they come (a summary part
+    after a blank line, as the whole answer shows it) and its signature so far."""
 
     def __init__(self) -> None:
-        self.shown = False  # some text or summary part has begun
-        self.part: int | None = None
+        self.joined = ThinkingJoiner()
         self.signature = ""
 
     def piece(self, delta: ThinkingDelta) -> str:
-        """The ``thinking_delta`` text of ``delta``: a new summary part begins after a blank
-        line (when something came before it)."""
-        text = delta.text
-        if delta.summary is not None and delta.summary != self.part:
-            text = ("\n\n" if self.shown else "") + text
-            self.part = delta.summary
-            self.shown = True
-        elif text:
-            self.shown = True
-        return text
+        """The ``thinking_delta`` text of ``delta``."""
+        return self.joined.add(delta.summary, delta.text)
 
 
 def _start(event: BlockStart, thoughts: dict[int, _Thought]) -> Iterator[dict[str, Any]]:
@@ -199,10 +190,8 @@ def _start(event: BlockStart, thoughts: dict[int, _Thought]) -> Iterator[dict[st
         # a block that starts with content shows it as answer_text does, and the deltas
         # after it go on from there (a next summary part after a blank line)
         thought = thoughts[event.index]
-        if text := answer_text(block):
+        if text := thought.joined.block(block):
             yield _delta(event.index, {"type": "thinking_delta", "thinking": text})
-        thought.shown = bool(block.text or block.summary)
-        thought.part = len(block.summary) - 1 if block.summary else None
         thought.signature = block.signature or ""
 
 

@@ -138,8 +138,9 @@ def sendable(request: Request) -> Request:
 
 
 def answer_text(block: ThinkingBlock) -> str:
-    """The ``thinking`` text a Messages client is shown: the text, then each summary part."""
-    return "\n\n".join([block.text, *block.summary] if block.text else block.summary)
+    """The ``thinking`` text a Messages client is shown: the text, then each summary part
+    (:attr:`ThinkingBlock.joined_text`)."""
+    return block.joined_text
 
 
 def encode_answer(block: Thinking) -> dict[str, Any]:

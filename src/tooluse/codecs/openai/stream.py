@@ -33,12 +33,13 @@ from ...stream import (
     StreamEvent,
     TextDelta,
     ThinkingDelta,
+    ThinkingJoiner,
     ToolInputDelta,
     merge_usage,
     without_blocks,
 )
 from .._common import Path, dropped
-from ._reasoning import SEPARATOR, read_reasoning
+from ._reasoning import read_reasoning
 from ._wire import TARGET
 from .errors import backend_error
 from .responses import _FINISH_OUT, _finish, _usage, usage_of
@@ -54,20 +55,14 @@ def encode_events(
     stamp = int(time.time()) if created is None else created
     calls: dict[int, int] = {}
     started = Usage()
-    # Reasoning pieces (a block's text, each summary part) are joined by SEPARATOR, as in a
-    # whole message: the piece being written, and whether any came before it.
-    piece: tuple[int, int | None] | None = None
-    reasoned = False
+    # Reasoning pieces (a block's text, each summary part, of every block) are joined as in
+    # a whole message.
+    joined = ThinkingJoiner()
     unsigned: set[int] = set()
 
-    def reasoning(key: tuple[int, int | None], text: str) -> Iterator[dict[str, Any]]:
-        nonlocal piece, reasoned
-        if not text:
-            return
-        if key != piece and reasoned:
-            text = SEPARATOR + text
-        piece, reasoned = key, True
-        yield chunk({"reasoning_content": text})
+    def reasoning(text: str) -> Iterator[dict[str, Any]]:
+        if text:
+            yield chunk({"reasoning_content": text})
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {"id": ident, "object": "chat.completion.chunk", "created": stamp, "model": model,
@@ -84,9 +79,7 @@ def encode_events(
                 yield chunk({"tool_calls": [{"index": calls[event.index], "id": block.id, "type": "function",
                                              "function": {"name": block.name, "arguments": ""}}]})
             elif isinstance(block, ThinkingBlock):
-                yield from reasoning((event.index, None), block.text)
-                for number, part in enumerate(block.summary):
-                    yield from reasoning((event.index, number), part)
+                yield from reasoning(joined.block(block, event.index))
                 if block.signature is not None:
                     unsigned.add(event.index)
             elif isinstance(block, RedactedThinkingBlock):
@@ -97,7 +90,7 @@ def encode_events(
         elif isinstance(event, TextDelta):
             yield chunk({"content": event.text})
         elif isinstance(event, ThinkingDelta):
-            yield from reasoning((event.index, event.summary), event.text)
+            yield from reasoning(joined.add((event.index, event.summary), event.text))
         elif isinstance(event, SignatureDelta):
             unsigned.add(event.index)
         elif isinstance(event, BlockStop) and event.index in unsigned:

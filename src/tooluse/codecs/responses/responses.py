@@ -16,7 +16,6 @@ carry them.
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from typing import Any
@@ -285,7 +284,3 @@ def decode_response(data: Any, /) -> Response:
                                    any(isinstance(b, ToolUseBlock) for b in content)),
         usage=usage_of(data.get("usage")),
     )
-
-
-def arguments_text(block: ToolUseBlock) -> str:
-    return json.dumps(block.input, ensure_ascii=False)

@@ -46,9 +46,9 @@ __all__ = ["DEFAULT_DECISION", "RULES", "EnBfcl", "EnBfclRules"]
 log = logging.getLogger("tooluse.presets.en_bfcl")
 
 #: Under ``auto``, call or answer: a class-balanced logistic regression on the even cases of
-#: the six BFCL categories of the ``auto`` run at 8fa0d66 (the model's opening likelihood,
+#: the six BFCL categories of a recorded ``auto`` run (the model's opening likelihood,
 #: relevance, name coverage), its bias then lowered as far as the even irrelevance cases
-#: allow without more calls there (docs/benchmarks/bfcl.md). Fitted for SmolLM2-135M.
+#: allow without more calls there (docs/benchmarks/code.md). Fitted for SmolLM2-135M.
 DEFAULT_DECISION = CallDecision(bias=4.1315, w_open=0.3584, w_tool=0.0, w_rel=0.2995,
                                 w_name=3.424)
 

@@ -15,10 +15,9 @@ Seattle, WA").
 :func:`asks_for_more` is the reading of the question this rests on: it asks for the same
 thing again ("do the same for", "repeat the same process", "once again"). Broader cues
 ("then", "also", "each", an ordinal) fire on one-call questions too ("meters/second", "the
-third major chord"): with them, 2 of BFCL's ``simple_python`` answers that were right
-came out with a second call, and no ``parallel`` answer was gained beyond the 2 this
-wording gains. It appears in 39 of the 200 ``parallel`` questions and in none of the
-one-tool questions of ``simple_python``, ``live_simple`` or ``irrelevance``.
+third major chord"): with them, right one-call answers came out with a second call and no
+further answer was gained (docs/benchmarks/code.md). This wording appears in ``parallel`` questions and in none
+of the one-tool questions of ``simple_python``, ``live_simple`` or ``irrelevance``.
 """
 
 from __future__ import annotations

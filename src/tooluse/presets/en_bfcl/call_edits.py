@@ -75,6 +75,10 @@ __all__ = ["call_adjuster", "fanned_out"]
 Call = tuple[str, dict[str, Any]]
 
 
+#: An edit of one call's input: (input, the tool's schema, the text it reads) -> input.
+Edit = Callable[[dict[str, Any], Any, str], dict[str, Any]]
+
+
 def call_adjuster(request: Request, optional: bool, percent: bool,
                   looked_up: bool = False,
                   dates: bool = False,
@@ -95,142 +99,129 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
                   lists: bool = False,
                   names: bool = False,
                   currencies: bool = False) -> Callable[[ToolUseBlock], tuple[ToolUseBlock, int]]:
-    """Leaves out of each call the optional parameters the conversation gives no value for
-    (``optional``), writes as fractions the rates it gives as percentages (``percent``),
-    gives a parameter that an earlier call looked up that call's result (``looked_up``:
-    ``symbol`` the ``GM`` that ``get_ticker_symbol`` returned; see
-    :func:`~.choices.looks_up`), and writes dates in the format a parameter asks for, an
-    optional one left out given the question's one date (``dates``, :func:`.dates.dated`),
-    completes a city with its state where the parameter asks for it (``regions``,
-    :func:`.regions.with_region`), and sets each boolean the question speaks of as it asks
-    (``flags``, :func:`.flags.asked_flags`), and writes whole a value the question writes
-    only as a piece of a word, name or quote (``phrases``, :func:`.phrases.whole_phrases`: ``Treaty
-    of Tordesillas`` for ``Tordesillas``), and writes whole a number the question writes
-    only with a scale (``scales``, :func:`.spoken.scaled`: 213000000 for "213 million"),
-    and writes the code a parameter's description lists for the thing the question names
-    (``codes``, :func:`.codes.described_codes`: ``service_id: 2`` for "ironing services"
-    where "2 for ironing service" is listed), after giving a free value that names another
-    parameter's enum member to that parameter (``enums``, :func:`.enum_values.enum_values`:
-    ``genre: "Drama"`` for ``directed_by: "Drama"``). Before the optional parameters are
-    left out, a unit parameter whose value the question does not write gets the unit the
-    question states (``units``, :func:`.units.stated_units`: ``unit: "meters"`` for "a radius
-    of 5 meters" where the model wrote ``"cm"``), and keeps it. A "from" and a "to" value
-    the question writes the other way round are swapped (``directions``,
-    :func:`.directions.from_to`: ``_from: "Seattle"`` for "from Seattle to Boston").
-    A name the question writes right after a parameter's name goes to that parameter
-    (``after_names``, :func:`.phrases.values_after_names`: ``directed_by: "Edgar Wright"``
-    for "directed by Edgar Wright", not ``cast``). A number the question labels with a
-    numeric parameter's name goes to that parameter (``named_numbers``,
-    :func:`.named_numbers.named_numbers`: ``current: 20`` for "a current of 20 Amperes",
-    not ``distance``). The times a year interest is compounded, said in a word, are written
-    where a parameter counts them (``compounding``, :func:`.spoken.compounding`: ``n: 4``
-    for "compounded quarterly"). An initial velocity is 0 for an object "dropped" or
-    starting "from rest", and "11 PM" is 23 to a parameter "in 24 hour format"
-    (``implied``, :func:`.spoken.implied`). A numeric parameter holding a number the
-    question writes only inside another of the call's values or as an exponent, or not at
-    all but for a lost zero, gets the question's one number the call leaves unused
-    (``stray``, :func:`.stray_numbers.stray_numbers`: ``value: 1`` for "the derivative of
-    2x^2 at x = 1", not the 2 of ``function: "2x^2"``). An array parameter holding a part
-    of a list the question writes out, or held empty beside the question's one list the
-    call holds nowhere else, gets the list whole (``lists``,
-    :func:`.literal_lists.literal_lists`: ``elements: ['Sam', 'Alice', 'Jack']`` for
-    ``elements: []``). A free string value gives way to the name the question writes for
-    it (``names``, :func:`.written_names.written_names`, after the numbers are mended):
-    where the question does not write the value, its one name ending in the parameter's
-    name (``league: "Premier League"`` for ``"Manchester City"``) or the one word the
-    value misspells (``"Liverpool"`` for ``"Liverly"``); the part before another
-    parameter's value the value ends in (``"New York"`` for ``"New York to
-    Philadelphia"``); for a ``<thing>_type`` holding a count, the word before the thing
-    (``room_type: "single"`` for ``"two"`` in "a single room for two nights"). Where the
-    call writes currencies as codes, each currency parameter gets the ISO code of the
-    currency the question names for it (``currencies``,
-    :func:`.currencies.currency_codes`: ``to_currency: "CAD"`` for ``"CAN"`` in "150 Euros
-    to Canadian dollars").
-    An optional string the conversation writes only inside a value these edits wrote
-    whole is then left out too (``optional``, :func:`.choices.without_inside_others`).
-    Last, an optional parameter the call leaves out whose option the question names is
-    added (``options``, :func:`.named_options.named_options`: ``root_type: "all"`` for
-    "Find all the roots"). An edit is kept only if the call still validates.
-    Returns the call and how many parameters were left out."""
+    """The editor of each call of ``request``: the edits switched on, in this order, each
+    kept only if the call still validates.
+
+    1. ``units``: a unit parameter whose value the question does not write gets the unit
+       the question states (:func:`.units.stated_units`), and keeps it through 2;
+    2. ``optional``: the optional parameters the conversation gives no value for are left
+       out (:func:`.choices.keep_given_optionals`);
+    3. the value edits of :func:`_value_edits`, in its order: ``enums``, ``lists``,
+       ``percent``, ``scales``, ``phrases``, ``after_names``, ``directions``,
+       ``currencies``, ``dates``, ``regions``, ``flags``, ``codes``, ``named_numbers``,
+       ``compounding``, ``implied``, ``stray``, ``names`` (each rule's function says
+       what it writes, and docs/local.md has an example of each);
+    4. ``optional`` again: an optional string the conversation writes only inside a value
+       the edits wrote whole is left out (:func:`.choices.without_inside_others`);
+    5. ``options``: an optional parameter the call leaves out whose option the question
+       names is added (:func:`.named_options.named_options`);
+    6. ``looked_up``: a parameter an earlier call looked up gets that call's result
+       (``symbol``: the ``GM`` that ``get_ticker_symbol`` returned; :func:`_looked_up`).
+
+    The rule that last changed each parameter is recorded on the call's origin. The editor
+    returns the call and how many parameters were left out."""
     conversation = conversation_text(request)
     question = question_text(request)
     schemas = {t.name: t.input_schema for t in request.tools}
     lookups = _looked_up(request, question) if looked_up else {}
-    # (on, rule, edit, the text it reads): in this order, each kept only if the call still
-    # validates.
-    table: list[tuple[bool, str, Callable[[dict[str, Any], Any, str], dict[str, Any]],
-                      str]] = [
-        (enums, "enum_values", enum_values, question),
-        (lists, "literal_lists", literal_lists, question),
-        (percent, "percent_fractions", lambda a, s, t: percents_as_fractions(a, s, t)[0],
-         conversation),
-        (scales, "scaled_numbers", scaled, conversation),
-        (phrases, "whole_phrases", whole_phrases, question),
-        (after_names, "after_names", values_after_names, question),
-        (directions, "from_to", from_to, question),
-        (currencies, "currency_codes", currency_codes, question),
-        (dates, "date_formats", dated, question),
-        (regions, "city_state", with_region, question),
-        (flags, "asked_flags", asked_flags, question),
-        (codes, "described_codes", described_codes, question),
-        (named_numbers, "named_numbers", numbers_by_name, question),
-        (compounding, "compounding", per_year, question),
-        (implied, "implied_numbers", implied_numbers, question),
-        (stray, "stray_numbers", strays, question),
-        # After the numbers are mended: a kind read off a count ("single" for the two
-        # nights) needs the count the question writes, not the model's 2022.
-        (names, "written_names", written_names, question),
-    ]
-    edits = [(rule, edit, text) for on, rule, edit, text in table if on]
+    switched = {"enum_values": enums, "literal_lists": lists, "percent_fractions": percent,
+                "scaled_numbers": scales, "whole_phrases": phrases, "after_names": after_names,
+                "from_to": directions, "currency_codes": currencies, "date_formats": dates,
+                "city_state": regions, "asked_flags": flags, "described_codes": codes,
+                "named_numbers": named_numbers, "compounding": compounding,
+                "implied_numbers": implied, "stray_numbers": stray, "written_names": names}
+    edits = [(rule, edit, conversation if reads == "conversation" else question)
+             for rule, edit, reads in _value_edits() if switched[rule]]
 
     def adjust(block: ToolUseBlock) -> tuple[ToolUseBlock, int]:
-        schema = schemas.get(block.name)
-        arguments = dict(block.input)
-        #: The rule that last changed each parameter (recorded on the call's origin).
-        by: dict[str, str] = {}
-
-        def step(rule: str, after: dict[str, Any]) -> dict[str, Any]:
-            for change in changes_between(arguments, after, rule):
-                by[change.parameter] = rule
-            return after
-
-        stated = stated_units(arguments, schema, question) if units else {}
-        if stated and _valid(schema, {**arguments, **stated}):
-            arguments = step("stated_units", {**arguments, **stated})
+        call = _Editing(schemas.get(block.name), dict(block.input))
+        stated = stated_units(call.arguments, call.schema, question) if units else {}
+        if stated and _valid(call.schema, {**call.arguments, **stated}):
+            call.take("stated_units", {**call.arguments, **stated})
         else:
             stated = {}
         dropped: list[str] = []
         if optional:
-            kept, dropped = keep_given_optionals(arguments, schema, conversation,
+            kept, dropped = keep_given_optionals(call.arguments, call.schema, conversation,
                                                  block.name)
             # The question states these units, if not as words of their own ("5cm").
-            arguments = step("optional_from_conversation",
-                             {k: kept.get(k, stated.get(k)) for k in block.input
-                              if k in kept or k in stated})
+            call.take("optional_from_conversation",
+                      {k: kept.get(k, stated.get(k)) for k in block.input
+                       if k in kept or k in stated})
             dropped = [k for k in dropped if k not in stated]
         for rule, edit, text in edits:
-            edited = edit(arguments, schema, text)
-            if edited != arguments and _valid(schema, edited):
-                arguments = step(rule, edited)
+            call.keep(rule, edit(call.arguments, call.schema, text))
         if optional:  # the edits may have written whole a value an optional one is part of
-            edited = without_inside_others(arguments, schema, conversation)
-            if edited != arguments and _valid(schema, edited):
-                dropped += [k for k in arguments if k not in edited]
-                arguments = step("optional_from_conversation", edited)
+            before = call.arguments
+            if call.keep("optional_from_conversation",
+                         without_inside_others(before, call.schema, conversation)):
+                dropped += [k for k in before if k not in call.arguments]
         if options:
-            edited = named_options(arguments, schema, question, block.name)
-            if edited != arguments and _valid(schema, edited):
-                arguments = step("named_options", edited)
+            call.keep("named_options",
+                      named_options(call.arguments, call.schema, question, block.name))
         found = {p: v for (name, p), v in lookups.items() if name == block.name}
-        if found and _valid(schema, {**arguments, **found}):
-            arguments = step("prerequisite_tools", {**arguments, **found})
-        if arguments == block.input:
+        if found:
+            call.keep("prerequisite_tools", {**call.arguments, **found})
+        if call.arguments == block.input:
             return block, 0
-        changes = [change.model_copy(update={"rule": by.get(change.parameter, "unknown")})
-                   for change in changes_between(block.input, arguments, "unknown")]
-        return edited_block(block, changes, arguments), len(dropped)
+        return call.block(block), len(dropped)
 
     return adjust
+
+
+def _value_edits() -> list[tuple[str, Edit, str]]:
+    """The value edits of :func:`call_adjuster`, in the order they run: (rule, edit, the
+    text it reads: ``question`` or ``conversation``)."""
+    return [
+        ("enum_values", enum_values, "question"),
+        ("literal_lists", literal_lists, "question"),
+        ("percent_fractions", lambda a, s, t: percents_as_fractions(a, s, t)[0],
+         "conversation"),
+        ("scaled_numbers", scaled, "conversation"),
+        ("whole_phrases", whole_phrases, "question"),
+        ("after_names", values_after_names, "question"),
+        ("from_to", from_to, "question"),
+        ("currency_codes", currency_codes, "question"),
+        ("date_formats", dated, "question"),
+        ("city_state", with_region, "question"),
+        ("asked_flags", asked_flags, "question"),
+        ("described_codes", described_codes, "question"),
+        ("named_numbers", numbers_by_name, "question"),
+        ("compounding", per_year, "question"),
+        ("implied_numbers", implied_numbers, "question"),
+        ("stray_numbers", strays, "question"),
+        # After the numbers are mended: a kind read off a count ("single" for the two
+        # nights) needs the count the question writes, not the model's 2022.
+        ("written_names", written_names, "question"),
+    ]
+
+
+class _Editing:
+    """One call's input as the edits go, and the rule that last changed each parameter."""
+
+    def __init__(self, schema: Any, arguments: dict[str, Any]) -> None:
+        self.schema = schema
+        self.arguments = arguments
+        self.by: dict[str, str] = {}
+
+    def take(self, rule: str, after: dict[str, Any]) -> None:
+        """``after`` is the input now, ``rule`` the one that changed what differs."""
+        for change in changes_between(self.arguments, after, rule):
+            self.by[change.parameter] = rule
+        self.arguments = after
+
+    def keep(self, rule: str, after: dict[str, Any]) -> bool:
+        """Take ``after`` if it changes something and the call still validates."""
+        if after == self.arguments or not _valid(self.schema, after):
+            return False
+        self.take(rule, after)
+        return True
+
+    def block(self, original: ToolUseBlock) -> ToolUseBlock:
+        """The call with its input as edited, each change recorded with its rule."""
+        changes = [change.model_copy(update={"rule": self.by.get(change.parameter, "unknown")})
+                   for change in changes_between(original.input, self.arguments, "unknown")]
+        return edited_block(original, changes, self.arguments)
 
 
 def _looked_up(request: Request, question: str) -> dict[tuple[str, str], str]:

@@ -27,11 +27,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...messages import Request, ToolSpec
-from ...prompting.hints import ToolNaming
-from ...prompting.numbers import counts
-from ...prompting.schemas import properties, required
-from ...prompting.words import (
+from ...language.numbers import counts
+from ...language.words import (
     content_words,
     given_by,
     names_only,
@@ -42,7 +39,10 @@ from ...prompting.words import (
     whole_spans,
     words,
 )
+from ...messages import Request, ToolSpec
+from ...prompting.hints import ToolNaming
 from .regions import known_place
+from .schemas import properties, required
 
 __all__ = [
     "PLACE_WORDS",

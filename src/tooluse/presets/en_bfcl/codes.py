@@ -5,9 +5,8 @@ the parameter's description: "The ID of the service type. For example, 1 represe
 cleaning service, 2 an ironing service, and 3 a comprehensive cleaning service";
 "'1' corresponds to Bangkok, '2' to Chiang Mai"; "'M' for male, 'F' for female". A small
 model asked for "a housekeeper who provides ironing services" writes a made-up id
-(``service_id: 12345``) or copies another number of the question (BFCL ``live_simple``:
-in the 8 questions whose tools list such ids for ``service_id`` and ``province_id``, the
-135M model wrote no right id, with a call forced or not).
+(``service_id: 12345``) or copies another number of the question (on BFCL ``live_simple``
+it wrote no right id in such questions, with a call forced or not: docs/benchmarks/code.md).
 
 :func:`code_table` reads such a table from a description: two entries or more, each a code
 (an integer, or a string in quotes) then "represents", "corresponds to", "stands for",
@@ -27,8 +26,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...prompting.schemas import properties
-from ...prompting.words import content_words
+from ...language.words import content_words
+from .schemas import properties
 
 __all__ = ["code_table", "described_codes"]
 

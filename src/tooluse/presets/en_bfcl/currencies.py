@@ -27,9 +27,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...prompting.schemas import properties
-from ...prompting.words import split_name
+from ...language.words import split_name
 from .choices import free_string
+from .schemas import properties
 
 __all__ = ["currency_codes", "named_currencies"]
 

@@ -41,13 +41,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...prompting.schemas import properties
+from ...language.numbers import MONTH, MONTHS
+from .schemas import properties
 
 __all__ = ["Moment", "date_format", "dated", "dates_in", "moments", "times_in"]
 
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_MONTH = (r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
-          r"|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_MONTH = rf"(?P<month>{MONTH})"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _DATED = [
@@ -152,7 +151,7 @@ def dates_in(text: str) -> list[tuple[int, int, dt.date]]:
 
     for pattern in _NAMED:
         for m in pattern.finditer(text):
-            month = _MONTHS.index(m.group("month")[:3].lower()) + 1
+            month = MONTHS.index(m.group("month")[:3].lower()) + 1
             day = int(m.group("day"))
             if not _apart(m.start(), m.end(), found):
                 continue
@@ -194,7 +193,7 @@ def _yearless(text: str, question: str) -> dt.date | None:
     whole = [m for pattern in _YEARLESS if (m := pattern.fullmatch(text))]
     if not whole:
         return None
-    month = _MONTHS.index(whole[0].group("month")[:3].lower()) + 1
+    month = MONTHS.index(whole[0].group("month")[:3].lower()) + 1
     day = int(whole[0].group("day"))
     same = {date for _, _, date in dates_in(question) if (date.month, date.day) == (month, day)}
     return same.pop() if len(same) == 1 else None

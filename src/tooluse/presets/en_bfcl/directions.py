@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...prompting.words import split_name
+from ...language.words import split_name
 
 __all__ = ["FROM_WORDS", "TO_WORDS", "from_to"]
 

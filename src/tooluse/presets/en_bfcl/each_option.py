@@ -26,10 +26,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...prompting.schemas import properties
-from ...prompting.words import stem
+from ...language.words import stem
 from .flags import WORD
 from .named_options import option_spans, parameter_options
+from .schemas import properties
 
 __all__ = ["named_in_list", "option_calls"]
 

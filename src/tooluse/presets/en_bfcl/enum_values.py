@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...prompting.schemas import properties, required
 from .choices import free_string
+from .schemas import properties, required
 
 __all__ = ["enum_values"]
 

@@ -1,8 +1,8 @@
 """The number of calls follows the request: one call per item of a list the user wrote.
 
 A small model asked for "the factorial of 5, 10 and 15" writes the call for 5 and closes
-the call block (BFCL ``parallel``: 128 of 200 answers held one call where two to four were
-asked for). The question itself says how many calls are wanted: the value the model wrote
+the call block (on BFCL ``parallel``, most answers held one call where two to four were
+asked for: docs/benchmarks/code.md). The question itself says how many calls are wanted: the value the model wrote
 (``5``) is the first item of a list (``5, 10 and 15``), so the same call is due for each
 other item. :func:`fan_out` finds such lists around the values of the model's calls and
 returns the calls the model left out: its own call with the list's value replaced by each
@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...prompting.lists import NUMBER_AT, Item, find_value, list_around, lists_in, number_value
+from ...language.lists import NUMBER_AT, Item, find_value, list_around, lists_in, number_value
 
 __all__ = ["NUMBER_AT", "Item", "as_value", "fan_out", "find_value", "list_around", "lists_in",
            "norm", "number_value"]

@@ -19,8 +19,8 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from ...prompting.schemas import properties
-from ...prompting.words import content_words, split_name, stem
+from ...language.words import content_words, split_name, stem
+from .schemas import properties
 
 __all__ = ["NEGATIONS", "WORD", "asked_flags", "negated", "question_words", "spoken_of"]
 
@@ -33,7 +33,7 @@ NEGATIONS = frozenset({"not", "no", "don't", "dont", "doesn't", "without", "neve
 
 
 def question_words(question: str) -> tuple[list[str], list[str]]:
-    """The question's words, lowercased, and their stems (:func:`~tooluse.prompting.words.stem`)."""
+    """The question's words, lowercased, and their stems (:func:`~tooluse.language.words.stem`)."""
     words = [w.lower() for w in WORD.findall(question)]
     return words, [stem(w) for w in words]
 

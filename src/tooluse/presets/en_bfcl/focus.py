@@ -16,7 +16,7 @@ a value along. A clause pointing back that writes numbers keeps to its own ("the
 of the same company if the total liabilities are $10,000": the company is no value of the
 call, the net income before it is no value of it).
 
-A value copier (:mod:`tooluse.backends._copy_values`) then offers a call only the spans of
+A value copier (:mod:`tooluse.llama.copy_values`) then offers a call only the spans of
 its tool's part, and does not take the model's own value as given by the conversation when
 the question writes it only outside that part. A tool that owns no clause has no part: its
 values may come from anywhere.
@@ -27,9 +27,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ...language.words import content_words, split_name
 from ...messages import ToolSpec
 from ...prompting.hints import ValueFocus
-from ...prompting.words import content_words, split_name
 from .choices import tool_text
 
 __all__ = ["ValueFocus", "clause_spans", "clauses", "owned_spans", "value_focus"]

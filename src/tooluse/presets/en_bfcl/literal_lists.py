@@ -28,7 +28,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...prompting.schemas import properties
+from .schemas import properties
 
 __all__ = ["lists_in", "literal_lists"]
 

@@ -38,9 +38,9 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from ...prompting.numbers import SCALES
-from ...prompting.schemas import properties
-from ...prompting.words import content_words, split_name, stem
+from ...language.numbers import SCALES
+from ...language.words import content_words, split_name, stem
+from .schemas import properties
 from .spoken import numeric_parameter
 
 __all__ = ["named_numbers"]

@@ -5,8 +5,8 @@ call. An optional parameter whose value the question says only as a word it leav
 though the user asked for it: "Find *all* the roots" (``root_type``: "'real' for real
 roots, 'all' for both"), "*state* law cases" (``judicial_system``: "e.g. 'federal',
 'state'"), "a *direct* flight" (``direct_flight``), "a game ... *like new*" (``condition``,
-an enum of "New", "Like New", "Used"...). BFCL's answers want them (``simple_python``: 13 of
-the answers that failed at ``0c565e0`` lacked only such a parameter). :func:`named_options`
+an enum of "New", "Like New", "Used"...). BFCL's answers want them (failed answers lacked
+only such a parameter: docs/benchmarks/code.md). :func:`named_options`
 adds them:
 
 - a boolean parameter the call leaves out, one of whose name's words (stemmed, no stop word,
@@ -33,9 +33,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...prompting.schemas import properties, required
-from ...prompting.words import content_words, split_name
+from ...language.words import content_words, split_name
 from .flags import WORD, question_words, spoken_of
+from .schemas import properties, required
 
 __all__ = ["named_options", "option_spans", "parameter_options"]
 

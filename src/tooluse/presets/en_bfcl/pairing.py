@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from ...prompting.lists import find_value
+from ...language.lists import find_value
 from .fan_out import norm
 
 __all__ = ["differing", "in_order", "repeated_tools"]

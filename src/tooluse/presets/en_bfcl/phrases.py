@@ -37,10 +37,10 @@ United"``: one of the two is wrong, and writing the same thing twice would not t
 enum and formatted parameters, and values the question does not write, are left as
 written.
 
-Measured by replay on recorded BFCL answers (``bench/replay_edits.py --edit
+Measured by replay on recorded BFCL answers (``bench/bfcl_replay_edits.py --edit
 whole_phrases``; docs/local.md). Runs of lowercase words are not grown: "Mississippi
 river" would be right, but "water under", "human cell", "roast chicken" are wrong far more
-often (+11 −91 instead of +11 −2 on a full run's answers, before quotes were grown).
+often (docs/benchmarks/code.md).
 """
 
 from __future__ import annotations
@@ -49,11 +49,10 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ...prompting.copy_values import STOP_WORDS
-from ...prompting.schemas import properties, required
-from ...prompting.words import split_name, whole_spans
+from ...language.words import STOP_WORDS, split_name, whole_spans, words
 from .choices import free_string
 from .flags import negated
+from .schemas import properties, required
 
 __all__ = ["values_after_names", "whole_phrases"]
 
@@ -113,7 +112,7 @@ def _whole(value: str, question: str, names: list[tuple[int, int]]) -> str | Non
 
 
 #: Words that start no value written after a parameter's name ("the format of YYYY").
-_FUNCTION_WORDS = STOP_WORDS | frozenset({"without", "between", "per", "than", "via"})
+_FUNCTION_WORDS = STOP_WORDS | frozenset({"without", "between", "per", "via"})
 _QUOTES = frozenset("\"'`\u2018\u2019\u201c\u201d")
 #: What may stand between a parameter's name and its value ("content - go to gym",
 #: "command: dir", "title is ...", "text as ...", "command called start calc").
@@ -132,17 +131,17 @@ def _named_tail(key: str, value: str, question: str) -> str | None:
     model wrote only its last words (``9 pm``, ``/s/t 0``): the same, every time the
     question writes the name so. Not a rest that starts with a function word ("the format
     of YYYY", "a deck without joker") or holds a quote (those are :func:`_in_quote`'s)."""
-    said = _plain(value)
+    said = words(value)
     if not said:
         return None
-    name = r"[\s_-]+".join(re.escape(w) for w in _plain(split_name(key)))
+    name = r"[\s_-]+".join(re.escape(w) for w in words(split_name(key)))
     marker = re.compile(rf"(?<![\w-])(?:{name}s?|verbatim)(?![\w-])", re.IGNORECASE)
     wholes: set[str] = set()
     for found in marker.finditer(question):
         start = _NAME_GAP.match(question, found.end())
         rest = _REST.match(question, start.end() if start else found.end())
         tail = rest.group().strip() if rest else ""
-        plain = _plain(tail)
+        plain = words(tail)
         if len(said) < len(plain) <= _TAIL_WORDS and plain[len(plain) - len(said):] == said \
                 and plain[0] not in _FUNCTION_WORDS and not _QUOTES & set(tail):
             wholes.add(tail)
@@ -169,24 +168,19 @@ def _used_command(key: str, value: str, question: str) -> str | None:
     The line ends before "to", "so" or "in order" ("use docker ps to find out") and a last
     "command"; not a line that starts with a function word, offers alternatives ("the date
     or echo command") or is longer than twelve words."""
-    if not _COMMAND_NAMES & set(_plain(split_name(key))) or not _plain(value):
+    if not _COMMAND_NAMES & set(words(split_name(key))) or not words(value):
         return None
     piece = re.compile(r"(?<![\w])" + re.escape(value.strip()) + r"(?![\w])", re.IGNORECASE)
     wholes: set[str] = set()
     for found in _USING.finditer(question):
         rest = _REST.match(question, found.end())
         line = _COMMAND_END.sub("", rest.group().strip()) if rest else ""
-        plain = _plain(line)
+        plain = words(line)
         if plain and plain[0] not in _FUNCTION_WORDS and len(plain) <= _TAIL_WORDS \
                 and "or" not in plain \
                 and line.lower() != value.strip().lower() and piece.search(line):
             wholes.add(line)
     return wholes.pop() if len(wholes) == 1 else None
-
-
-def _plain(text: str) -> list[str]:
-    """The words of ``text``, lowercase, without punctuation."""
-    return re.findall(r"[^\W_]+", text.lower())
 
 
 #: A word joined by underscores ("climate_change").

@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...prompting.schemas import properties
+from .schemas import properties
 
 __all__ = ["US_CITIES", "WORLD_CITIES", "asks_for_state", "known_place", "with_region"]
 

@@ -1,9 +1,9 @@
 """The number of calls follows the request: one call per clause that restates a call's values.
 
 A small model asked "the BMI of a person 6 feet tall weighing 80 kg, also for one 5.6 feet
-tall weighing 60 kg" writes the call for the first person and closes the call block (BFCL
-``parallel``: 128 of 200 answers held one call where two to four were asked for, and most
-of these questions are not lists but clauses: "...then repeat with a change in time of 10
+tall weighing 60 kg" writes the call for the first person and closes the call block (on
+BFCL ``parallel``, most answers held one call where two to four were asked for, docs/benchmarks/code.md; and
+most of these questions are not lists but clauses: "...then repeat with a change in time of 10
 seconds", "...and $20000 short term, $50000 long term in Florida"). The question says
 what the further calls are: it writes other values *in the same places* as the values the
 model used. :func:`restatements` finds them and returns the model's call again with each
@@ -66,9 +66,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...prompting.copy_values import STOP_WORDS
-from ...prompting.lists import NUMBER_AT, find_value, list_around, number_value
-from ...prompting.words import whole_spans
+from ...language.lists import NUMBER_AT, find_value, list_around, number_value
+from ...language.numbers import MONTH
+from ...language.words import STOP_WORDS, whole_spans
 from .fan_out import as_value, norm
 
 __all__ = ["restatements"]
@@ -94,9 +94,9 @@ _NOT_NAMES = frozenset({"I", "I'm", "I'd", "I've", "I'll", "Can I", "Could I", "
 #: A quoted string: the same quote mark on both sides, not an apostrophe within a word.
 _QUOTED = re.compile(r"""(?<!\w)(?:'([^'"\n]{1,80})'|"([^'"\n]{1,80})"|‘([^‘’\n]{1,80})’"""
                      r"""|“([^“”\n]{1,80})”)(?!\w)""")
-#: Dates are not names: a date goes where a date went ("on May 3rd 2022").
-_DATE = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s*\d",
-                   re.IGNORECASE)
+#: Dates are not names: a date goes where a date went ("on May 3rd 2022"). Any word that
+#: starts with a month's name reads as one ("Maroon 5" too), as when the preset was measured.
+_DATE = re.compile(rf"(?:{MONTH})[a-z]*\.?\s*\d", re.IGNORECASE)
 #: Numbers written as words are a count, not a lowercase value.
 _NUMBER_WORDS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight",
                            "nine", "ten", "twice", "once"})
@@ -245,9 +245,8 @@ def restatements(calls: Sequence[Call], question: str,
     if len(names) == 1:
         return _restated(calls, question, [], limit=limit, valid=valid)
     # Calls of several tools: a value of one tool's clause is no restatement of another's.
-    # From the expected first call of each tool (bench/fan_out_ceiling.py), BFCL
-    # parallel_multiple is exact in 131 cases with fan_out alone; restating every tool from
-    # the whole question gave 116, from the clauses each alone owns 135.
+    # Restating every tool from the whole question did worse than fan_out alone, from the
+    # clauses each tool alone owns better (bench/bfcl_fan_out_ceiling.py; docs/benchmarks/code.md).
     if not parts:
         return []
     extra: list[Call] = []

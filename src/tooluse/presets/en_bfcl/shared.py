@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...prompting.lists import find_value
+from ...language.lists import find_value
 from .fan_out import norm
 from .pairing import differing, repeated_tools
 

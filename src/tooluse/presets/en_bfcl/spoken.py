@@ -5,7 +5,7 @@ top three plants"), as ordinals ("the 16th century") or with a scale ("213 milli
 A 135M model asked for "two nights" writes a number the question writes in digits
 elsewhere (``nights: 2022`` from "10th December 2022"), and an optional ``days: 3`` for
 "the next three days" looked ungiven, so it was left out. :func:`spoken_numbers` finds
-these numbers so that the value copier offers them (:mod:`.copy_values`), and
+these numbers so that the value copier offers them (:mod:`tooluse.language.spans`), and
 :func:`counts` finds the words they count, so that the optional rule takes "three days" as
 giving ``days`` (:func:`.choices.keep_given_optionals`) but not "two charges" as giving a
 permittivity of 2. An ordinal next to a month's name is a date's day ("10th December"), not
@@ -29,9 +29,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
-from ...prompting.numbers import SCALES, plain_numbers, scaled_numbers, spoken_numbers
-from ...prompting.schemas import properties
+from ...language.numbers import SCALES, plain_numbers, scaled_numbers, spoken_numbers
 from .dates import times_in
+from .schemas import properties
 
 __all__ = ["PER_YEAR", "compounding", "implied", "numeric_parameter", "numeric_value",
            "scaled"]

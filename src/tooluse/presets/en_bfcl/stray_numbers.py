@@ -29,8 +29,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...prompting.numbers import scaled_numbers, spoken_numbers
-from ...prompting.schemas import properties
+from ...language.numbers import scaled_numbers, spoken_numbers
+from .schemas import properties
 from .spoken import numeric_value
 
 __all__ = ["stray_numbers"]

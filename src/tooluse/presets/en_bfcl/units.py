@@ -33,9 +33,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...prompting.numbers import JOINED_UNITS, UNITS
-from ...prompting.schemas import properties
-from ...prompting.words import given_by, split_name
+from ...language.numbers import JOINED_UNITS, UNITS
+from ...language.words import given_by, split_name
+from .schemas import properties
 
 __all__ = ["JOINED_UNITS", "UNITS", "question_unit", "stated_units"]
 

@@ -35,11 +35,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...prompting.copy_values import STOP_WORDS
-from ...prompting.numbers import NUMBER_WORDS
-from ...prompting.schemas import properties
-from ...prompting.words import split_name, whole_spans
+from ...language.numbers import NUMBER_WORDS
+from ...language.words import STOP_WORDS, split_name, whole_spans
 from .choices import free_string
+from .schemas import properties
 
 __all__ = ["written_names"]
 

@@ -1,0 +1,168 @@
+"""One llama.cpp sequence as a turn sees it: its tokens, their evaluation, the next logits.
+
+A turn (:mod:`.text`, :mod:`.llguidance`, :mod:`.copy_values`) never touches the
+llama.cpp context itself: it works on the :class:`Seq` it was given for the request, which
+keeps the tokens in its part of the KV cache (``input_ids[:n_tokens]``), evaluates more
+(``eval``, after dropping whatever lies past ``n_tokens``), gives the logits after the last
+evaluated token, and scores a continuation without keeping it.
+
+- :class:`SoloSeq`: the context's only sequence (``slots=1``, the default), through
+  llama-cpp-python's ``Llama`` as before: one request at a time, under the model's lock;
+- ``SlotSeq`` (:mod:`.slots`): one of N sequences of one context, evaluated by a
+  scheduler that puts every active request's tokens into one ``llama_decode`` call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["Seq", "SoloSeq", "load_state", "save_state"]
+
+
+class Seq(ABC):
+    """One sequence of a llama.cpp context, held by one request at a time."""
+
+    #: The sequence's id in the context (``seq_id`` of the llama_batch).
+    seq_id: int = 0
+    #: The greedy choice's margin over its best rival at the last token chosen (read by the
+    #: repeat guard's checkpoints; per sequence, as requests run side by side).
+    gap: float = float("inf")
+
+    @property
+    @abstractmethod
+    def input_ids(self) -> Any:
+        """The evaluated tokens (a numpy array; valid up to :attr:`n_tokens`)."""
+
+    @property
+    @abstractmethod
+    def n_tokens(self) -> int:
+        """How many tokens the KV cache holds for this sequence."""
+
+    @n_tokens.setter
+    @abstractmethod
+    def n_tokens(self, value: int) -> None:
+        """Keep only the first ``value`` tokens (the next :meth:`eval` continues there)."""
+
+    @abstractmethod
+    def eval(self, tokens: Sequence[int]) -> None:
+        """Evaluate ``tokens`` after the first :attr:`n_tokens` (dropping what lies past
+        them); :meth:`logits` then gives the logits after the last one."""
+
+    @abstractmethod
+    def logits(self) -> Any:
+        """The logits after the last evaluated token (a float32 numpy array, n_vocab)."""
+
+    @abstractmethod
+    def sample(self, sampler: Any) -> int:
+        """The token llama.cpp's sampler chain ``sampler`` picks from :meth:`logits` (and
+        accepts: a grammar sampler advances)."""
+
+    @abstractmethod
+    def score(self, n_past: int, ids: Sequence[int]) -> Any:
+        """The logits after each of ``ids`` decoded from position ``n_past`` (rows, a
+        float32 array of shape (len(ids), n_vocab), read before the next evaluation); the
+        scored tokens are not kept, nor anything past ``n_past`` (:attr:`n_tokens` counts
+        at most ``n_past`` then for a slot; the one sequence's keeps its count, and its
+        next :meth:`eval` starts by dropping what lies past it, as always)."""
+
+    @abstractmethod
+    def reset(self) -> None:
+        """Forget every token (an empty sequence)."""
+
+    @abstractmethod
+    def save_state(self) -> bytes | None:
+        """The KV state of the sequence's tokens (for the disk prompt cache)."""
+
+    @abstractmethod
+    def load_state(self, payload: bytes, tokens: Sequence[int]) -> bool:
+        """Replace the sequence with a saved state of ``tokens``; False if refused (the
+        sequence is then empty)."""
+
+
+def save_state(ctx: Any, seq_id: int) -> bytes | None:
+    """``llama_state_seq_get_data`` of sequence ``seq_id`` (None if empty or refused)."""
+    import llama_cpp
+
+    size = int(llama_cpp.llama_state_seq_get_size(ctx, seq_id))
+    if size <= 0:
+        return None
+    buf = (ctypes.c_uint8 * size)()
+    written = int(llama_cpp.llama_state_seq_get_data(ctx, buf, size, seq_id))
+    if written <= 0 or written > size:
+        return None
+    return bytes(buf)[:written]
+
+
+def load_state(ctx: Any, payload: bytes, seq_id: int) -> bool:
+    """``llama_state_seq_set_data`` into sequence ``seq_id`` (emptied first by the caller)."""
+    import llama_cpp
+
+    buf = (ctypes.c_uint8 * len(payload)).from_buffer_copy(payload)
+    return int(llama_cpp.llama_state_seq_set_data(ctx, buf, len(payload), seq_id)) > 0
+
+
+class SoloSeq(Seq):
+    """The only sequence of a ``Llama`` (llama-cpp-python's own bookkeeping: ``eval``,
+    ``n_tokens``, ``input_ids``)."""
+
+    def __init__(self, llm: Any) -> None:
+        self.llm = llm
+
+    @property
+    def input_ids(self) -> Any:
+        return self.llm.input_ids
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.llm.n_tokens)
+
+    @n_tokens.setter
+    def n_tokens(self, value: int) -> None:
+        self.llm.n_tokens = value
+
+    def eval(self, tokens: Sequence[int]) -> None:
+        self.llm.eval(tokens)
+
+    def logits(self) -> Any:
+        import llama_cpp
+        import numpy as np
+
+        pointer = llama_cpp.llama_get_logits_ith(self.llm.ctx, -1)
+        return np.ctypeslib.as_array(pointer, shape=(self.llm.n_vocab(),))
+
+    def sample(self, sampler: Any) -> int:
+        import llama_cpp
+
+        return int(llama_cpp.llama_sampler_sample(sampler, self.llm.ctx, -1))
+
+    def score(self, n_past: int, ids: Sequence[int]) -> Any:
+        import numpy as np
+
+        llm = self.llm
+        n_vocab = llm.n_vocab()
+        llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
+        llm._batch.set_batch(batch=list(ids), n_past=n_past, logits_all=True)
+        llm._ctx.decode(llm._batch)
+        rows = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(len(ids) * n_vocab,))
+        llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
+        return rows.reshape(len(ids), n_vocab)
+
+    def reset(self) -> None:
+        self.llm.reset()
+
+    def save_state(self) -> bytes | None:
+        return save_state(self.llm.ctx, 0)
+
+    def load_state(self, payload: bytes, tokens: Sequence[int]) -> bool:
+        llm = self.llm
+        llm.reset()
+        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        if not load_state(llm.ctx, payload, 0):
+            llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+            return False
+        llm.input_ids[: len(tokens)] = tokens
+        llm.n_tokens = len(tokens)
+        return True

@@ -1,0 +1,454 @@
+"""Tool use for any text-only model: the serving side of the prompt-based format.
+
+:class:`PromptToolsBackend` implements the neutral :class:`~tooluse.backend.Backend`
+on top of a :class:`~tooluse.prompting.text_model.TextBackend`, doing what the
+Messages API does for its models (``docs/legacy.md``):
+
+- the tools become a special system prompt (the legacy XML description by default, JSON
+  Schema as an option) followed by the user's own system prompt;
+- the conversation becomes text turns: assistant ``tool_use`` blocks as ``<function_calls>``,
+  user ``tool_result`` blocks as ``<function_results>`` (the legacy codec does both);
+- ``tool_choice`` ``any``/``tool`` prefill the assistant turn with the opening of a call,
+  ``none`` keeps the tool descriptions (as the Messages API does; the prompt prefix, and
+  so a local model's KV cache, stays the same through a tool loop) but allows only text
+  (a text-only grammar, and a stop at any ``<function_calls>``), ``auto`` lets the
+  model choose;
+- generation stops at ``</function_calls>``; the text is parsed as it streams, and each call
+  becomes a ``tool_use`` block (with a fresh id) as soon as its ``</invoke>`` arrives;
+- with ``grammar=True`` (the default) the text backend decodes under a grammar built from
+  the tools and the choice (:mod:`tooluse.grammar`), so every call parses and validates;
+- a leading ``<think>`` section of the answer becomes a thinking block, streamed first; on
+  a thinking model (``think_tags``) a request asking for reasoning gets a bounded think
+  section in the grammar, and the history's thinking goes back to the chat template
+  (:mod:`.thinking`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Generator, Iterator
+from typing import Any, Literal
+
+from ..backend import Backend
+from ..codecs.legacy import (
+    LegacyParser,
+    escape,
+    new_message_id,
+)
+from ..deferred import offered_tools
+from ..errors import BackendError, ConversionError
+from ..grammar.tool_calls import (
+    FUNCTION_CALLS_CLOSE,
+    FUNCTION_CALLS_OPEN,
+    GrammarLimits,
+    ToolGrammar,
+    tool_call_grammar,
+)
+from ..messages import Request, ToolChoice, ToolUseBlock, Usage
+from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
+from ..trace import TextPass, current_turn
+from .assist import Assist, Plan, PlanContext
+from .emitter import Emitter, earlier_calls
+from .per_context import PerContext
+from .text_model import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
+from .text_prompt import build_text_prompt, reminded
+from .thinking import ThinkSplitter
+
+__all__ = ["PromptToolsBackend", "build_text_prompt"]
+
+log = logging.getLogger("tooluse.prompting")
+
+
+def _usage(end: TextEnd) -> Usage:
+    """A generation's usage: the prompt tokens the text backend reused from its cache (the
+    prefix it had already decoded) are the cache reads, the rest the input."""
+    cached = min(end.cached_tokens, end.input_tokens)
+    return Usage(input_tokens=end.input_tokens - cached, output_tokens=end.output_tokens,
+                 cache_read_input_tokens=cached)
+
+
+class PromptToolsBackend(Backend):
+    """Messages-API tool use over a text model (see the module docstring).
+
+    ``style``: how tools are described (``"xml"``, ``<tool_description>``
+    blocks, or ``"json"``).
+    ``grammar``: constrain decoding so calls always parse and validate (needs a text
+    backend that supports grammars). ``max_tokens``: default when a request sets none.
+    ``stop_on_malformed_call``: end the turn as soon as a call the model is writing can no
+    longer parse (only possible without a grammar); the text written so far is returned.
+
+    ``score_tools`` (off by default; needs a text backend with ``score_continuations`` and
+    the grammar): the first call's tool is the one whose whole name the model finds
+    likeliest, not the one its first token favours. It asks the model only.
+
+    ``assist``: an opt-in preset of rules that read the question (an
+    :class:`~.assist.Assist`, e.g. ``tooluse.presets.load_preset("en-bfcl")``); None (the
+    default) leaves the calls to the model. A preset may plan the first calls (call or
+    not, which tools), steer the values a copying text backend offers, edit each call,
+    edit a block's calls together, ask for one more call and add calls; each call's
+    :class:`~tooluse.messages.CallOrigin` records what it did.
+
+    ``tools_under_none``: keep the tool descriptions in the prompt under ``tool_choice:
+    none`` (the default, as the Messages API does: the prompt prefix stays that of the
+    earlier turns, so a cached prefix is reused); False leaves them out, for a model that
+    answers better without them. ``none_reminder``: text added to the last user turn
+    under ``none`` when the tools stay in the prompt (:func:`build_text_prompt`).
+
+    ``think_tags``: the model is a thinking model, writing ``<think>…</think>`` before its
+    answer (:mod:`.thinking`); None (the default) asks the text backend (its ``think_tags``
+    attribute: the local backend reads the chat template). A leading think section is read
+    as thinking on any model.
+    """
+
+    name = "prompt"
+
+    #: Timings and token counts of the last turn made through this instance in the current
+    #: context (:class:`~.per_context.PerContext`: this thread, or this request's worker),
+    #: for a caller that reads them right after its call (benchmarks, the demo, the eval
+    #: harness); concurrent requests each see their own. None before any turn there. Every
+    #: request's own are also in its trace (:mod:`tooluse.trace`: the turn's passes and
+    #: ``diagnostics``).
+    last_end: PerContext[TextEnd | None] = PerContext(lambda: None)
+    #: Tools retrieval left out of the prompt of the last turn in the current context.
+    last_left_out: PerContext[list[str]] = PerContext(list)
+
+    def __init__(
+        self,
+        text_backend: TextBackend,
+        *,
+        style: Literal["xml", "json"] = "xml",
+        grammar: bool = True,
+        max_tokens: int = 1024,
+        limits: GrammarLimits | None = None,
+        model: str | None = None,
+        stop_on_malformed_call: bool = True,
+        score_tools: bool = False,
+        assist: Assist | None = None,
+        tools_under_none: bool = True,
+        none_reminder: str | None = None,
+        think_tags: bool | None = None,
+    ) -> None:
+        if style not in ("xml", "json"):
+            raise ValueError(f"style must be 'xml' or 'json', not {style!r}")
+        self.text_backend = text_backend
+        self.style: Literal["xml", "json"] = style
+        self.grammar = grammar
+        self.max_tokens = max_tokens
+        self.limits = limits or GrammarLimits()
+        self.model = model or getattr(text_backend, "model", None)
+        self.stop_on_malformed_call = stop_on_malformed_call
+        #: Structured output and ``strict`` tools are guaranteed only under the grammar.
+        self.structured_output = grammar
+        self.score_tools = score_tools
+        self.assist = assist or Assist()
+        self.tools_under_none = tools_under_none
+        self.none_reminder = none_reminder
+        self.think_tags = bool(getattr(text_backend, "think_tags", False)) \
+            if think_tags is None else think_tags
+
+    def _prompt(self, request: Request) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
+        try:
+            return build_text_prompt(
+                request, style=self.style, grammar=self.grammar, limits=self.limits,
+                tools_under_none=self.tools_under_none, none_reminder=self.none_reminder,
+                thinking_model=self.think_tags,
+            )
+        except ConversionError as exc:
+            raise BackendError(str(exc), kind="invalid_request") from exc
+        except ValueError as exc:  # e.g. tool_choice naming an unknown tool
+            raise BackendError(str(exc), kind="invalid_request") from exc
+
+    def count_tokens(self, request: Request) -> int | None:
+        """The tokens of the rendered prompt (exact), when the text backend can count."""
+        if not isinstance(self.text_backend, CountingTextBackend):
+            return None
+        messages, prefill, _, _ = self._prompt(self._retrieve(request)[0])
+        return self.text_backend.prompt_tokens(messages, prefill)
+
+    def stream(self, request: Request) -> Iterator[StreamEvent]:
+        request, left_out = self._retrieve(request)
+        self.last_left_out = left_out
+        messages, prefill, stops, grammar = self._prompt(request)
+        if (turn := current_turn()) is not None:
+            turn.text_prompt(messages)
+            turn.tools_left_out = list(left_out)
+        self._check_room(messages, prefill)
+        planned: dict[str, float] = {}
+        plan = Plan()
+        thinks = self.think_tags and request.reasoning is not None and request.reasoning.on
+        # A plan scores the call's opening right after the prompt: not where thinking comes
+        # first.
+        if grammar is not None and request.tools and grammar.prefill == prefill and not thinks:
+            prefill, grammar, plan = self._plan(request, messages, prefill, grammar)
+            planned.update(plan.diagnostics)
+        options, steering = self._generation(request, stops, thinks, grammar)
+        started = time.perf_counter()
+        yield MessageStart(id=new_message_id(), model=request.model or self.model)
+        emitter = self._emitter(request, plan, steering, prefill)
+        written: list[str] = []
+        end = yield from self._generate(emitter, messages, prefill, grammar, options, written)
+        end = yield from self._after_answer(request, emitter, messages, prefill, grammar,
+                                            options, written, end)
+        yield from emitter.close()
+        yield from self._completed(request, emitter, end)
+        end.timings.setdefault("total_s", time.perf_counter() - started)
+        end.timings.update(planned)
+        if emitter.dropped:
+            end.timings["optional_dropped"] = float(emitter.dropped)
+        if left_out:
+            end.timings["tools_left_out"] = float(len(left_out))
+        self.last_end = end
+        if turn is not None:
+            turn.diagnostics = dict(end.timings)
+        yield MessageDelta(
+            stop_reason=emitter.stop_reason(end),
+            stop_sequence=end.stop_sequence if emitter.user_stop(end) else None,
+            usage=_usage(end),
+        )
+        yield MessageStop()
+
+    def _check_room(self, messages: list[TextMessage], prefill: str) -> None:
+        """A prompt the text model's context cannot hold fails before the first event, when
+        the text backend can count (the gateway answers an HTTP error, not a stream)."""
+        if isinstance(self.text_backend, CountingTextBackend):
+            used = self.text_backend.prompt_tokens(messages, prefill)
+            limit = self.text_backend.context_length()
+            if used >= limit:
+                raise context_error(used, limit)
+
+    def _generation(self, request: Request, stops: list[str], thinks: bool,
+                    grammar: ToolGrammar | None) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """The text backend's generation options for ``request``, with the preset's hints,
+        and the rules that steer decoding (named on the calls)."""
+        options: dict[str, Any] = {
+            "stop": stops,
+            "max_tokens": request.max_tokens or self.max_tokens,
+            "temperature": 0.0 if request.temperature is None else request.temperature,
+            "top_p": request.top_p,
+            "top_k": request.top_k,
+        }
+        if self.think_tags:
+            options["think"] = thinks
+        steering: tuple[str, ...] = ()
+        if grammar is not None and request.tools:
+            hints, steering = self.assist.generation_hints(request)
+            options.update(hints)
+        return options, steering
+
+    def _emitter(self, request: Request, plan: Plan, steering: tuple[str, ...],
+                 prefill: str) -> Emitter:
+        """The emitter of the answer's events, told what steered and planned its calls,
+        whether to hold them for edits made together, and the preset's call editor; the
+        prefill parsed (it is the start of the answer, not new text)."""
+        emitter = Emitter(LegacyParser(request.tools) if request.tools else None,
+                          history=earlier_calls(request), think=ThinkSplitter())
+        emitter.steering = steering
+        if plan.first:
+            emitter.planned = [(plan.steered_by, None),
+                               *(((), plan.added_by) for _ in plan.first[1:])]
+        elif plan.steered_by:
+            emitter.planned = [(plan.steered_by, None)]
+        # The block's calls streamed once it is over, edited together (e.g. paired as the
+        # question pairs values).
+        emitter.hold = self.assist.holds_calls(request)
+        if request.tools:
+            emitter.adjust = self.assist.call_editor(request)
+        if prefill:
+            for _ in emitter.feed(prefill, emit_text=False):
+                pass
+        return emitter
+
+    def _after_answer(self, request: Request, emitter: Emitter, messages: list[TextMessage],
+                      prefill: str, grammar: ToolGrammar | None, options: dict[str, Any],
+                      written: list[str], end: TextEnd,
+                      ) -> Generator[StreamEvent, None, TextEnd]:
+        """What follows the model's answer: asked again for text where it asked again for a
+        result it has, its repeated call kept where a call is due, or one more call where
+        the preset asks for it; the turn's end."""
+        choice = request.tool_choice or ToolChoice()
+        if emitter.repeated == "history" and emitter.index < emitter.thoughts \
+                and not emitter.blocks \
+                and choice.type == "auto":
+            # The model's first move was to ask again for a result it already has: a small
+            # model does this instead of answering. Ask for the answer as text (same prompt,
+            # so the cached prefix is reused; the grammar, or a stop string, rules out calls).
+            emitter.repeated = None
+            emitter.parser = LegacyParser(request.tools)  # the dropped call block is over
+            emitter.held = ""
+            text_only = tool_call_grammar(request.tools, ToolChoice(type="none"), self.limits) \
+                if grammar is not None else None
+            # As under ``none`` with the tools in the prompt: the reminder to answer.
+            again = reminded(messages, self.none_reminder) \
+                if self.none_reminder and self.tools_under_none else messages
+            retry = yield from self._generate(
+                emitter, again, "", text_only,
+                {**options, "think": False} if self.think_tags else options,
+                purpose="answer_again")
+            retry.output_tokens += end.output_tokens
+            retry.timings["retried_after_repeat"] = 1.0
+            return retry
+        if emitter.repeated == "history" and not emitter.blocks \
+                and choice.type in ("any", "tool"):
+            # The one call the model wrote repeats a call of the conversation, and
+            # tool_choice asks for a call: the model's call, not an empty turn.
+            yield from emitter.keep_repeat()
+        elif grammar is not None and emitter.repeated is None and end.reason != "length" \
+                and self.assist.wants_one_more(request, emitter.blocks, self.limits.max_calls):
+            yield from self._one_more(request, emitter, messages, prefill + "".join(written),
+                                      options, end)
+        return end
+
+    def _completed(self, request: Request, emitter: Emitter,
+                   end: TextEnd) -> Iterator[StreamEvent]:
+        """The calls the preset adds once the block is over, and the held calls released
+        as edited together (counted in ``end.timings``)."""
+        if emitter.blocks:
+            made = self.assist.added_calls(request, emitter.blocks, self.limits.max_calls)
+            for block in made:
+                yield from emitter.call(block, written=False)
+            if made:
+                end.timings["fanned_out"] = float(len(made))
+        if emitter.pending:
+            held = list(emitter.pending)
+            counts: dict[str, int] = {}
+
+            def together(blocks: list[ToolUseBlock]) -> list[ToolUseBlock]:
+                after, changed = self.assist.edit_together(request, blocks)
+                counts.update(changed)
+                return after
+
+            yield from emitter.release(together)
+            # Counted only if the calls released differ from those held: the emitter may
+            # refuse the edit.
+            if emitter.blocks[-len(held):] != held:
+                end.timings.update({k: float(n) for k, n in counts.items() if n})
+
+    def _retrieve(self, request: Request) -> tuple[Request, list[str]]:
+        """The request with the tools the preset offers (all, without one), and the names
+        it left out. Deferred tools are not offered until the history loads them
+        (:func:`~tooluse.deferred.offered_tools`)."""
+        if any(t.deferred for t in request.tools):
+            request = request.model_copy(update={"tools": offered_tools(request)})
+        return self.assist.select_tools(request)
+
+    def _plan(self, request: Request, messages: list[TextMessage], prefill: str,
+              grammar: ToolGrammar) -> tuple[str, ToolGrammar, Plan]:
+        """Under ``auto``/``any``: the preset's plan (call or answer, which tools first),
+        else with ``score_tools`` the tool the model finds likeliest first; the prefill
+        and grammar that hold the plan to."""
+        score = getattr(self.text_backend, "score_continuations", None)
+        choice = request.tool_choice or ToolChoice()
+        if score is None or choice.type not in ("auto", "any"):
+            return prefill, grammar, Plan()
+        opener = "<function_calls>\n<invoke>\n<tool_name>"
+        context = PlanContext([t.name for t in request.tools],
+                              lambda continuations: score(messages, continuations),
+                              lambda ends: score(messages, ends, prefill=opener))
+        plan = self.assist.plan(request, context) or Plan()
+        if plan.call is False:
+            text_only = tool_call_grammar(request.tools, ToolChoice(type="none"),
+                                          self.limits, request.response_schema)
+            return "", text_only, plan
+        if plan.first is None and self.score_tools and (choice.type == "any" or plan.call):
+            # Scoring the first tool commits to a call: under ``auto`` only once decided.
+            plan.first = [context.names[context.model_best()]]
+            plan.steered_by += ("score_tools",)
+        if plan.first is None and not plan.call:
+            return prefill, grammar, plan
+        forced = tool_call_grammar(
+            request.tools,
+            ToolChoice(type="any", disable_parallel_tool_use=choice.disable_parallel_tool_use),
+            self.limits, request.response_schema, first=plan.first,
+            only_first=plan.only_first)
+        return forced.prefill, forced, plan
+
+    def _one_more(self, request: Request, emitter: Emitter, messages: list[TextMessage],
+                  answer: str, options: dict[str, Any],
+                  end: TextEnd) -> Generator[Any, None, None]:
+        """``asked_more``: the call block of ``answer`` (the prefill and what the model
+        wrote) reopened after its last call, and a further call to the same tool forced and
+        generated within the tokens ``end`` leaves of the request's limit; its tokens and
+        how it ended go into ``end``. A call the limit cuts is dropped, and the answer ends
+        as it had."""
+        cut = answer.rfind("</invoke>") + len("</invoke>")
+        left = int(options["max_tokens"]) - end.output_tokens
+        if cut < len("</invoke>") or left <= 0 \
+                or answer[cut:].strip() not in ("", FUNCTION_CALLS_CLOSE):
+            return
+        name = emitter.blocks[-1].name
+        header = f"<invoke>\n<tool_name>{escape(name)}</tool_name>\n<parameters>\n"
+        grammar = tool_call_grammar(
+            request.tools, ToolChoice(type="tool", name=name, disable_parallel_tool_use=True),
+            self.limits)
+        # The earlier call is done: a fresh parser reads the reopened block's new call.
+        emitter.parser = LegacyParser(request.tools)
+        emitter.held = ""
+        for _ in emitter.feed(FUNCTION_CALLS_OPEN + header, emit_text=False):
+            pass
+        # The model writes the call's values, but the call is there because a rule asked.
+        emitter.forced_by = "asked_more"
+        more = yield from self._generate(emitter, messages, answer[:cut] + "\n" + header,
+                                         grammar, {**options, "max_tokens": left},
+                                         purpose="one_more_call")
+        emitter.forced_by = None
+        end.output_tokens += more.output_tokens
+        end.timings["one_more_call"] = 1.0
+        if more.reason == "length":  # the further call cut: not part of the answer
+            emitter.parser = LegacyParser(request.tools)
+            return
+        end.reason, end.stop_sequence = more.reason, more.stop_sequence
+
+    def _generate(self, emitter: Emitter, messages: list[TextMessage], prefill: str,
+                  grammar: ToolGrammar | None, options: dict[str, Any],
+                  written: list[str] | None = None,
+                  purpose: str = "answer") -> Generator[Any, None, TextEnd]:
+        """Stream one generation through ``emitter`` (its text also into ``written``);
+        returns how it ended. A traced request's turn gets it as a ``purpose`` pass."""
+        turn = current_turn()
+        if turn is not None and written is None:
+            written = []
+        before = getattr(self.text_backend, "last_end", None)
+        chunks = self.text_backend.generate_text(messages, prefill=prefill, grammar=grammar,
+                                                 **options)
+        end: TextEnd | None = None
+        malformed = False
+        try:
+            for chunk in chunks:
+                if isinstance(chunk, TextEnd):
+                    end = chunk
+                    break
+                if written is not None:
+                    written.append(chunk)
+                yield from emitter.feed(chunk)
+                if emitter.repeated:
+                    # A small model tends to repeat a call until the token limit; an
+                    # identical call is never useful: end the turn there.
+                    break
+                if self.stop_on_malformed_call and emitter.parser is not None \
+                        and emitter.parser.call_failing:
+                    # Without a grammar a model can go wrong inside a call (a small one
+                    # copies the tool descriptions); once the call can no longer parse, the
+                    # rest of the turn is paid for and thrown away. What was written is
+                    # kept: the malformed call comes back as text.
+                    malformed = True
+                    break
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()  # release the model (its lock) when the turn ends early
+        if end is None:
+            # Stopped before its end came: the text backend kept it while closing, in this
+            # context (its ``last_end`` is per context: :mod:`.per_context`), unless it
+            # keeps none (then the value is the one from before this generation).
+            last = getattr(self.text_backend, "last_end", None)
+            end = last if isinstance(last, TextEnd) and last is not before \
+                else TextEnd(reason="end")
+            end.reason, end.stop_sequence = "end", None
+        if malformed:
+            end.timings["stopped_at_malformed_call"] = 1.0
+        if turn is not None and written is not None:
+            turn.add_pass(TextPass(
+                prefill, "".join(written), purpose, end.reason, end.stop_sequence,
+                end.input_tokens, end.output_tokens, end.cached_tokens, dict(end.timings)))
+        return end
