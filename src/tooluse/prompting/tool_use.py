@@ -48,6 +48,7 @@ from ..messages import Request, ToolChoice, ToolUseBlock, Usage
 from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
 from ..trace import TextPass, current_turn
 from .assist import Assist, Plan, PlanContext
+from .decide import Decision
 from .emitter import Emitter, earlier_calls
 from .per_context import PerContext
 from .text_model import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
@@ -127,6 +128,7 @@ class PromptToolsBackend(Backend):
         tools_under_none: bool = True,
         none_reminder: str | None = None,
         think_tags: bool | None = None,
+        decision: Decision | None = None,
     ) -> None:
         if style not in ("xml", "json"):
             raise ValueError(f"style must be 'xml' or 'json', not {style!r}")
@@ -145,6 +147,9 @@ class PromptToolsBackend(Backend):
         self.none_reminder = none_reminder
         self.think_tags = bool(getattr(text_backend, "think_tags", False)) \
             if think_tags is None else think_tags
+        #: Under ``auto``: the call decision from the model's likelihood (None: the text
+        #: backend's own, e.g. argmax) (:mod:`.decide`).
+        self.decision = decision
 
     def _prompt(self, request: Request) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
         try:
@@ -342,6 +347,14 @@ class PromptToolsBackend(Backend):
                               lambda continuations: score(messages, continuations),
                               lambda ends: score(messages, ends, prefill=opener))
         plan = self.assist.plan(request, context) or Plan()
+        if plan.call is None and plan.first is None and self.decision is not None \
+                and choice.type == "auto":
+            call, value = self.decision.calls(
+                lambda msgs, conts: score(msgs, conts, prefill=prefill), messages)
+            plan.diagnostics["decide_score"] = value
+            if call:
+                plan.call = True
+                plan.steered_by += ("call_decision",)
         if plan.call is False:
             text_only = tool_call_grammar(request.tools, ToolChoice(type="none"),
                                           self.limits, request.response_schema)
