@@ -3,15 +3,17 @@
     python bench/calibrate.py                        # the bundled model
     python bench/calibrate.py --model /path/m.gguf   # any GGUF
     python bench/calibrate.py --out scores.jsonl     # also keep each case's scores
+    python bench/calibrate.py --scores scores.jsonl  # the table again, from kept scores
 
 For each case of ``bench/calibration/cases.jsonl`` (never BFCL or the realistic set), the
 prompt is built as the local backend builds it and the model is asked for its scores
 (:mod:`tooluse.prompting.decide`):
 
-- **the call decision** (every case; label: the case expects a call): ``opener``,
+- **the call decision** (the cases whose last turn is the user's request, the turns a
+  decision is made on; label: the case expects a call): ``opener``,
   ``contrast`` and ``yes_no``. For each, the AUROC (how well the score alone separates the
-  two classes) and the threshold with the best accuracy on the set (the midpoint between
-  two neighbouring scores; ties go to the lower threshold, i.e. toward calling);
+  two classes) and the threshold with the best balanced accuracy on the set (the midpoint
+  between two neighbouring scores; :func:`best_threshold` says why balanced);
 - **one more call** (the cases expecting calls, with the first expected call written in the
   block; label: a second call is expected): ``<invoke>`` against ``</function_calls>``
   after it, with its AUROC and threshold (``more_calls_margin``).
@@ -37,7 +39,7 @@ from tooluse.backends.local_options import LocalOptions
 from tooluse.codecs import anthropic as codec
 from tooluse.codecs.legacy.render import render_function_calls
 from tooluse.messages import ToolUseBlock
-from tooluse.prompting.decide import CALL_OPENER, DECIDE_MODES, decision_scores
+from tooluse.prompting.decide import CALL_OPENER, DECIDE_MODES, decides, decision_scores
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "calibration" / "cases.jsonl"
@@ -53,17 +55,25 @@ def auroc(scores: list[float], labels: list[int]) -> float:
     return wins / (len(pos) * len(neg))
 
 
-def best_threshold(scores: list[float], labels: list[int]) -> tuple[float, float]:
-    """The threshold (score >= threshold: positive) with the best accuracy, and it."""
+def best_threshold(scores: list[float], labels: list[int]) -> tuple[float, float, float]:
+    """The threshold (score >= threshold: positive) with the best balanced accuracy (the
+    mean of the rates right on each class), it, and the plain accuracy there.
+
+    Balanced, because the classes differ in size (more cases expect a call) and a call
+    where none is wanted costs a user more than a text answer: plain accuracy would buy
+    calls on the larger class with wrong calls on the smaller."""
     values = sorted(set(scores))
     cuts = [values[0] - 1.0] + [(a + b) / 2 for a, b in itertools.pairwise(values)] \
         + [values[-1] + 1.0]
-    best = (cuts[0], -1.0)
+    pos = max(1, sum(labels))
+    neg = max(1, len(labels) - sum(labels))
+    best = (cuts[0], -1.0, 0.0)
     for cut in cuts:
-        acc = sum((s >= cut) == bool(y) for s, y in zip(scores, labels, strict=True)) \
-            / len(scores)
-        if acc > best[1]:
-            best = (cut, acc)
+        tp = sum(s >= cut and bool(y) for s, y in zip(scores, labels, strict=True))
+        tn = sum(s < cut and not y for s, y in zip(scores, labels, strict=True))
+        balanced = (tp / pos + tn / neg) / 2
+        if balanced > best[1]:
+            best = (cut, balanced, (tp + tn) / len(labels))
     return best
 
 
@@ -85,7 +95,7 @@ def case_scores(backend: LocalBackend, case: dict[str, Any]) -> dict[str, Any]:
         return text.score_continuations(msgs, conts, prefill=pre)
 
     row: dict[str, Any] = {"id": case["id"], "category": case["category"],
-                           "call": int(bool(case["expected"]))}
+                           "call": int(bool(case["expected"])), "decides": decides(request)}
     row.update(decision_scores(score, messages))
     if case["expected"]:
         block = render_function_calls([first_call(case)], close=False)
@@ -101,38 +111,45 @@ def main() -> int:
     parser.add_argument("--model", help="a GGUF file (default: the bundled model)")
     parser.add_argument("--cases", default=str(CASES))
     parser.add_argument("--out", help="write each case's scores here (JSON lines)")
-    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--scores", help="read the scores a run kept (--out) instead of "
+                        "asking the model")
     args = parser.parse_args()
-    backend = LocalBackend(args.model, LocalOptions(n_threads=args.threads or 0,
-                                                    prompt_cache=False)
-                           if args.threads else LocalOptions(prompt_cache=False))
-    with open(args.cases, encoding="utf-8") as f:
-        cases = [json.loads(line) for line in f if line.strip()]
-    rows = []
     started = time.perf_counter()
-    for case in cases:
-        rows.append(case_scores(backend, case))
+    if args.scores:
+        with open(args.scores, encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+        model = f"scores of {args.scores}"
+    else:
+        backend = LocalBackend(args.model, LocalOptions(prompt_cache=False))
+        model = f"model {backend.model_path.name}"
+        with open(args.cases, encoding="utf-8") as f:
+            rows = [case_scores(backend, json.loads(line)) for line in f if line.strip()]
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             f.writelines(json.dumps(row) + "\n" for row in rows)
     secs = time.perf_counter() - started
-    labels = [r["call"] for r in rows]
-    print(f"calibration set: {len(rows)} cases ({sum(labels)} expect a call), "
-          f"model {backend.model_path.name}, {secs / len(rows):.2f} s per case (all scores)")
-    print(f"{'decision':<14}{'AUROC':>7}{'threshold':>11}{'accuracy':>10}")
+    scoped = [r for r in rows if r["decides"]]
+    labels = [r["call"] for r in scoped]
+    print(f"calibration set: {len(rows)} cases, {model}, "
+          f"{secs / len(rows):.2f} s per case (all scores)")
+    print(f"the call decision: {len(scoped)} cases end in the user's request "
+          f"({sum(labels)} expect a call); {len(rows) - len(scoped)} end in a tool's result "
+          "(left to the model)")
+    print(f"{'decision':<14}{'AUROC':>7}{'threshold':>11}{'balanced':>10}{'accuracy':>10}")
     results = []
     for mode in DECIDE_MODES:
-        values = [r[mode] for r in rows]
+        values = [r[mode] for r in scoped]
         area = auroc(values, labels)
-        cut, acc = best_threshold(values, labels)
-        results.append((area, acc, mode, cut))
-        print(f"{mode:<14}{area:>7.3f}{cut:>11.3f}{acc:>9.1%}")
+        cut, balanced, acc = best_threshold(values, labels)
+        results.append((area, balanced, mode, cut))
+        print(f"{mode:<14}{area:>7.3f}{cut:>11.3f}{balanced:>9.1%}{acc:>10.1%}")
     more_rows = [r for r in rows if "more_margin" in r]
     more_labels = [r["more"] for r in more_rows]
     margins = [r["more_margin"] for r in more_rows]
     more_area = auroc(margins, more_labels)
-    more_cut, more_acc = best_threshold(margins, more_labels)
-    print(f"{'more_calls':<14}{more_area:>7.3f}{more_cut:>11.3f}{more_acc:>9.1%}"
+    more_cut, more_balanced, more_acc = best_threshold(margins, more_labels)
+    print(f"{'more_calls':<14}{more_area:>7.3f}{more_cut:>11.3f}{more_balanced:>9.1%}"
+          f"{more_acc:>10.1%}"
           f"   ({len(more_rows)} cases with a call, {sum(more_labels)} expect more)")
     area, acc, mode, cut = max(results, key=lambda r: (-1.0 if math.isnan(r[0]) else r[0], r[1]))
     print(f"\noptions: -o call_decision={mode} -o call_decision_threshold={cut:.3f} "

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..grammar.tool_calls import GrammarLimits
-from ..prompting.decide import DecideMode
+from ..prompting.decide import DECIDE_MODES, DecideMode
 from .registry import flag_option
 
 __all__ = [
@@ -180,6 +180,9 @@ class LocalOptions:
         for key in ("auto_call_threshold", "none_reminder"):
             if getattr(self, key) == "default":
                 update[key] = defaults.get(key)
+        if self.call_decision is not None and self.call_decision not in DECIDE_MODES:
+            raise ValueError(f"call_decision must be one of {', '.join(DECIDE_MODES)}, "
+                             f"not {self.call_decision!r}")
         if self.call_decision is not None and self.call_decision_threshold is None:
             if not default_model or self.call_decision not in DECIDE_THRESHOLDS:
                 raise ValueError(

@@ -14,6 +14,11 @@ The scores (each: higher means "call"):
 - ``yes_no``: the model asked whether one of the tools does what was asked, its
   log-likelihood of "Yes" less that of "No".
 
+A decision is made only where the last turn is the user's request (no tool result in it):
+after a tool's result the bundled model gives the call opener a high likelihood whatever
+the request (the calibration set's ``after_result`` cases: it asks again for what it has),
+so a threshold set on first turns would call there. Those turns stay the model's own.
+
 A call started by a decision is the model's call (it writes the tool and every value);
 its origin records ``steered_by: ["call_decision"]`` (the ``en-bfcl`` preset's rule
 ``decide`` is another: it reads the question's words too).
@@ -25,9 +30,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from ..messages import Request, ToolResultBlock
 from .text_model import TextMessage
 
-__all__ = ["CALL_OPENER", "DECIDE_MODES", "DecideMode", "Decision", "decision_scores"]
+__all__ = ["CALL_OPENER", "DECIDE_MODES", "DecideMode", "Decision", "decides", "decision_scores"]
 
 #: How the prompt-based format opens a call block (after it the model names the tool).
 CALL_OPENER = "<function_calls>\n<invoke>\n<tool_name>"
@@ -39,6 +45,14 @@ DECIDE_MODES: tuple[str, ...] = get_args(DecideMode)
 _ASK = ("Can one of the tools above do what I asked? Answer Yes or No.")
 
 Scorer = Callable[[list[TextMessage], Sequence[str]], list[float]]
+
+
+def decides(request: Request) -> bool:
+    """Whether a decision is made for ``request``: its last turn is the user's, with no
+    tool result in it."""
+    if not request.messages or request.messages[-1].role != "user":
+        return False
+    return not any(isinstance(b, ToolResultBlock) for b in request.messages[-1].content)
 
 
 def _emptied(messages: list[TextMessage]) -> list[TextMessage] | None:
@@ -78,7 +92,7 @@ class Decision:
 
     def __post_init__(self) -> None:
         if self.mode not in DECIDE_MODES:
-            raise ValueError(f"decide must be one of {', '.join(DECIDE_MODES)}, "
+            raise ValueError(f"call_decision must be one of {', '.join(DECIDE_MODES)}, "
                              f"not {self.mode!r}")
 
     def score(self, score: Scorer, messages: list[TextMessage]) -> float:

@@ -48,7 +48,7 @@ from ..messages import Request, ToolChoice, ToolUseBlock, Usage
 from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
 from ..trace import TextPass, current_turn
 from .assist import Assist, Plan, PlanContext
-from .decide import Decision
+from .decide import Decision, decides
 from .emitter import Emitter, earlier_calls
 from .per_context import PerContext
 from .text_model import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
@@ -348,7 +348,7 @@ class PromptToolsBackend(Backend):
                               lambda ends: score(messages, ends, prefill=opener))
         plan = self.assist.plan(request, context) or Plan()
         if plan.call is None and plan.first is None and self.decision is not None \
-                and choice.type == "auto":
+                and choice.type == "auto" and decides(request):
             call, value = self.decision.calls(
                 lambda msgs, conts: score(msgs, conts, prefill=prefill), messages)
             plan.diagnostics["decide_score"] = value
