@@ -130,8 +130,8 @@ def main() -> int:
     secs = time.perf_counter() - started
     scoped = [r for r in rows if r["decides"]]
     labels = [r["call"] for r in scoped]
-    print(f"calibration set: {len(rows)} cases, {model}, "
-          f"{secs / len(rows):.2f} s per case (all scores)")
+    cost = "" if args.scores else f", {secs / len(rows):.2f} s per case (all scores)"
+    print(f"calibration set: {len(rows)} cases, {model}{cost}")
     print(f"the call decision: {len(scoped)} cases end in the user's request "
           f"({sum(labels)} expect a call); {len(rows) - len(scoped)} end in a tool's result "
           "(left to the model)")

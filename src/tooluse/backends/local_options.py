@@ -43,7 +43,7 @@ GrammarEngine = Literal["auto", "fast", "llguidance", "llama"]
 DEFAULT_AUTO_CALL_THRESHOLD = 0.01
 #: ``call_decision``'s thresholds for the default model, per score, as set on the calibration set
 #: (``bench/calibration/``) by ``python bench/calibrate.py``.
-DECIDE_THRESHOLDS: dict[str, float] = {}
+DECIDE_THRESHOLDS: dict[str, float] = {"opener": -11.818, "contrast": -0.821, "yes_no": -1.377}
 #: With ``copy_values``: how much likelier (nats) the model's free value must be than the
 #: best span of the conversation to be kept (docs/local.md).
 DEFAULT_COPY_BONUS = 2.0
