@@ -125,3 +125,62 @@ def test_options_need_a_threshold_for_a_model_given_by_path() -> None:
     assert given.resolved(default_model=False).call_decision_threshold == -1.5
     with pytest.raises(ValueError, match="must be one of"):
         LocalOptions.from_options({"call_decision": "sometimes"}).resolved(default_model=True)
+
+
+class MoreCallsText(ScoringText):
+    """Writes a first call (Oslo), then where reopened a call to the next city; gives
+    another ``<invoke>`` ``margins[n]`` against closing after ``n`` calls."""
+
+    def __init__(self, margins: list[float], cities: list[str]) -> None:
+        super().__init__(opener=0.0, output="")
+        self.margins, self.cities = margins, cities
+
+    def score_continuations(self, messages: Sequence[dict[str, str]],
+                            continuations: Sequence[str], *, prefill: str = "") -> list[float]:
+        self.scored.append((list(messages), list(continuations)))
+        if list(continuations) == ["\n<invoke>", "\n</function_calls>"]:
+            return [self.margins[prefill.count("<invoke>") - 1], 0.0]
+        return [-20.0 for _ in continuations]
+
+    def generate_text(self, messages: Sequence[dict[str, str]], *, prefill: str = "",
+                      stop: Sequence[str] = (), max_tokens: int = 1024,
+                      temperature: float = 0.0, top_p: float | None = None,
+                      top_k: int | None = None,
+                      grammar: ToolGrammar | None = None) -> Iterator[str | TextEnd]:
+        self.asked.append({"prefill": prefill, "grammar": grammar})
+        city = self.cities[prefill.count("<invoke>") - 1] if prefill else self.cities[0]
+        body = f"get_weather</tool_name>\n<parameters>\n<city>{city}</city>\n</parameters>\n" \
+            "</invoke>\n</function_calls>"
+        yield body if prefill else "<function_calls>\n<invoke>\n<tool_name>" + body
+        yield TextEnd(reason="end")
+
+
+def test_more_calls_while_another_invoke_is_likely_enough() -> None:
+    text = MoreCallsText(margins=[-1.0, -1.5, -6.0], cities=["Oslo", "Rome", "Bern", "Kyiv"])
+    backend = PromptToolsBackend(text, more_calls_margin=-2.0)
+    response = backend.complete(_request())
+    assert [c.input["city"] for c in response.tool_uses] == ["Oslo", "Rome", "Bern"]
+    first, *more = response.tool_uses
+    assert first.origin is None or not first.origin.steered_by
+    assert all(c.source == "model" and c.origin is not None
+               and c.origin.steered_by == ["more_calls"] for c in more)
+    # each further call reopened the block after the calls before it; the model names the tool
+    assert text.asked[1]["prefill"].endswith("</invoke>\n<invoke>\n<tool_name>")
+    assert text.asked[2]["prefill"].count("<invoke>") == 3
+    assert backend.last_end is not None and backend.last_end.timings["more_calls"] == 2.0
+    assert backend.last_end.timings["more_calls_margin"] == -6.0
+    # without the margin: the model's one call
+    text = MoreCallsText(margins=[-1.0], cities=["Oslo", "Rome"])
+    assert len(PromptToolsBackend(text).complete(_request()).tool_uses) == 1
+    assert len(text.asked) == 1
+
+
+def test_more_calls_end_at_a_repeated_call_and_under_one_call() -> None:
+    text = MoreCallsText(margins=[0.0, 0.0, 0.0], cities=["Oslo", "Oslo", "Rome"])
+    response = PromptToolsBackend(text, more_calls_margin=-2.0).complete(_request())
+    assert [c.input["city"] for c in response.tool_uses] == ["Oslo"]
+    assert len(text.asked) == 2  # the repeat was tried once, dropped, and the turn ended
+    one = _request().model_copy(update={"tool_choice": ToolChoice(
+        type="auto", disable_parallel_tool_use=True)})
+    text = MoreCallsText(margins=[0.0], cities=["Oslo", "Rome"])
+    assert len(PromptToolsBackend(text, more_calls_margin=-2.0).complete(one).tool_uses) == 1

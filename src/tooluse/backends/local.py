@@ -133,7 +133,8 @@ class LocalBackend(PromptToolsBackend):
             tools_under_none=options.tools_under_none,
             none_reminder=None if reminder == "default" else reminder,
             decision=None if options.call_decision is None or options.call_decision_threshold is None
-            else Decision(options.call_decision, options.call_decision_threshold))
+            else Decision(options.call_decision, options.call_decision_threshold),
+            more_calls_margin=options.more_calls_margin)
         self.options = options
         self.model_path = path
 

@@ -113,7 +113,11 @@ class LocalOptions:
     - ``no_repeat``: a further call may not repeat an earlier one of the turn (rolled back
       to its least sure value); ``more_calls`` (with it): where the model would close the
       call block another call is tried, kept only if it brings a value of the conversation
-      that no earlier call used;
+      that no earlier call used; ``more_calls_margin`` (nats; the same question asked of
+      the model's likelihood, reading no words): where the model closed its call block,
+      one more call (tool and values the model's) while its log-likelihood of another
+      ``<invoke>`` less that of closing reaches the margin, set per model by
+      ``python bench/calibrate.py``; each such call records ``steered_by: ["more_calls"]``;
     - ``copy_values`` (fast engine, greedy): at each value, the spans of the conversation
       the grammar allows there are scored whole by the model against its own free value;
       a span wins when its log-likelihood plus ``copy_bonus`` (nats) beats the free
@@ -160,6 +164,7 @@ class LocalOptions:
     call_decision_threshold: float | None = None
     no_repeat: bool | None = None
     more_calls: bool | None = None
+    more_calls_margin: float | None = None
     copy_values: bool | None = None
     copy_bonus: float = DEFAULT_COPY_BONUS
     score_enums: bool | None = None
