@@ -44,8 +44,11 @@ class ScoringText:
                       top_k: int | None = None,
                       grammar: ToolGrammar | None = None) -> Iterator[str | TextEnd]:
         self.asked.append({"prefill": prefill, "grammar": grammar})
-        yield self.output
+        yield self.written(prefill)
         yield TextEnd(reason="end")
+
+    def written(self, prefill: str) -> str:
+        return self.output
 
 
 def _request(*messages: Message) -> Request:
@@ -142,17 +145,11 @@ class MoreCallsText(ScoringText):
             return [self.margins[prefill.count("<invoke>") - 1], 0.0]
         return [-20.0 for _ in continuations]
 
-    def generate_text(self, messages: Sequence[dict[str, str]], *, prefill: str = "",
-                      stop: Sequence[str] = (), max_tokens: int = 1024,
-                      temperature: float = 0.0, top_p: float | None = None,
-                      top_k: int | None = None,
-                      grammar: ToolGrammar | None = None) -> Iterator[str | TextEnd]:
-        self.asked.append({"prefill": prefill, "grammar": grammar})
+    def written(self, prefill: str) -> str:
         city = self.cities[prefill.count("<invoke>") - 1] if prefill else self.cities[0]
         body = f"get_weather</tool_name>\n<parameters>\n<city>{city}</city>\n</parameters>\n" \
             "</invoke>\n</function_calls>"
-        yield body if prefill else "<function_calls>\n<invoke>\n<tool_name>" + body
-        yield TextEnd(reason="end")
+        return body if prefill else "<function_calls>\n<invoke>\n<tool_name>" + body
 
 
 def test_more_calls_while_another_invoke_is_likely_enough() -> None:
