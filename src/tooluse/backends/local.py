@@ -40,6 +40,7 @@ from ..llama.model import (
 from ..llama.text import LlamaTextBackend
 from ..presets import load_preset
 from ..prompting.assist import Assist
+from ..prompting.decide import Decision
 from ..prompting.tool_use import PromptToolsBackend
 from .local_options import (
     DEFAULT_AUTO_CALL_THRESHOLD,
@@ -115,7 +116,8 @@ class LocalBackend(PromptToolsBackend):
                                         None if mb is None else int(mb * 2**20))
         if disk is not None:
             load_pieces(self.loaded, disk)
-        threshold = options.auto_call_threshold
+        # A decision from the model's scores replaces the first token's threshold.
+        threshold = None if options.call_decision is not None else options.auto_call_threshold
         text = LlamaTextBackend(
             self.loaded, engine=options.grammar_engine, chat_template=options.chat_template,
             call_threshold=None if threshold == "default" else threshold, prompt_cache=disk,
@@ -129,7 +131,10 @@ class LocalBackend(PromptToolsBackend):
             max_tokens=options.max_tokens, limits=options.limits, model=text.model,
             score_tools=bool(options.score_tools), assist=assist,
             tools_under_none=options.tools_under_none,
-            none_reminder=None if reminder == "default" else reminder)
+            none_reminder=None if reminder == "default" else reminder,
+            decision=None if options.call_decision is None or options.call_decision_threshold is None
+            else Decision(options.call_decision, options.call_decision_threshold),
+            more_calls_margin=options.more_calls_margin)
         self.options = options
         self.model_path = path
 
