@@ -30,6 +30,7 @@ LAYERS: list[tuple[str, ...]] = [
         "tooluse._lazy",
         "tooluse._greenlet_bridge",
         "tooluse._bounded_table",
+        "tooluse._migrations",
         "tooluse._writer",
         "tooluse.errors",
         "tooluse.cancel",
