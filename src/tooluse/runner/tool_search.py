@@ -6,7 +6,7 @@ and they are loaded for the rest of the conversation. Two modes, the two Anthrop
 documents:
 
 - ``bm25``: the query is words; tools are ranked by BM25 (``bm25s``, words lower-cased and
-  crudely stemmed by :func:`~tooluse.prompting.words.stem`, English stop words left out)
+  crudely stemmed by :func:`~tooluse.language.words.stem`, English stop words left out)
   over their names (split into words), descriptions, parameter names and parameter
   descriptions, and those sharing a word with the query come back, best first;
 - ``regex``: the query is a Python regular expression (at most 200 characters), searched
@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from ..errors import ToolUseError
+from ..language.words import split_name, stem
 from ..messages import ToolSpec
-from ..prompting.words import split_name, stem
 
 __all__ = ["MAX_FOUND", "MAX_PATTERN", "SearchError", "ToolIndex", "search_text", "search_tool"]
 
