@@ -25,13 +25,15 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .errors import ToolUseError
+
 __all__ = ["Migration", "SchemaVersionError", "migrate_postgres", "migrate_sqlite"]
 
 #: One step of a store's schema: receives the connection, inside the step's transaction.
 Migration = Callable[[Any], None]
 
 
-class SchemaVersionError(ValueError):
+class SchemaVersionError(ToolUseError, ValueError):
     """A store's database is of a schema this release cannot use (newer, or another store's)."""
 
 

@@ -22,6 +22,7 @@
     ├── UsageError (ValueError)             bad input to ``tooluse run``  cli.run
     ├── SdkMissing (ValueError)             OTEL_* asks for traces, no SDK  telemetry
     ├── ConfigError (ValueError)            a broken gateway config  server.route_config
+    ├── SchemaVersionError (ValueError)     a store's schema this release cannot use  _migrations
     └── GatewayError                        an error to answer in the client's API  server
 
 (The first five and ``Cancelled`` are defined here, as errors that cross packages; each
