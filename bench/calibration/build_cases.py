@@ -4,7 +4,7 @@
     python bench/calibration/build_cases.py --check    # exit 1 if the file is out of date
 
 The set calibrates the thresholds of the techniques that read the model's likelihood
-(``bench/calibrate.py``): call or answer in text, one more call or the end of the block. It
+(``bench/calibration/calibrate.py``): call or answer in text, one more call or the end of the block. It
 is neither BFCL nor the realistic set: the tools and requests were written from scratch for
 it (their domains — a library, parcels, a pharmacy, parking, transit, a garden, a robot
 vacuum, a kitchen, sports... — are none of the realistic set's), in seven languages, every

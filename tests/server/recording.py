@@ -11,7 +11,7 @@ that explain it) or one the test provokes on purpose and says so
 around (resent without a field, fell back to something else) is a failure all the same.
 
 With ``TOOLUSE_SURFACE_LOG=PATH`` each request's field paths are appended to ``PATH`` as
-JSON lines (``{"api", "client", "fields"}``), for bench/clients_latest.sh to report the
+JSON lines (``{"api", "client", "fields"}``), for bench/clients/latest.sh to report the
 fields no row of the policy table names.
 """
 
@@ -216,7 +216,7 @@ def _client_traffic(request: pytest.FixtureRequest) -> Iterator[None]:
                        "(even if it recovered):\n" + "\n".join(found))
 
 
-# --- the surface log (bench/clients_latest.sh) ---------------------------------------------
+# --- the surface log (bench/clients/latest.sh) ---------------------------------------------
 
 _LISTS = {"messages": ("messages", "system", "tools"), "responses": ("input", "tools"),
           "chat": ("messages", "tools"), "converse": ("messages", "system")}

@@ -42,7 +42,7 @@ GrammarEngine = Literal["auto", "fast", "llguidance", "llama"]
 #: gives it clearly more probability when a tool fits; docs/benchmarks/local.md).
 DEFAULT_AUTO_CALL_THRESHOLD = 0.01
 #: ``call_decision``'s thresholds for the default model, per score, as set on the calibration set
-#: (``bench/calibration/``) by ``python bench/calibrate.py``.
+#: (``bench/calibration/``) by ``python bench/calibration/calibrate.py``.
 DECIDE_THRESHOLDS: dict[str, float] = {"opener": -11.818, "contrast": -0.821, "yes_no": -1.377}
 #: With ``copy_values``: how much likelier (nats) the model's free value must be than the
 #: best span of the conversation to be kept (docs/local.md).
@@ -107,7 +107,7 @@ class LocalOptions:
     - ``call_decision``: under ``tool_choice: auto``, the call decision from one of the
       model's scores (``opener``, ``contrast``, ``yes_no``: :mod:`tooluse.prompting.decide`)
       against ``call_decision_threshold`` (default: :data:`DECIDE_THRESHOLDS` for the default
-      model; any other model needs one, from ``python bench/calibrate.py --model PATH``);
+      model; any other model needs one, from ``python bench/calibration/calibrate.py --model PATH``);
       it replaces ``auto_call_threshold``. The calls it starts record ``steered_by:
       ["call_decision"]``;
     - ``no_repeat``: a further call may not repeat an earlier one of the turn (rolled back
@@ -117,7 +117,7 @@ class LocalOptions:
       the model's likelihood, reading no words): where the model closed its call block,
       one more call (tool and values the model's) while its log-likelihood of another
       ``<invoke>`` less that of closing reaches the margin, set per model by
-      ``python bench/calibrate.py``; each such call records ``steered_by: ["more_calls"]``;
+      ``python bench/calibration/calibrate.py``; each such call records ``steered_by: ["more_calls"]``;
     - ``copy_values`` (fast engine, greedy): at each value, the spans of the conversation
       the grammar allows there are scored whole by the model against its own free value;
       a span wins when its log-likelihood plus ``copy_bonus`` (nats) beats the free
@@ -192,7 +192,7 @@ class LocalOptions:
             if not default_model or self.call_decision not in DECIDE_THRESHOLDS:
                 raise ValueError(
                     f"call_decision={self.call_decision} needs call_decision_threshold for "
-                    "this model: python bench/calibrate.py --model PATH prints it")
+                    "this model: python bench/calibration/calibrate.py --model PATH prints it")
             update["call_decision_threshold"] = DECIDE_THRESHOLDS[self.call_decision]
         return dataclasses.replace(self, **update)
 

@@ -3,7 +3,7 @@
 A small model almost never *ranks* the call block first, though it gives it clearly more
 probability where a tool fits than where none does. A decision reads one number from the
 model and compares it with a threshold set per model on a calibration set
-(``bench/calibrate.py``, ``bench/calibration/``); none reads the conversation's words.
+(``bench/calibration/calibrate.py``, ``bench/calibration/``); none reads the conversation's words.
 
 The scores (each: higher means "call"):
 

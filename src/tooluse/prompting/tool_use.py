@@ -318,7 +318,7 @@ class PromptToolsBackend(Backend):
                     end: TextEnd) -> Generator[Any, None, None]:
         """``more_calls_margin``: where the model closed its call block, one more call
         while its log-likelihood of another ``<invoke>`` less that of closing the block
-        reaches the margin (set per model on the calibration set: ``bench/calibrate.py``).
+        reaches the margin (set per model on the calibration set: ``bench/calibration/calibrate.py``).
         The model writes each further call, tool and values; its origin records
         ``steered_by: ["more_calls"]``. Ends at ``limits.max_calls``, a repeated call, or
         the token limit."""

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Today's newest release of every client the tests use, against the gateway.
 #
-#   bash bench/clients_latest.sh            # a new virtual environment, then the tests
-#   bash bench/clients_latest.sh --reuse    # the same, into the active virtual environment
+#   bash bench/clients/latest.sh            # a new virtual environment, then the tests
+#   bash bench/clients/latest.sh --reuse    # the same, into the active virtual environment
 #
 # Installs into a temporary place (a new venv and npm prefix under mktemp, removed at the
 # end) the project with its [test] extra and no lock, so pip takes the newest release
@@ -12,11 +12,11 @@
 # boto3, openai-agents, Claude Code, Codex; each fails on a 4xx the policy does not explain)
 # and the conformance tests (tests/conformance: the answers against the vendors' schemas),
 # then prints the request fields any client sent that no row of docs/server.md's policy
-# tables names (bench/surface_report.py). Exits with the tests' status.
+# tables names (bench/clients/surface_report.py). Exits with the tests' status.
 #
 # Needs the registries (PyPI, npm) and node/npm for the two CLIs (their tests skip without).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 repo="$(pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -66,5 +66,5 @@ python -m pytest -q -p no:cacheprovider tests/conformance -o addopts="" -rfs \
 [ "${PIPESTATUS[0]}" -ne 0 ] && status=1
 
 echo "== request fields the clients sent, against docs/server.md's policy tables"
-python bench/surface_report.py "$TOOLUSE_SURFACE_LOG" "$repo/docs/server.md"
+python bench/clients/surface_report.py "$TOOLUSE_SURFACE_LOG" "$repo/docs/server.md"
 exit "$status"

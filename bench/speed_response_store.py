@@ -6,8 +6,8 @@ each store to ``--fill`` rows (bodies of a realistic size), then times ``--puts`
 one after another, and again with ``--threads`` writers at once (streams ending together).
 The store is bounded at 10,000 (the default), so at 10,000 rows every write also evicts one.
 
-    python bench/response_store.py                       # SQLite in memory and on disk
-    python bench/response_store.py --postgres postgresql://user@127.0.0.1:5432/db
+    python bench/speed_response_store.py                       # SQLite in memory and on disk
+    python bench/speed_response_store.py --postgres postgresql://user@127.0.0.1:5432/db
 
 Run it with ``PYTHONPATH=<another checkout>/src`` to measure another version's stores.
 """

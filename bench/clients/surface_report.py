@@ -1,6 +1,6 @@
 """Which request fields the clients sent that docs/server.md's policy tables do not name.
 
-    python bench/surface_report.py SURFACE.jsonl [docs/server.md]
+    python bench/clients/surface_report.py SURFACE.jsonl [docs/server.md]
 
 SURFACE.jsonl is what the client tests log with ``TOOLUSE_SURFACE_LOG`` (tests/server/
 recording.py): per request its API, client, status and field paths. A path is *named* when
@@ -68,7 +68,7 @@ def is_named(path: str, words: set[str]) -> bool:
 
 def main(argv: list[str]) -> int:
     log = Path(argv[1])
-    docs = Path(argv[2] if len(argv) > 2 else Path(__file__).parents[1] / "docs" / "server.md")
+    docs = Path(argv[2] if len(argv) > 2 else Path(__file__).parents[2] / "docs" / "server.md")
     words = named(docs.read_text(encoding="utf-8"))
     unnamed: dict[tuple[str, str], set[str]] = defaultdict(set)
     refused: dict[str, set[str]] = defaultdict(set)

@@ -1,9 +1,9 @@
 """Calibrate the local backend's likelihood decisions on the calibration set.
 
-    python bench/calibrate.py                        # the bundled model
-    python bench/calibrate.py --model /path/m.gguf   # any GGUF
-    python bench/calibrate.py --out scores.jsonl     # also keep each case's scores
-    python bench/calibrate.py --scores scores.jsonl  # the table again, from kept scores
+    python bench/calibration/calibrate.py                        # the bundled model
+    python bench/calibration/calibrate.py --model /path/m.gguf   # any GGUF
+    python bench/calibration/calibrate.py --out scores.jsonl     # also keep each case's scores
+    python bench/calibration/calibrate.py --scores scores.jsonl  # the table again, from kept scores
 
 For each case of ``bench/calibration/cases.jsonl`` (never BFCL or the realistic set), the
 prompt is built as the local backend builds it and the model is asked for its scores
@@ -42,7 +42,7 @@ from tooluse.messages import ToolUseBlock
 from tooluse.prompting.decide import CALL_OPENER, DECIDE_MODES, decides, decision_scores
 
 HERE = Path(__file__).resolve().parent
-CASES = HERE / "calibration" / "cases.jsonl"
+CASES = HERE / "cases.jsonl"
 
 
 def auroc(scores: list[float], labels: list[int]) -> float:

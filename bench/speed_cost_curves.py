@@ -20,7 +20,7 @@ For each point: the added latency (p50 through the gateway − p50 straight to t
 with the same body), the gateway's CPU per request, and its resident memory (peak, from
 ``/proc``). Run::
 
-    python bench/cost_curves.py            # writes docs/benchmarks/cost_curves.md and 4 PNGs
+    python bench/speed_cost_curves.py            # writes docs/benchmarks/cost_curves.md and 4 PNGs
 """
 
 from __future__ import annotations
@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     started = dt.datetime.now(dt.UTC)
     load = os.getloadavg()[0]
     parts = [f"Measured {started:%Y-%m-%d %H:%M} UTC, load average {load:.2f} at the start; "
-             f"command: `python bench/cost_curves.py "
+             f"command: `python bench/speed_cost_curves.py "
              + " ".join(argv if argv is not None else sys.argv[1:]) + "`.", ""]
     for curve in CURVES:
         if curve["name"] not in args.curves:
