@@ -67,6 +67,10 @@ def is_named(path: str, words: set[str]) -> bool:
 
 
 def main(argv: list[str]) -> int:
+    if len(argv) < 2:
+        print("usage: python bench/clients/surface_report.py SURFACE.jsonl [docs/server.md]",
+              file=sys.stderr)
+        return 2
     log = Path(argv[1])
     docs = Path(argv[2] if len(argv) > 2 else Path(__file__).parents[2] / "docs" / "server.md")
     words = named(docs.read_text(encoding="utf-8"))
