@@ -84,6 +84,32 @@ def default_store_path() -> Path:
     return Path(base) / "tooluse" / "responses.sqlite3"
 
 
+def sqlite_file(path: str | os.PathLike[str]) -> str:
+    """``path`` with ``~`` expanded and its folder made (``:memory:`` as it is): where a
+    gateway store's SQLite database goes."""
+    path = str(path)
+    if path == ":memory:":
+        return path
+    file = Path(path).expanduser()
+    file.parent.mkdir(parents=True, exist_ok=True)
+    return str(file)
+
+
+def connect_sqlite(path: str, *, busy_timeout_ms: int,
+                   synchronous: str | None = None) -> sqlite3.Connection:
+    """A gateway store's connection to ``path`` (from :func:`sqlite_file`): shared by the
+    request threads (the store holds its own lock), in autocommit (the store opens its own
+    transactions), a file in WAL mode (``synchronous`` set when given), and waiting up to
+    ``busy_timeout_ms`` for another process's write."""
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    if path != ":memory:":
+        db.execute("PRAGMA journal_mode=WAL")
+        if synchronous is not None:
+            db.execute(f"PRAGMA synchronous={synchronous}")
+    db.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
+    return db
+
+
 @dataclass(frozen=True)
 class StoredResponse:
     id: str
@@ -133,20 +159,13 @@ class SqliteResponseStore(ResponseStore):
     def __init__(self, path: str | os.PathLike[str] = ":memory:", *,
                  max_responses: int = DEFAULT_MAX_RESPONSES) -> None:
         self.max_responses = check_max_responses(max_responses)
-        self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            self.path = str(Path(self.path).expanduser())
+        self.path = sqlite_file(path)
         self._lock = threading.Lock()
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            if self.path != ":memory:":
-                # WAL without an fsync per commit (as the trace store): a crash of the
-                # machine may lose the last responses, never corrupt the file; a commit that
-                # waited on the disk cost each stored stream ~3 ms
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA busy_timeout=5000")
+            # WAL without an fsync per commit (as the trace store): a crash of the machine
+            # may lose the last responses, never corrupt the file; a commit that waited on
+            # the disk cost each stored stream ~3 ms
+            self._db = connect_sqlite(self.path, busy_timeout_ms=5000, synchronous="NORMAL")
             migrate_sqlite(self._db, "responses store", MIGRATIONS, table="responses",
                            where=self.path)
             sqlite_setup(self._db, "responses")

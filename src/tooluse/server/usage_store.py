@@ -34,7 +34,7 @@ from typing import Any, Final
 
 from .._migrations import SchemaVersionError, migrate_sqlite
 from .._writer import BatchWriter
-from .response_store import default_store_path
+from .response_store import connect_sqlite, default_store_path, sqlite_file
 
 __all__ = ["SqliteUsageStore", "UsageRecord", "UsageStore", "default_usage_path", "window_wait"]
 
@@ -218,16 +218,10 @@ class SqliteUsageStore(UsageStore):
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
         super().__init__()
-        self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            self.path = str(Path(self.path).expanduser())
+        self.path = sqlite_file(path)
         self._lock = threading.Lock()
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            if self.path != ":memory:":
-                self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA busy_timeout=10000")
+            self._db = connect_sqlite(self.path, busy_timeout_ms=10000)
             migrate_sqlite(self._db, "usage store", MIGRATIONS, table="usage",
                            where=self.path)
         except (sqlite3.Error, SchemaVersionError) as exc:
