@@ -6,7 +6,7 @@ same canned ``get_weather`` call at once, whatever it was sent), so what grows i
 gateway's and the library's own work: decoding the client's body into the neutral model
 (checking every tool's schema), encoding the upstream's body, and back. No model is run:
 a local model's prompt grows with the same inputs, and that cost is the model's, measured in
-``bench/bench_local.py``, not here.
+``bench/speed_local.py``, not here.
 
 Curves (Messages API; every answer checked for the call):
 
