@@ -27,7 +27,7 @@ from tooluse.messages import (
     Usage,
 )
 from tooluse.runner import Runner, RunResult, ToolError
-from tooluse.runner.events import FinalEvent
+from tooluse.runner.events import FinalEvent, MessageEvent, ToolResultEvent
 from tooluse.tools import Tool
 
 
@@ -173,6 +173,11 @@ SCENARIOS: dict[str, tuple[list[Any], dict[str, Any]]] = {
         [calls(("c1", "add", {"a": 1, "b": 1})),
          BackendError("upstream overloaded", kind="overloaded", status=529)], {}),
     "the script runs out": ([calls(("c1", "add", {"a": 1, "b": 1}))], {}),
+    "the answer ends on a stop sequence": (
+        [calls(("c1", "add", {"a": 2, "b": 2})),
+         Response(content=[TextBlock(text="4, then ")], stop_reason="stop_sequence",
+                  stop_sequence="###", usage=Usage(input_tokens=7, output_tokens=2))],
+        {"stop_sequences": ["###"]}),
 }
 
 
@@ -266,6 +271,53 @@ def test_a_streamed_run_ends_as_a_whole_one(name: str) -> None:
         assert events[-1] == ("final", value)
     else:
         assert svalue == value
+
+
+def _stopped(name: str, driver: str, after: type) -> tuple[Any, list[str], list[Any]]:
+    """The stream read until its first ``after`` event, then left (the consumer stops it:
+    ``break``, then the generator closed as a ``for`` / ``async for`` leaves it)."""
+    world = World()
+    runner, backend = _runner(name, world)
+    events: list[Any] = []
+
+    def sync() -> None:
+        stream = runner.stream("Go.")
+        for event in stream:
+            events.append(type(event).__name__)
+            if isinstance(event, after):
+                break
+        stream.close()
+
+    async def collect() -> None:
+        stream = runner.astream("Go.")
+        async for event in stream:
+            events.append(type(event).__name__)
+            if isinstance(event, after):
+                break
+        await stream.aclose()  # type: ignore[attr-defined]
+
+    kind, value = _outcome(sync if driver == "stream" else lambda: asyncio.run(collect()))
+    return (kind, value, events), _ran(name, world.log), [r.model_dump() for r in backend.requests]
+
+
+@pytest.mark.parametrize(("name", "after"), [
+    ("two calls in one turn, a sync and an async tool", MessageEvent),
+    ("a chain of turns with thinking", ToolResultEvent),
+    ("a tool's own error and an unexpected one", ToolResultEvent),
+])
+def test_a_stream_stopped_by_its_consumer_stops_alike(name: str, after: type) -> None:
+    """Stopped after the model's first turn, neither driver runs a tool; stopped after the
+    first tool result, both ran that turn's tools and asked the model nothing more."""
+    sync, asynchronous = _stopped(name, "stream", after), _stopped(name, "astream", after)
+    assert sync == asynchronous
+    (kind, _, events), log, requests = sync
+    assert kind == "result" and events[-1] == after.__name__
+    assert "FinalEvent" not in events
+    assert len(requests) == 1
+    if after is MessageEvent:
+        assert log == []
+    else:
+        assert log
 
 
 def test_the_scenarios_reach_every_ending() -> None:
