@@ -1,11 +1,10 @@
 """An httpx2 transport on aiohttp: the HTTP backends' async calls, at a third of the CPU.
 
-The gateway spends most of an upstream call's CPU in the HTTP client. Measured per request
-against a local upstream that answers at once (one process, sequential, ``getrusage``):
-httpx2's ``AsyncClient`` 0.55-0.63 ms for a JSON answer and 0.94-0.99 ms for a short SSE
-stream; aiohttp's client (its HTTP parser is C) 0.14-0.19 ms and 0.24-0.31 ms. Half of
-httpx2's cost is its client layer above the transport, so :class:`~._upstream.Upstream`
-calls this transport directly; the other half is httpcore2's pool and h11.
+The gateway spends most of an upstream call's CPU in the HTTP client, and aiohttp's client
+(its HTTP parser is C) spends a third of what httpx2's ``AsyncClient`` does, for a JSON
+answer and for a short SSE stream (the figures: docs/benchmarks/code.md). Half of httpx2's
+cost is its client layer above the transport, so :class:`~._upstream.Upstream` calls this
+transport directly; the other half is httpcore2's pool and h11.
 
 It is an :class:`httpx2.AsyncBaseTransport`, so everything above it (retries, timeouts,
 error mapping, ``httpx2.Response`` and its SSE reading) stays the one plumbing every backend

@@ -2,8 +2,8 @@
 
 boto3 has no async client, so the async calls of :class:`~.bedrock.BedrockBackend` used to
 run boto3 in a worker thread, and a gateway stream in front of Bedrock paid for the thread
-and for botocore's generic request machinery (~1.9 ms of server CPU per JSON request, ~3.6
-per stream against a local upstream that answers at once). The Converse API is a JSON API
+and for botocore's generic request machinery (the figures: docs/benchmarks/code.md). The
+Converse API is a JSON API
 over HTTP, which :mod:`tooluse.codecs.bedrock` already speaks in its JSON form, so the async
 calls go through the plumbing every HTTP backend shares (:mod:`._upstream`: aiohttp, the
 retries, the timeouts), with what only Bedrock has:

@@ -1,10 +1,10 @@
 """Server-sent events read from an upstream's bytes, and the JSON they carry.
 
 httpx2's ``EventSource`` decodes the body to text, splits it into lines of text and builds
-an event object per event; the backend then parsed each event's text as JSON. Over a
-16-event Messages stream that was ~220 µs of the gateway's CPU per stream; reading the
+an event object per event; the backend then parsed each event's text as JSON. Reading the
 bytes as they come (this module: lines split as bytes, one ``bytes`` per event's data, the
-JSON parsed from those bytes by jiter) is ~30 µs.
+JSON parsed from those bytes by jiter) costs the gateway a fraction of that CPU per stream
+(the figures: docs/benchmarks/code.md).
 
 The framing is the SSE standard's, as httpx2 reads it: lines end with ``\\n``, ``\\r\\n`` or
 ``\\r`` (also split across chunks); a blank line ends an event; ``:`` starts a comment;

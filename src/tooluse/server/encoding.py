@@ -7,8 +7,8 @@ value that is valid JSON. Such a payload is written with ASCII escapes instead: 
 JSON value, byte for byte what the upstream sent.
 
 Compact JSON (every SSE event, every response body) is written by orjson where it is
-installed (the ``server`` extra): 15-20x :mod:`json`'s speed on the events of a stream,
-measured ~100-180 µs of a proxied stream's CPU. The value written is the same; where orjson
+installed (the ``server`` extra), many times :mod:`json`'s speed on the events of a
+stream (the figures: docs/benchmarks/code.md). The value written is the same; where orjson
 would write something else or nothing — a lone surrogate, an integer past 64 bits, a key
 that is not a string, a NaN or an infinity (orjson writes ``null``) — :mod:`json` writes it,
 as before. Numbers may be spelled differently (``1e-7`` for ``1e-07``), never valued so.

@@ -164,7 +164,7 @@ class SqliteResponseStore(ResponseStore):
         try:
             # WAL without an fsync per commit (as the trace store): a crash of the machine
             # may lose the last responses, never corrupt the file; a commit that waited on
-            # the disk cost each stored stream ~3 ms
+            # the disk cost each stored stream (docs/benchmarks/code.md)
             self._db = connect_sqlite(self.path, busy_timeout_ms=5000, synchronous="NORMAL")
             migrate_sqlite(self._db, "responses store", MIGRATIONS, table="responses",
                            where=self.path)

@@ -65,8 +65,8 @@ class _Closed(Exception):
 class _Pipe:
     """Hands items from the worker thread to the event loop, waking the loop once per batch.
 
-    A round trip to the event loop per chunk (``anyio.from_thread.run``) made a 16-event
-    stream cost ~10 ms on its own; here the worker appends to a deque and only wakes the
+    A round trip to the event loop per chunk (``anyio.from_thread.run``) made a stream slow
+    on its own (docs/benchmarks/code.md); here the worker appends to a deque and only wakes the
     writer when the writer is waiting, and the writer takes everything queued at once and
     writes it as one body chunk.
     """
