@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, ...]] = [
     # the neutral model: errors, JSON values, messages, stream events, the backend protocol
     (
         "tooluse._lazy",
+        "tooluse._run_sync",
         "tooluse._greenlet_bridge",
         "tooluse._bounded_table",
         "tooluse._migrations",

@@ -11,7 +11,6 @@ them four ways: :meth:`Runner.run`, ``await`` :meth:`Runner.arun`, and the event
 
 from __future__ import annotations
 
-import concurrent.futures
 import inspect
 import os
 from collections.abc import (
@@ -27,8 +26,7 @@ from collections.abc import (
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
-import anyio
-
+from .._run_sync import run_to_completion
 from ..backend import Backend
 from ..backends.registry import load_backend
 from ..errors import BackendError
@@ -122,25 +120,9 @@ def _ask(approve: Approver, action: AskApproval) -> Any:
 def _approve_sync(approve: Approver, action: AskApproval) -> bool:
     value = _ask(approve, action)
     if inspect.isawaitable(value):
-        value = _wait(value)
+        awaitable = value
+        value = run_to_completion(lambda: awaitable)
     return _decision(value)
-
-
-def _wait(awaitable: Awaitable[Any]) -> Any:
-    """An async callback's answer from sync code: run to completion on a fresh event loop,
-    in a worker thread when this thread already runs one (sync code called from async)."""
-
-    async def wait() -> Any:
-        return await awaitable
-
-    import asyncio  # here, not at the top: a synchronous program never needs it
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return anyio.run(wait)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(anyio.run, wait).result()
 
 
 async def _approve_async(approve: Approver, action: AskApproval) -> bool:

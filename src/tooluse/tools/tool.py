@@ -8,7 +8,6 @@ is compiled at the same moment and reused for every call.
 
 from __future__ import annotations
 
-import concurrent.futures
 import copy
 import functools
 import inspect
@@ -20,6 +19,7 @@ import anyio.to_thread
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
+from .._run_sync import run_to_completion
 from ..errors import ToolDefinitionError, ToolInputError
 from ..messages import ToolSpec
 from .names import check_name
@@ -386,7 +386,7 @@ class Tool:
         args, kwargs = self.arguments(input)
         if not self._is_async:
             return function(*args, **kwargs)
-        return _run_to_completion(functools.partial(function, *args, **kwargs))
+        return run_to_completion(functools.partial(function, *args, **kwargs))
 
     async def acall(self, input: Any) -> Any:
         """Validate ``input`` and call the function from async code: async functions are
@@ -400,24 +400,6 @@ class Tool:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Call the underlying function directly (a decorated function stays usable)."""
         return self._require_function()(*args, **kwargs)
-
-
-def _run_to_completion(factory: Callable[[], Any]) -> Any:
-    """Run an async callable from sync code. Inside a running event loop (sync code called
-    from async code) the loop cannot be blocked on itself, so a fresh loop runs in a worker
-    thread instead."""
-
-    async def runner() -> Any:
-        return await factory()
-
-    import asyncio  # here, not at the top: a synchronous program never needs it
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return anyio.run(runner)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(anyio.run, runner).result()
 
 
 @overload
