@@ -166,13 +166,50 @@ def count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-def usage_of_totals(prompt: Any, output: Any, cached: Any, written: Any = 0) -> Usage:
-    """The usage of an API whose prompt count includes the cached tokens (OpenAI's
-    ``prompt_tokens`` / ``input_tokens`` with their ``cached_tokens`` detail): the cached
-    and written tokens taken out of the neutral ``input_tokens``."""
-    read, write = count(cached), count(written)
-    return Usage(input_tokens=max(count(prompt) - read - write, 0), output_tokens=count(output),
-                 cache_read_input_tokens=read, cache_creation_input_tokens=write)
+@dataclass(frozen=True)
+class UsageFields:
+    """Where one wire format's ``usage`` object keeps the neutral :class:`Usage`'s counts:
+    the mapping as data, one per codec (``USAGE`` in its ``responses`` or ``cache``
+    module), read by the one :meth:`decode`. A field is a path: a key, or a details object
+    and its key (``("prompt_tokens_details", "cached_tokens")``).
+
+    What a format has beyond the four counts (the Messages API's cache breakdown by ttl and
+    server tool requests, Converse's ``cacheDetails``) its codec reads and passes on; how a
+    format *writes* usage (which fields always, which only when there are cache counts, in
+    which order) stays its codec's ``encode_usage``, which takes the names from here."""
+
+    input: str
+    output: str
+    cache_read: tuple[str, ...]
+    #: Empty where the format has no count of cache writes.
+    cache_write: tuple[str, ...] = ()
+    #: Whether ``input`` counts the whole prompt, the cache's reads and writes included
+    #: (OpenAI's ``prompt_tokens`` / ``input_tokens``), rather than the uncached rest (the
+    #: Messages API's ``input_tokens``, the neutral meaning).
+    prompt_includes_cache: bool = False
+    #: The sum of the prompt and the output, where the format writes one (else empty).
+    total: str = ""
+
+    def decode(self, usage: Any, **extra: Any) -> Usage:
+        """A ``usage`` object (any of its counts may be missing, null or not a count: 0)
+        -> :class:`Usage`, with ``extra`` (the codec's own further fields) set too."""
+        if not isinstance(usage, dict):
+            return Usage()
+        read = count(_at(usage, self.cache_read))
+        write = count(_at(usage, self.cache_write)) if self.cache_write else 0
+        prompt = count(usage.get(self.input))
+        if self.prompt_includes_cache:
+            prompt = max(prompt - read - write, 0)
+        return Usage(input_tokens=prompt, output_tokens=count(usage.get(self.output)),
+                     cache_read_input_tokens=read, cache_creation_input_tokens=write, **extra)
+
+
+def _at(data: dict[str, Any], path: tuple[str, ...]) -> Any:
+    for key in path[:-1]:
+        data = data.get(key)  # type: ignore[assignment]
+        if not isinstance(data, dict):
+            return None
+    return data.get(path[-1])
 
 
 def json_text(value: Any) -> str:

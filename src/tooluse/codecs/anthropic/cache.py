@@ -24,10 +24,15 @@ import re
 from typing import Any
 
 from ...messages import CacheHint, Usage
-from .._common import count
+from .._common import UsageFields, count
 from ._wire import _CacheControl
 
-__all__ = ["cached", "control", "decode_usage", "encode_usage", "hint", "with_control"]
+__all__ = ["USAGE", "cached", "control", "decode_usage", "encode_usage", "hint", "with_control"]
+
+#: The Messages API's usage counts (``input_tokens`` is the uncached rest of the prompt).
+USAGE = UsageFields(input="input_tokens", output="output_tokens",
+                    cache_read=("cache_read_input_tokens",),
+                    cache_write=("cache_creation_input_tokens",))
 
 _BREAKDOWN = re.compile(r"^ephemeral_(.+)_input_tokens$")
 
@@ -68,14 +73,7 @@ def decode_usage(usage: Any) -> Usage:
     requests = {key.removesuffix("_requests"): count(value)
                 for key, value in server.items() if key.endswith("_requests") and count(value)
                 } if isinstance(server, dict) else {}
-    return Usage(
-        input_tokens=count(usage.get("input_tokens")),
-        output_tokens=count(usage.get("output_tokens")),
-        cache_read_input_tokens=count(usage.get("cache_read_input_tokens")),
-        cache_creation_input_tokens=count(usage.get("cache_creation_input_tokens")),
-        cache_creation_by_ttl=by_ttl,
-        server_tool_requests=requests,
-    )
+    return USAGE.decode(usage, cache_creation_by_ttl=by_ttl, server_tool_requests=requests)
 
 
 def cached(usage: Usage) -> bool:
@@ -84,16 +82,19 @@ def cached(usage: Usage) -> bool:
                 or usage.cache_creation_by_ttl)
 
 
+(_READ,), (_WRITE,) = USAGE.cache_read, USAGE.cache_write
+
+
 def encode_usage(usage: Usage) -> dict[str, Any]:
     """:class:`Usage` -> the ``usage`` object (the cache counts when there are some)."""
-    out: dict[str, Any] = {"input_tokens": usage.input_tokens}
+    out: dict[str, Any] = {USAGE.input: usage.input_tokens}
     if cached(usage):
-        out["cache_creation_input_tokens"] = usage.cache_creation_input_tokens
-        out["cache_read_input_tokens"] = usage.cache_read_input_tokens
+        out[_WRITE] = usage.cache_creation_input_tokens
+        out[_READ] = usage.cache_read_input_tokens
         if usage.cache_creation_by_ttl:
             out["cache_creation"] = {f"ephemeral_{ttl}_input_tokens": n
                                      for ttl, n in usage.cache_creation_by_ttl.items()}
-    out["output_tokens"] = usage.output_tokens
+    out[USAGE.output] = usage.output_tokens
     if usage.server_tool_requests:
         # the two counts the SDKs require (their ServerToolUsage types), then the others
         # (tool_search_requests, as the tool search documentation shows it)

@@ -23,10 +23,10 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from ...messages import CacheHint, ContentBlock, ToolResultBlock, Usage
-from .._common import Path, count, validate
+from .._common import Path, UsageFields, count, validate
 from ._wire import _CachePoint
 
-__all__ = ["decode_hint", "decode_usage", "encode_usage", "hinted", "point", "point_after"]
+__all__ = ["USAGE", "decode_hint", "decode_usage", "encode_usage", "hinted", "point", "point_after"]
 
 B = TypeVar("B", bound=BaseModel)
 
@@ -60,6 +60,13 @@ def point_after(block: ContentBlock) -> dict[str, Any] | None:
     return point(cache) if cache is not None else None
 
 
+#: Converse's usage counts (``inputTokens`` is the uncached rest of the prompt).
+USAGE = UsageFields(input="inputTokens", output="outputTokens",
+                    cache_read=("cacheReadInputTokens",), cache_write=("cacheWriteInputTokens",),
+                    total="totalTokens")
+(_READ,), (_WRITE,) = USAGE.cache_read, USAGE.cache_write
+
+
 def decode_usage(usage: Any) -> Usage:
     """A Converse ``usage`` object (a response's, a stream's ``metadata``) -> :class:`Usage`."""
     if not isinstance(usage, dict):
@@ -69,26 +76,20 @@ def decode_usage(usage: Any) -> Usage:
     for detail in details if isinstance(details, list) else []:
         if isinstance(detail, dict) and isinstance(detail.get("ttl"), str):
             by_ttl[detail["ttl"]] = by_ttl.get(detail["ttl"], 0) + count(detail.get("inputTokens"))
-    return Usage(
-        input_tokens=count(usage.get("inputTokens")),
-        output_tokens=count(usage.get("outputTokens")),
-        cache_read_input_tokens=count(usage.get("cacheReadInputTokens")),
-        cache_creation_input_tokens=count(usage.get("cacheWriteInputTokens")),
-        cache_creation_by_ttl=by_ttl,
-    )
+    return USAGE.decode(usage, cache_creation_by_ttl=by_ttl)
 
 
 def encode_usage(usage: Usage) -> dict[str, Any]:
     """:class:`Usage` -> the Converse ``usage`` object (the cache counts when there are
     some)."""
     out: dict[str, Any] = {
-        "inputTokens": usage.input_tokens,
-        "outputTokens": usage.output_tokens,
-        "totalTokens": usage.prompt_tokens + usage.output_tokens,
+        USAGE.input: usage.input_tokens,
+        USAGE.output: usage.output_tokens,
+        USAGE.total: usage.prompt_tokens + usage.output_tokens,
     }
     if usage.cache_read_input_tokens or usage.cache_creation_input_tokens:
-        out["cacheReadInputTokens"] = usage.cache_read_input_tokens
-        out["cacheWriteInputTokens"] = usage.cache_creation_input_tokens
+        out[_READ] = usage.cache_read_input_tokens
+        out[_WRITE] = usage.cache_creation_input_tokens
     details = [{"ttl": ttl, "inputTokens": n} for ttl, n in usage.cache_creation_by_ttl.items() if n]
     if details:
         out["cacheDetails"] = details

@@ -19,7 +19,7 @@ from ...messages import (
     ToolUseBlock,
     Usage,
 )
-from .._common import Path, dropped, usage_of_totals, validate
+from .._common import Path, UsageFields, dropped, validate
 from ._reasoning import ReasoningText, read_reasoning
 from ._wire import TARGET, _CallIn, _ResponseIn
 from .requests import _arguments, _split_turn
@@ -75,31 +75,35 @@ def decode_response(data: Any) -> Response:
         model=resp.model,
         content=content,
         stop_reason=_finish(choice.finish_reason, ("choices", 0, "finish_reason")),
-        usage=usage_of(data.get("usage")),
+        usage=decode_usage(data.get("usage")),
     )
 
 
-def usage_of(usage: Any) -> Usage:
+#: Chat Completions' usage counts: ``prompt_tokens`` is the whole prompt, its cache reads
+#: in ``prompt_tokens_details.cached_tokens`` (no field for cache writes).
+USAGE = UsageFields(input="prompt_tokens", output="completion_tokens",
+                    cache_read=("prompt_tokens_details", "cached_tokens"),
+                    prompt_includes_cache=True, total="total_tokens")
+
+
+def decode_usage(usage: Any) -> Usage:
     """A ``usage`` object (a completion's, a stream's last chunk's) -> :class:`Usage`:
     ``prompt_tokens_details.cached_tokens`` are the cache reads, out of ``prompt_tokens``."""
-    if not isinstance(usage, dict):
-        return Usage()
-    details = usage.get("prompt_tokens_details")
-    cached = details.get("cached_tokens") if isinstance(details, dict) else 0
-    return usage_of_totals(usage.get("prompt_tokens"), usage.get("completion_tokens"), cached)
+    return USAGE.decode(usage)
 
 
-def _usage(usage: Usage) -> dict[str, Any]:
+def encode_usage(usage: Usage) -> dict[str, Any]:
     """:class:`Usage` -> ``usage``: the whole prompt in ``prompt_tokens`` (cache writes
     included: Chat has no field for them), the reads as ``cached_tokens`` when there are
     some."""
+    details, cached = USAGE.cache_read
     out: dict[str, Any] = {
-        "prompt_tokens": usage.prompt_tokens,
-        "completion_tokens": usage.output_tokens,
-        "total_tokens": usage.prompt_tokens + usage.output_tokens,
+        USAGE.input: usage.prompt_tokens,
+        USAGE.output: usage.output_tokens,
+        USAGE.total: usage.prompt_tokens + usage.output_tokens,
     }
     if usage.cache_read_input_tokens:
-        out["prompt_tokens_details"] = {"cached_tokens": usage.cache_read_input_tokens}
+        out[details] = {cached: usage.cache_read_input_tokens}
     return out
 
 
@@ -138,5 +142,5 @@ def encode_response(resp: Response, *, created: int | None = None) -> dict[str, 
             "logprobs": None,
             "finish_reason": _FINISH_OUT[resp.stop_reason] if resp.stop_reason else None,
         }],
-        "usage": _usage(resp.usage),
+        "usage": encode_usage(resp.usage),
     }

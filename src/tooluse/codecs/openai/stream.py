@@ -42,7 +42,7 @@ from .._common import Path, dropped
 from ._reasoning import read_reasoning
 from ._wire import TARGET
 from .errors import backend_error
-from .responses import _FINISH_OUT, _finish, _usage, usage_of
+from .responses import _FINISH_OUT, _finish, decode_usage, encode_usage
 
 
 def encode_events(
@@ -106,7 +106,7 @@ def encode_events(
             if include_usage:
                 usage = merge_usage(started, event.usage)
                 yield {"id": ident, "object": "chat.completion.chunk", "created": stamp, "model": model,
-                       "choices": [], "usage": _usage(usage)}
+                       "choices": [], "usage": encode_usage(usage)}
 
 
 class _StreamDecoder:
@@ -148,7 +148,7 @@ class _StreamDecoder:
             yield MessageStart(id=str(data.get("id") or ""), model=data.get("model"))
         usage = data.get("usage")
         if isinstance(usage, dict):
-            self.usage = usage_of(usage)
+            self.usage = decode_usage(usage)
         choices = data.get("choices") or []
         if not isinstance(choices, list):
             raise WireFormatError("Input should be a valid list", (*path, "choices"))

@@ -33,7 +33,7 @@ from ...messages import (
     ToolUseBlock,
     Usage,
 )
-from .._common import Path, dropped, usage_of_totals, validate
+from .._common import Path, UsageFields, dropped, validate
 from ..openai.requests import _arguments
 from ._reasoning import block_item, decode_item
 from ._tools import CUSTOM_INPUT, ToolKinds, joined_name
@@ -51,8 +51,21 @@ from .server_tools import ServerItems, echo_tool, item_of, search_items
 from .shell_tools import ITEMS as SHELL_ITEMS
 from .shell_tools import decode_item as decode_shell_item
 
-__all__ = ["answer_blocks", "decode_response", "echo_fields", "encode_response", "envelope",
-           "item_id", "output_item", "output_items", "server_items", "status_of", "usage_body"]
+__all__ = [
+    "USAGE",
+    "answer_blocks",
+    "decode_response",
+    "decode_usage",
+    "echo_fields",
+    "encode_response",
+    "encode_usage",
+    "envelope",
+    "item_id",
+    "output_item",
+    "output_items",
+    "server_items",
+    "status_of",
+]
 
 #: Request fields a response object repeats, with the API's defaults.
 _ECHO_DEFAULTS: dict[str, Any] = {
@@ -105,29 +118,32 @@ def status_of(stop_reason: str | None) -> tuple[str, dict[str, str] | None]:
     return "completed", None
 
 
-def usage_body(usage: Usage) -> dict[str, Any]:
+#: The Responses API's usage counts: ``input_tokens`` is the whole prompt, its cache reads
+#: and writes in ``input_tokens_details``.
+USAGE = UsageFields(input="input_tokens", output="output_tokens",
+                    cache_read=("input_tokens_details", "cached_tokens"),
+                    cache_write=("input_tokens_details", "cache_write_tokens"),
+                    prompt_includes_cache=True, total="total_tokens")
+
+
+def encode_usage(usage: Usage) -> dict[str, Any]:
     """:class:`Usage` -> ``usage``: the whole prompt in ``input_tokens``, its cache reads
     and writes in ``input_tokens_details``."""
+    (details, read), (_, written) = USAGE.cache_read, USAGE.cache_write
     return {
-        "input_tokens": usage.prompt_tokens,
-        "input_tokens_details": {"cached_tokens": usage.cache_read_input_tokens,
-                                 "cache_write_tokens": usage.cache_creation_input_tokens},
-        "output_tokens": usage.output_tokens,
+        USAGE.input: usage.prompt_tokens,
+        details: {read: usage.cache_read_input_tokens, written: usage.cache_creation_input_tokens},
+        USAGE.output: usage.output_tokens,
         "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": usage.prompt_tokens + usage.output_tokens,
+        USAGE.total: usage.prompt_tokens + usage.output_tokens,
     }
 
 
-def usage_of(usage: Any) -> Usage:
+def decode_usage(usage: Any) -> Usage:
     """A ``usage`` object (a response's) -> :class:`Usage`: ``cached_tokens`` and
     ``cache_write_tokens`` of ``input_tokens_details`` are the cache reads and writes, out of
     ``input_tokens``."""
-    if not isinstance(usage, dict):
-        return Usage()
-    details = usage.get("input_tokens_details")
-    details = details if isinstance(details, dict) else {}
-    return usage_of_totals(usage.get("input_tokens"), usage.get("output_tokens"),
-                           details.get("cached_tokens"), details.get("cache_write_tokens"))
+    return USAGE.decode(usage)
 
 
 def output_item(block: ContentBlock, response_id: str, index: int, kinds: ToolKinds,
@@ -199,7 +215,7 @@ def envelope(response_id: str, *, created_at: float, model: str | None, status: 
         "status": status, "background": False, "error": error,
         "incomplete_details": incomplete_details, "model": model or "", "output": output,
         **echo,
-        "usage": usage_body(usage) if usage is not None else None,
+        "usage": encode_usage(usage) if usage is not None else None,
     }
     if status in ("completed", "incomplete", "failed"):
         body["completed_at"] = int(time.time()) if status == "completed" else None
@@ -282,5 +298,5 @@ def decode_response(data: Any, /) -> Response:
         id=resp.id, model=resp.model, content=content,
         stop_reason=stop_reason_of(resp.status, reason,
                                    any(isinstance(b, ToolUseBlock) for b in content)),
-        usage=usage_of(data.get("usage")),
+        usage=decode_usage(data.get("usage")),
     )

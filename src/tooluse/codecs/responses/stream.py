@@ -73,6 +73,7 @@ from .errors import backend_error, default_param, error_code, response_error
 from .request_encoding import encode_call
 from .responses import (
     decode_output_item,
+    decode_usage,
     echo_fields,
     envelope,
     item_id,
@@ -80,7 +81,6 @@ from .responses import (
     server_items,
     status_of,
     stop_reason_of,
-    usage_of,
 )
 from .server_tools import ITEMS as SERVER_ITEMS
 from .server_tools import ServerItems
@@ -524,7 +524,7 @@ class _StreamDecoder:
                 "apply_patch_call") for o in response.get("output") or [])
             yield MessageDelta(
                 stop_reason=stop_reason_of(response.get("status"), details.get("reason"), calls),
-                usage=usage_of(usage))
+                usage=decode_usage(usage))
             yield MessageStop()
             self.ended = True
 
