@@ -12,6 +12,7 @@ round-trip tests, and serialise with ``model_dump()`` for saving a conversation.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -161,6 +162,13 @@ class ThinkingBlock(_Model):
         """The block as one readable text: its text, then each summary part, joined by
         :attr:`SEPARATOR`; empty pieces are left out."""
         return self.SEPARATOR.join(p for p in (self.text, *self.summary) if p)
+
+    @classmethod
+    def join(cls, blocks: Iterable[Any]) -> str:
+        """The thinking blocks among ``blocks`` (a turn's content) as one text: each one's
+        :attr:`joined_text`, joined by :attr:`SEPARATOR`; a block with no text is left out."""
+        return cls.SEPARATOR.join(
+            text for b in blocks if isinstance(b, ThinkingBlock) and (text := b.joined_text))
 
 
 class RedactedThinkingBlock(_Model):

@@ -12,7 +12,6 @@ import json
 import pytest
 
 from tooluse.codecs import anthropic, openai
-from tooluse.codecs._common import thinking_text
 from tooluse.codecs.anthropic.thinking import answer_text
 from tooluse.codecs.legacy.thinking import render_thinking
 from tooluse.messages import Message, Reasoning, Request, Response, TextBlock, ThinkingBlock
@@ -39,10 +38,19 @@ JOINED = [
 @pytest.mark.parametrize(("block", "joined"), list(zip(BLOCKS, JOINED, strict=True)))
 def test_a_block_has_one_joined_text(block: ThinkingBlock, joined: str) -> None:
     assert block.joined_text == joined
-    assert thinking_text(block) == answer_text(block) == joined
+    assert answer_text(block) == ThinkingBlock.join([block]) == joined
     assert _part(block) == {"type": "reasoning", "content": joined}
     section = render_thinking(block)
     assert (section.startswith("<thinking>") and joined in section) if joined else not section
+
+
+def test_a_turn_s_blocks_join_into_one_text() -> None:
+    """Several blocks (a turn's) as one text: each block's joined text, a blank line
+    between, a block with no text left out (Chat ``reasoning_content``, a text model's
+    prompt)."""
+    content = [TextBlock(text="not thinking"), *BLOCKS]
+    assert ThinkingBlock.join(content) == "\n\n".join(j for j in JOINED if j)
+    assert ThinkingBlock.join([TextBlock(text="x")]) == ""
 
 
 def _response(*blocks: ThinkingBlock) -> Response:

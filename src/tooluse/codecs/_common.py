@@ -27,7 +27,6 @@ from ..messages import (
     Message,
     Request,
     TextBlock,
-    ThinkingBlock,
     ToolReferenceBlock,
     ToolResultBlock,
     ToolUseBlock,
@@ -238,16 +237,6 @@ def unsupported(
 
 
 _log = logging.getLogger("tooluse.codecs")
-
-#: What joins a thinking block's text and summary parts where a format has one text for them.
-THINKING_SEPARATOR = ThinkingBlock.SEPARATOR
-
-
-def thinking_text(block: ThinkingBlock) -> str:
-    """A thinking block as one readable text, for a format with no place for its summary
-    parts (Chat ``reasoning_content``, the legacy ``<thinking>`` section):
-    :attr:`ThinkingBlock.joined_text`."""
-    return block.joined_text
 
 
 def dropped(message: str, path: Path, target: str, strict: bool) -> None:

@@ -76,8 +76,8 @@ def _prompt(request: Request, style: Literal["xml", "json"], grammar: bool,
     texts = [turn.text for turn in prompt.turns]
     if thinking_model:
         for i, message in enumerate(request.messages):
-            thought = ThinkingBlock.SEPARATOR.join(
-                b.joined_text for b in message.content
+            thought = ThinkingBlock.join(
+                b for b in message.content
                 if isinstance(b, ThinkingBlock) and b.joined_text.strip())
             if thought and message.role == "assistant":
                 texts[i] = with_thought(thought, texts[i])

@@ -21,7 +21,6 @@ way; what the text cannot hold (a signature, a redacted block) is the caller's p
 from __future__ import annotations
 
 from ...messages import ThinkingBlock
-from .._common import thinking_text
 from ._text import unescape
 from .parser import _strip_one_newline
 from .render import framed
@@ -37,7 +36,7 @@ _CALL_OPENERS = ("<function_calls", "<invoke")
 def render_thinking(block: ThinkingBlock) -> str:
     """The block as a ``<thinking>`` section (its text, then its summary parts, each after
     a blank line); empty when it has no text (an encrypted-only block)."""
-    text = thinking_text(block)
+    text = block.joined_text
     return f"{THINKING_OPEN}{framed(text)}{THINKING_CLOSE}" if text else ""
 
 

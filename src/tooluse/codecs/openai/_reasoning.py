@@ -25,12 +25,11 @@ from typing import Any
 
 from ...errors import WireFormatError
 from ...messages import ContentBlock, Reasoning, RedactedThinkingBlock, ThinkingBlock
-from .._common import THINKING_SEPARATOR, Path, dropped, thinking_text
+from .._common import Path, dropped
 from ._wire import TARGET
 
 __all__ = [
     "EFFORTS",
-    "SEPARATOR",
     "ReasoningText",
     "decode_effort",
     "encode_effort",
@@ -39,8 +38,6 @@ __all__ = [
 
 #: The ``reasoning_effort`` values OpenAI's API takes.
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
-#: What joins the pieces of a turn's reasoning (blocks, summary parts) in its one string.
-SEPARATOR = THINKING_SEPARATOR
 
 
 def read_reasoning(first: Any, second: Any, path: Path, *, lenient: bool) -> str | None:
@@ -65,12 +62,13 @@ def read_reasoning(first: Any, second: Any, path: Path, *, lenient: bool) -> str
 
 
 class ReasoningText:
-    """Collects a turn's thinking blocks into its one reasoning string, leaving out (by the
-    module's policy) what the string cannot hold."""
+    """Collects a turn's thinking blocks into its one reasoning string
+    (:meth:`ThinkingBlock.join`), leaving out (by the module's policy) what the string cannot
+    hold."""
 
     def __init__(self, strict: bool) -> None:
         self.strict = strict
-        self.pieces: list[str] = []
+        self.blocks: list[ThinkingBlock] = []
 
     def take(self, block: ContentBlock, path: Path) -> bool:
         """Whether ``block`` was a thinking block (and so is taken care of here)."""
@@ -83,13 +81,12 @@ class ReasoningText:
         if block.signature is not None:
             dropped("Chat Completions cannot carry a thinking block's signature",
                     (*path, "signature"), TARGET, self.strict)
-        if text := thinking_text(block):
-            self.pieces.append(text)
+        self.blocks.append(block)
         return True
 
     @property
     def text(self) -> str | None:
-        return SEPARATOR.join(self.pieces) if self.pieces else None
+        return ThinkingBlock.join(self.blocks) or None
 
 
 def decode_effort(value: Any) -> Reasoning | None:
