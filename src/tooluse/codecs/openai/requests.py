@@ -509,18 +509,34 @@ def encode_request(
                         ("stop_sequences",), TARGET, strict)
             stop = stop[:MAX_STOP]
         out["stop"] = stop
+    encode_sampling(req, out, "Chat Completions", TARGET, strict)
+    encode_user(req, out, "Chat Completions", "user", TARGET, strict)
+    out.update(encode_effort(req.reasoning, strict))
+    return out
+
+
+def encode_sampling(req: Request, out: dict[str, Any], api: str, target: str,
+                    strict: bool) -> None:
+    """``temperature`` and ``top_p`` into ``out``, as OpenAI's APIs (``api``, by its name in
+    messages) take them; ``top_k``, which they lack, left out (strict: refused)."""
     if req.temperature is not None:
         out["temperature"] = req.temperature
     if req.top_p is not None:
         out["top_p"] = req.top_p
     if req.top_k is not None:
-        unsupported("Chat Completions has no top_k", ("top_k",), TARGET, strict)
-    if req.metadata:
-        extra = sorted(k for k in req.metadata if k != "user_id")
-        if extra:
-            unsupported(f"Chat Completions carries only user_id (as 'user'), not {', '.join(extra)}",
-                        ("metadata", extra[0]), TARGET, strict)
-        if "user_id" in req.metadata:
-            out["user"] = str(req.metadata["user_id"])
-    out.update(encode_effort(req.reasoning, strict))
-    return out
+        unsupported(f"{api} has no top_k", ("top_k",), target, strict)
+
+
+def encode_user(req: Request, out: dict[str, Any], api: str, field: str, target: str,
+                strict: bool) -> None:
+    """``metadata.user_id`` into ``out`` as ``field`` (Chat's ``user``, Responses'
+    ``safety_identifier``); other metadata, which OpenAI's APIs do not carry, left out
+    (strict: refused)."""
+    if not req.metadata:
+        return
+    extra = sorted(k for k in req.metadata if k != "user_id")
+    if extra:
+        unsupported(f"{api} carries only user_id (as {field!r}), not {', '.join(extra)}",
+                    ("metadata", extra[0]), target, strict)
+    if "user_id" in req.metadata:
+        out[field] = str(req.metadata["user_id"])

@@ -31,6 +31,7 @@ from .._common import (
     reference_placeholder,
     unsupported,
 )
+from ..openai.requests import encode_sampling, encode_user
 from ._reasoning import block_item, encode_settings
 from ._tools import CUSTOM_INPUT, ToolKinds
 from ._wire import (
@@ -42,6 +43,9 @@ from .shell_tools import call_item as shell_call_item
 from .shell_tools import output_item as shell_output_item
 
 __all__ = ["custom_text", "encode_call", "encode_request"]
+
+#: The API as the messages of what it cannot carry name it.
+_API = "the Responses API"
 
 
 
@@ -210,21 +214,10 @@ def encode_request(req: Request, /, *, strict: bool = True) -> dict[str, Any]:
             out["parallel_tool_calls"] = False
     if req.max_tokens is not None:
         out["max_output_tokens"] = req.max_tokens
-    if req.temperature is not None:
-        out["temperature"] = req.temperature
-    if req.top_p is not None:
-        out["top_p"] = req.top_p
-    if req.top_k is not None:
-        unsupported("the Responses API has no top_k", ("top_k",), TARGET, strict)
+    encode_sampling(req, out, _API, TARGET, strict)
     if req.stop_sequences:
-        unsupported("the Responses API has no stop sequences", ("stop_sequences",), TARGET, strict)
-    if req.metadata:
-        extra = sorted(k for k in req.metadata if k != "user_id")
-        if extra:
-            unsupported(f"the Responses API carries only user_id (as 'safety_identifier'), not "
-                        f"{', '.join(extra)}", ("metadata", extra[0]), TARGET, strict)
-        if "user_id" in req.metadata:
-            out["safety_identifier"] = str(req.metadata["user_id"])
+        unsupported(f"{_API} has no stop sequences", ("stop_sequences",), TARGET, strict)
+    encode_user(req, out, _API, "safety_identifier", TARGET, strict)
     if req.response_schema is not None:
         out["text"] = {"format": {"type": "json_schema", "name": "response",
                                   "schema": req.response_schema, "strict": True}}
