@@ -14,6 +14,7 @@ sub-grammars (the string rule, the JSON value rules) are written once.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "Rule",
     "Seq",
     "alt",
+    "nodes",
     "opt",
     "sample",
     "seq",
@@ -114,6 +116,27 @@ class LarkSub(Native):
 
     sub: str = ""
     grammar: str = ""
+
+
+def nodes(root: Node) -> Iterator[Node]:
+    """Every node of the grammar under ``root`` (``root`` too), each rule's body once however
+    many places refer to the rule (a recursive grammar ends)."""
+    seen: set[int] = set()
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, Rule):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            todo.append(node.body)
+        elif isinstance(node, Seq):
+            todo.extend(node.items)
+        elif isinstance(node, Alt):
+            todo.extend(node.options)
+        elif isinstance(node, Rep):
+            todo.append(node.item)
 
 
 def seq(*items: Node | str) -> Node:

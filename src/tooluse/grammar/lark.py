@@ -35,7 +35,7 @@ from typing import Any
 
 from ..codecs.legacy import schema_types
 from ..tools.schema import LARK_KEY  # a string's Lark grammar (llguidance's dialect)
-from .ir import Alt, Chars, LarkSub, Lit, Native, Node, Rep, Rule, Seq
+from .ir import Alt, Chars, LarkSub, Lit, Native, Node, Rep, Rule, Seq, nodes
 
 __all__ = ["FORMAT_REGEXES", "LARK_KEY", "has_native", "lark_subgrammar", "local_unenforced",
            "native_lark", "subgrammars", "to_lark", "to_llguidance", "unenforced"]
@@ -188,24 +188,7 @@ def lark_subgrammar(schema: Any, root: Mapping[str, Any] | None, body: Node, nam
 
 def subgrammars(root: Node) -> dict[str, str]:
     """The Lark grammars of the :class:`~.ir.LarkSub` values in ``root``, by name."""
-    found: dict[str, str] = {}
-    seen: set[int] = set()
-    todo = [root]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, LarkSub):
-            found[node.sub] = node.grammar
-        if isinstance(node, Rule):
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            todo.append(node.body)
-        elif isinstance(node, Seq):
-            todo.extend(node.items)
-        elif isinstance(node, Alt):
-            todo.extend(node.options)
-        elif isinstance(node, Rep):
-            todo.append(node.item)
+    found = {node.sub: node.grammar for node in nodes(root) if isinstance(node, LarkSub)}
     return dict(sorted(found.items()))
 
 
@@ -220,24 +203,7 @@ def to_llguidance(root: Node) -> str:
 
 def has_native(root: Node) -> bool:
     """Whether the grammar holds a :class:`Native` rule (something only llguidance enforces)."""
-    seen: set[int] = set()
-    todo = [root]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, Native):
-            return True
-        if isinstance(node, Rule):
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            todo.append(node.body)
-        elif isinstance(node, Seq):
-            todo.extend(node.items)
-        elif isinstance(node, Alt):
-            todo.extend(node.options)
-        elif isinstance(node, Rep):
-            todo.append(node.item)
-    return False
+    return any(isinstance(node, Native) for node in nodes(root))
 
 
 # -- Lark --------------------------------------------------------------------------------------
