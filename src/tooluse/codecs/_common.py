@@ -1,8 +1,9 @@
 """Helpers shared by the JSON codecs (private).
 
-Why one place: the three wire formats disagree on spelling but agree on the rules a
-conversation must follow (every tool call answered in the next user turn, names matching
-``^[a-zA-Z0-9_-]{1,64}$``, schemas that are JSON Schema objects). Checking those rules once,
+Why one place: the JSON wire formats (Messages, Converse, Chat Completions, Responses)
+disagree on spelling but agree on the rules a conversation must follow (every tool call
+answered in the next user turn, names matching ``^[a-zA-Z0-9_-]{1,64}$``, schemas that are
+JSON Schema objects). Checking those rules once,
 on neutral blocks that remember their wire path, keeps the error messages identical in
 meaning and lets each codec only choose the wording its API uses.
 """

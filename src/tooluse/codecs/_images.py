@@ -1,7 +1,8 @@
 """Checking inline image data the way the real APIs do (private).
 
-All three APIs refuse image data that is not valid base64, and data that is not an image of
-a format they take (PNG, JPEG, GIF, WebP); Messages — and Converse, whose Claude models get
+The APIs (Messages, Converse, and OpenAI's Chat Completions and Responses) refuse image data
+that is not valid base64, and data that is not an image of a format they take (PNG, JPEG,
+GIF, WebP); Messages — and Converse, whose Claude models get
 the same check — also refuse a declared type that is not what the bytes are. The type is
 told by the bytes' signature ("magic"), as the APIs' image decoders tell it. The codecs
 choose the wording of the error; this module only answers the questions.
