@@ -135,20 +135,7 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
 
     def adjust(block: ToolUseBlock) -> tuple[ToolUseBlock, int]:
         call = _Editing(schemas.get(block.name), dict(block.input))
-        stated = stated_units(call.arguments, call.schema, question) if units else {}
-        if stated and _valid(call.schema, {**call.arguments, **stated}):
-            call.take("stated_units", {**call.arguments, **stated})
-        else:
-            stated = {}
-        dropped: list[str] = []
-        if optional:
-            kept, dropped = keep_given_optionals(call.arguments, call.schema, conversation,
-                                                 block.name)
-            # The question states these units, if not as words of their own ("5cm").
-            call.take("optional_from_conversation",
-                      {k: kept.get(k, stated.get(k)) for k in block.input
-                       if k in kept or k in stated})
-            dropped = [k for k in dropped if k not in stated]
+        dropped = _units_and_optionals(call, block, question, conversation, units, optional)
         for rule, edit, text in edits:
             call.keep(rule, edit(call.arguments, call.schema, text))
         if optional:  # the edits may have written whole a value an optional one is part of
@@ -167,6 +154,26 @@ def call_adjuster(request: Request, optional: bool, percent: bool,
         return call.block(block), len(dropped)
 
     return adjust
+
+
+def _units_and_optionals(call: _Editing, block: ToolUseBlock, question: str,
+                         conversation: str, units: bool, optional: bool) -> list[str]:
+    """The first two edits of :func:`call_adjuster`, which lean on each other: ``units``
+    (the unit the question states), then ``optional`` (the optional parameters the
+    conversation gives no value for left out, the stated units kept). The parameters left
+    out."""
+    stated = stated_units(call.arguments, call.schema, question) if units else {}
+    if stated and _valid(call.schema, {**call.arguments, **stated}):
+        call.take("stated_units", {**call.arguments, **stated})
+    else:
+        stated = {}
+    if not optional:
+        return []
+    kept, dropped = keep_given_optionals(call.arguments, call.schema, conversation, block.name)
+    # The question states these units, if not as words of their own ("5cm").
+    call.take("optional_from_conversation",
+              {k: kept.get(k, stated.get(k)) for k in block.input if k in kept or k in stated})
+    return [k for k in dropped if k not in stated]
 
 
 def _value_edits() -> list[tuple[str, Edit, str]]:
