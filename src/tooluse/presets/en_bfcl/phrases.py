@@ -112,7 +112,7 @@ def _whole(value: str, question: str, names: list[tuple[int, int]]) -> str | Non
 
 
 #: Words that start no value written after a parameter's name ("the format of YYYY").
-_FUNCTION_WORDS = STOP_WORDS | frozenset({"without", "between", "per", "via"})
+_STARTS_NO_VALUE = STOP_WORDS | frozenset({"without", "between", "per", "via"})
 _QUOTES = frozenset("\"'`\u2018\u2019\u201c\u201d")
 #: What may stand between a parameter's name and its value ("content - go to gym",
 #: "command: dir", "title is ...", "text as ...", "command called start calc").
@@ -143,7 +143,7 @@ def _named_tail(key: str, value: str, question: str) -> str | None:
         tail = rest.group().strip() if rest else ""
         plain = words(tail)
         if len(said) < len(plain) <= _TAIL_WORDS and plain[len(plain) - len(said):] == said \
-                and plain[0] not in _FUNCTION_WORDS and not _QUOTES & set(tail):
+                and plain[0] not in _STARTS_NO_VALUE and not _QUOTES & set(tail):
             wholes.add(tail)
     return wholes.pop() if len(wholes) == 1 else None
 
@@ -176,7 +176,7 @@ def _used_command(key: str, value: str, question: str) -> str | None:
         rest = _REST.match(question, found.end())
         line = _COMMAND_END.sub("", rest.group().strip()) if rest else ""
         plain = words(line)
-        if plain and plain[0] not in _FUNCTION_WORDS and len(plain) <= _TAIL_WORDS \
+        if plain and plain[0] not in _STARTS_NO_VALUE and len(plain) <= _TAIL_WORDS \
                 and "or" not in plain \
                 and line.lower() != value.strip().lower() and piece.search(line):
             wholes.add(line)
