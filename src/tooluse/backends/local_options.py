@@ -131,7 +131,9 @@ class LocalOptions:
       and a bare number stands for a string value only when the parameter's name holds an
       English word that says so ("number", "year", "code", "zip"...). A conversation in
       another language offers its numbers in digits, quoted strings, capitalised names and
-      words, and none of what is read in English words;
+      words, and none of what is read in English words (the default path on the realistic
+      set's requests in German, French, Spanish and Italian, with and without it:
+      docs/benchmarks/realistic.md);
       ``score_enums``: where the grammar allows only a few values, each is scored
       whole; ``score_tools``: the first call's tool is the one whose whole name the model
       finds likeliest;

@@ -15,7 +15,8 @@ scale words, list words; :func:`~tooluse.language.spans.candidate_values`); whet
 conversation gives a value is read with English stems (:mod:`tooluse.language.words`); and a
 bare number written for a string is taken for a stand-in unless the parameter's name holds
 one of :data:`_NUMBER_NAMES` (English). The choice between the spans and the model's own
-value is the model's likelihood alone.
+value is the model's likelihood alone. What this does on requests in other languages (the
+realistic set's, with ``copy_values`` and without): docs/benchmarks/realistic.md.
 """
 
 from __future__ import annotations
