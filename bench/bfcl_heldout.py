@@ -2,7 +2,7 @@
 
     python bench/bfcl_heldout.py OUT_DIR [--wheel PATH] [--version 2026.3.23] [--min-tools N]
 
-The techniques of issue 12 were read off and tuned on the six categories in
+The en-bfcl preset's techniques were read off and tuned on the six categories in
 ``../shared/bench/bfcl/`` (``simple_python``, ``multiple``, ``parallel``,
 ``parallel_multiple``, ``irrelevance``, ``live_simple``). BFCL's own release, the
 ``bfcl-eval`` package on PyPI, holds the same six files (byte for byte, in 2026.3.23) and

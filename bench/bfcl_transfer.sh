@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Do the en-bfcl preset's rules (issue 12's techniques, opt-in since issue 39) carry over to
+# Do the en-bfcl preset's rules (the question-reading techniques, now opt-in) carry over to
 # BFCL categories they were never tuned on?
 # (BENCHMARKS.md §1, "held out"; docs/benchmarks/bfcl.md.)
 #
@@ -13,7 +13,7 @@
 #   default          the local backend as it ships: the model, the grammar, copy_values and
 #                    no_repeat, no question-reading rule;
 #   preset           the opt-in en-bfcl preset: every question-reading rule on (what the
-#                    default was before issue 39);
+#                    default was before the preset became opt-in);
 #   preset_no_edits  the preset without its 24 edits made to calls once written
 #                    (percent_fractions, restate, date_formats, ... share_optionals,
 #                    asked_more), each read off the failures of the six tuned categories;

@@ -1,4 +1,4 @@
-"""The realistic tool-call set (issue 39): run it through ``tooluse serve``, score, compare.
+"""The realistic tool-call set: run it through ``tooluse serve``, score, compare.
 
     python bench/realistic_set.py run --config default --out /work/runs/realistic/default.json
     python bench/realistic_set.py run --config model   --out /work/runs/realistic/model.json

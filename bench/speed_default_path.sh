@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Speed of the default local path before and after the question-reading rules became the
-# opt-in en-bfcl preset (issue 39): `tooluse demo` and a BFCL simple_python run, each commit
+# opt-in en-bfcl preset: `tooluse demo` and a BFCL simple_python run, each commit
 # from a `git archive` snapshot, interleaved in one run on one machine.
 #
 #   bench/speed_default_path.sh                      # OLD=4cf200c (the rules on by default), NEW=HEAD

@@ -16,7 +16,7 @@ Each round runs, as fresh processes, one after the other:
   same number of tokens decoded one by one — llama.cpp's cost for those tokens without
   tooluse's prefix reuse and forced-token batching.
 
-Targets (issue 13): cold demo <= 1.3 x floor; warm <= 0.75 x floor.
+Targets: cold demo <= 1.3 x floor; warm <= 0.75 x floor.
 
 Child processes run with Python bytecode caching allowed (a user's install has .pyc
 files; a PYTHONDONTWRITEBYTECODE environment would charge compiling every module to each

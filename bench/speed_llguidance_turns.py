@@ -1,4 +1,4 @@
-"""Whole turns on the default model with the fast engine and with llguidance (issue 13).
+"""Whole turns on the default model with the fast engine and with llguidance.
 
     python bench/speed_llguidance_turns.py [--rounds 2]
 

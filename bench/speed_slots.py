@@ -1,4 +1,4 @@
-"""Many clients on one local model (issue 42): queue, slots and llama_cpp.server side by side.
+"""Many clients on one local model: queue, slots and llama_cpp.server side by side.
 
 Each configuration is a server process on the bundled model (SmolLM2-135M), started fresh:
 
@@ -18,7 +18,7 @@ first (untimed), then ``--rounds`` timed rounds, all clients released together. 
 the wall time of a round (median), its multiple of one client's, p50/p99 latency per
 request, output tokens/s, and the server's memory (RSS after the row, and its peak).
 
-Targets (issue 42): 4 clients ≤ 1.6× one client's wall time, 8 ≤ 2.5×, one client no
+Targets: 4 clients ≤ 1.6× one client's wall time, 8 ≤ 2.5×, one client no
 slower than ``queue``. Run it on a quiet machine: ``bench/speed_slots.sh``.
 
     python bench/speed_slots.py [--configs queue,slots,llama_cpp] [--clients 1,2,4,8]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Many clients on one local model (issue 42): queue (slots=1), slots and llama_cpp.server,
+# Many clients on one local model: queue (slots=1), slots and llama_cpp.server,
 # 1, 2, 4 and 8 clients at once, same and mixed tool sets, in one run. Run it on a quiet
 # machine; needs the [bench] extra (llama_cpp.server's dependencies, the anthropic and
 # openai SDKs).

@@ -1,4 +1,4 @@
-"""What ``--trace`` adds to the gateway's latency on the JSON path (issue 43: at most
+"""What ``--trace`` adds to the gateway's latency on the JSON path (the target: at most
 +0.5 ms p50).
 
 Two gateways, the same app ``tooluse serve`` builds (:func:`tooluse.server.create_app`) over

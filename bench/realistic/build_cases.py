@@ -1,4 +1,4 @@
-"""Write ``cases.jsonl``: the realistic tool-call set (issue 39, point 4).
+"""Write ``cases.jsonl``: the realistic tool-call set.
 
     python bench/realistic/build_cases.py            # rewrites bench/realistic/cases.jsonl
     python bench/realistic/build_cases.py --check    # exit 1 if the file is out of date

@@ -1,4 +1,4 @@
-"""The robustness campaign of issue 11, in one command:
+"""The gateway's robustness campaign, in one command:
 
     python bench/robustness/run.py                 # all four parts, full size (~20-30 min)
     python bench/robustness/run.py --quick         # every part, small (~3 min)
