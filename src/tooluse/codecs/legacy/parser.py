@@ -334,70 +334,90 @@ class LegacyParser:
                 inv.problem(f"unexpected text inside {where}")
 
     def _tag(self, tag: _Tag) -> None:
+        """A tag, read by the state the parser is in."""
         state = self._state
         if state == _OUTSIDE:
-            if not tag.closing and tag.name == "function_calls" and not tag.self_closing:
-                self._state = _CALLS
-                self._inter = [tag.raw]
-                self._block_invokes = 0
-            elif not tag.closing and tag.name == "invoke" and not tag.self_closing:
-                self._state = _CALLS  # an <invoke> without <function_calls>: read it anyway
-                self._inter = []
-                self._block_invokes = 0
-                self._open_invoke(tag)
-            else:
-                self._emit_text(tag.raw)
-            return
-        if state == _CALLS:
-            if tag.closing and tag.name == "function_calls":
-                if self._block_invokes == 0:
-                    self._emit_problem(
-                        "<function_calls> block without any <invoke>",
-                        "".join(self._inter) + tag.raw,
-                    )
-                self._inter = []
-                self._state = _OUTSIDE
-            elif not tag.closing and tag.name == "invoke" and not tag.self_closing:
-                self._open_invoke(tag)
-            else:  # the model moved on without closing the block
-                self._end_block()
-                self._tag(tag)
-            return
+            self._tag_outside(tag)
+        elif state == _CALLS:
+            self._tag_in_block(tag)
+        elif state == _VALUE:
+            self._tag_in_value(tag)
+        elif state == _NAME:
+            self._tag_in_name(tag)
+        else:
+            self._tag_in_invoke(tag, state)
+
+    def _tag_outside(self, tag: _Tag) -> None:
+        if not tag.closing and tag.name == "function_calls" and not tag.self_closing:
+            self._state = _CALLS
+            self._inter = [tag.raw]
+            self._block_invokes = 0
+        elif not tag.closing and tag.name == "invoke" and not tag.self_closing:
+            self._state = _CALLS  # an <invoke> without <function_calls>: read it anyway
+            self._inter = []
+            self._block_invokes = 0
+            self._open_invoke(tag)
+        else:
+            self._emit_text(tag.raw)
+
+    def _tag_in_block(self, tag: _Tag) -> None:
+        """A tag inside ``<function_calls>``, between invokes."""
+        if tag.closing and tag.name == "function_calls":
+            if self._block_invokes == 0:
+                self._emit_problem(
+                    "<function_calls> block without any <invoke>",
+                    "".join(self._inter) + tag.raw,
+                )
+            self._inter = []
+            self._state = _OUTSIDE
+        elif not tag.closing and tag.name == "invoke" and not tag.self_closing:
+            self._open_invoke(tag)
+        else:  # the model moved on without closing the block
+            self._end_block()
+            self._tag(tag)
+
+    def _tag_in_value(self, tag: _Tag) -> None:
+        """A tag inside a parameter's value: its closing tag, or text of the value."""
         inv = self._inv
         assert inv is not None
-        if state == _VALUE:
-            if tag.closing and tag.name == inv.close:
-                inv.raw.extend(inv.parts)
+        if tag.closing and tag.name == inv.close:
+            inv.raw.extend(inv.parts)
+            inv.raw.append(tag.raw)
+            if inv.param in inv.params:
+                inv.problem(f"parameter {inv.param!r} given more than once")
+            inv.params[inv.param] = _strip_one_newline(unescape("".join(inv.parts)))
+            self._state = inv.back
+        elif tag.closing and tag.name in ("invoke", "parameters", "function_calls"):
+            inv.raw.extend(inv.parts)
+            inv.problem(f"parameter <{inv.close}> not closed before </{tag.name}>")
+            self._state = _INVOKE if tag.name == "parameters" else inv.back
+            if tag.name == "parameters":
                 inv.raw.append(tag.raw)
-                if inv.param in inv.params:
-                    inv.problem(f"parameter {inv.param!r} given more than once")
-                inv.params[inv.param] = _strip_one_newline(unescape("".join(inv.parts)))
-                self._state = inv.back
-            elif tag.closing and tag.name in ("invoke", "parameters", "function_calls"):
-                inv.raw.extend(inv.parts)
-                inv.problem(f"parameter <{inv.close}> not closed before </{tag.name}>")
-                self._state = _INVOKE if tag.name == "parameters" else inv.back
-                if tag.name == "parameters":
-                    inv.raw.append(tag.raw)
-                else:
-                    self._tag(tag)
             else:
-                inv.parts.append(tag.raw)
-            return
-        if state == _NAME:
-            if tag.closing and tag.name == "tool_name":
-                inv.raw.append(tag.raw)
-                inv.name = unescape("".join(inv.name_parts)).strip(_WS)
-                self._state = _INVOKE
-            elif tag.closing and tag.name in ("invoke", "function_calls"):
-                inv.problem(f"<tool_name> not closed before </{tag.name}>")
-                self._state = _INVOKE
                 self._tag(tag)
-            else:
-                inv.name_parts.append(tag.raw)
-                inv.raw.append(tag.raw)
-            return
-        # _INVOKE or _PARAMS
+        else:
+            inv.parts.append(tag.raw)
+
+    def _tag_in_name(self, tag: _Tag) -> None:
+        """A tag inside ``<tool_name>``."""
+        inv = self._inv
+        assert inv is not None
+        if tag.closing and tag.name == "tool_name":
+            inv.raw.append(tag.raw)
+            inv.name = unescape("".join(inv.name_parts)).strip(_WS)
+            self._state = _INVOKE
+        elif tag.closing and tag.name in ("invoke", "function_calls"):
+            inv.problem(f"<tool_name> not closed before </{tag.name}>")
+            self._state = _INVOKE
+            self._tag(tag)
+        else:
+            inv.name_parts.append(tag.raw)
+            inv.raw.append(tag.raw)
+
+    def _tag_in_invoke(self, tag: _Tag, state: int) -> None:
+        """A tag inside ``<invoke>`` or its ``<parameters>`` (``state``)."""
+        inv = self._inv
+        assert inv is not None
         if tag.closing:
             if tag.name == "invoke":
                 inv.raw.append(tag.raw)
