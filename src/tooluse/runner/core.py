@@ -360,6 +360,51 @@ class _State:
         )
 
 
+def _call_again_larger(settings: Settings, request: Request, messages: list[Message],
+                       usage: Usage) -> Generator[Action, Any, Response]:
+    """The answer to ``request`` again, with a larger ``max_tokens``, after ``max_tokens`` cut
+    it inside a tool call; :class:`IncompleteToolCall` when that one is cut too (or no larger
+    budget is allowed)."""
+    bigger = settings.retry_max_tokens
+    if bigger is None:
+        bigger = settings.max_tokens * 4
+    if bigger > settings.max_tokens:
+        yield Retry(
+            f"max_tokens ({settings.max_tokens}) cut the answer inside a tool call",
+            bigger,
+        )
+        response: Response = yield CallModel(request.model_copy(update={"max_tokens": bigger}))
+        add_usage(usage, response.usage)
+        if not cut_in_tool_call(response):
+            return response
+    raise IncompleteToolCall(
+        f"the answer was cut off by max_tokens inside a tool call "
+        f"(even with max_tokens={max(bigger, settings.max_tokens)}); "
+        "raise max_tokens or retry_max_tokens",
+        messages,
+    )
+
+
+def _ask_for_output(run: _State, output: Output) -> None:
+    """A model that ignored the forced output tool is asked once more, within the budget of
+    retries (:class:`ExtractionError` when it is spent)."""
+    problem = f"the answer did not call the {output.tool.name!r} tool"
+    run.messages.append(
+        Message(
+            role="user",
+            content=[TextBlock(text=f"Answer by calling the {output.tool.name!r} tool.")],
+        )
+    )
+    exhausted = run.budget.record([(output.tool.name, [problem])])
+    if exhausted is not None:
+        raise ExtractionError(
+            f"no {output.tool.name!r} call after "
+            f"{run.settings.max_validation_retries} tries",
+            run.messages,
+            problems=[problem],
+        )
+
+
 def conversation(
     settings: Settings,
     tools: ToolSet,
@@ -394,47 +439,14 @@ def conversation(
         response: Response = yield CallModel(request)
         add_usage(usage, response.usage)
         if cut_in_tool_call(response):
-            bigger = settings.retry_max_tokens
-            if bigger is None:
-                bigger = settings.max_tokens * 4
-            if bigger > settings.max_tokens:
-                yield Retry(
-                    f"max_tokens ({settings.max_tokens}) cut the answer inside a tool call",
-                    bigger,
-                )
-                response = yield CallModel(request.model_copy(update={"max_tokens": bigger}))
-                add_usage(usage, response.usage)
-            if cut_in_tool_call(response):
-                raise IncompleteToolCall(
-                    f"the answer was cut off by max_tokens inside a tool call "
-                    f"(even with max_tokens={max(bigger, settings.max_tokens)}); "
-                    "raise max_tokens or retry_max_tokens",
-                    messages,
-                )
+            response = yield from _call_again_larger(settings, request, messages, usage)
         last = response
         messages.append(response.to_message())
         calls = response.tool_uses
         if not calls:
             if output is None:
                 return run.finish(response)
-            # A model that ignored the forced tool: ask once more, within the budget.
-            problem = f"the answer did not call the {output.tool.name!r} tool"
-            messages.append(
-                Message(
-                    role="user",
-                    content=[
-                        TextBlock(text=f"Answer by calling the {output.tool.name!r} tool.")
-                    ],
-                )
-            )
-            exhausted = run.budget.record([(output.tool.name, [problem])])
-            if exhausted is not None:
-                raise ExtractionError(
-                    f"no {output.tool.name!r} call after "
-                    f"{settings.max_validation_retries} tries",
-                    messages,
-                    problems=[problem],
-                )
+            _ask_for_output(run, output)
             continue
         done, value = yield from run.answer(calls)
         if done:
