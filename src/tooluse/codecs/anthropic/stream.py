@@ -256,6 +256,42 @@ class _Joining:
         return pair_blocks([use, (path, result)])[0][1]
 
 
+def _block_started(index: int, block: TextBlock | ToolUseBlock | ThinkingBlock
+                   | RedactedThinkingBlock) -> Iterator[StreamEvent]:
+    """A ``content_block_start``'s block as a neutral start, its content (the API may start a
+    block with some) as the deltas after it."""
+    if isinstance(block, ToolUseBlock):
+        yield BlockStart(index=index, block=ToolUseBlock(id=block.id, name=block.name))
+        if block.input:
+            yield ToolInputDelta(index=index, partial_json=json.dumps(block.input))
+    elif isinstance(block, ThinkingBlock):
+        yield BlockStart(index=index, block=ThinkingBlock())
+        if block.text:
+            yield ThinkingDelta(index=index, text=block.text)
+        if block.signature:
+            yield SignatureDelta(index=index, signature=block.signature)
+    elif isinstance(block, RedactedThinkingBlock):
+        yield BlockStart(index=index, block=block)
+    else:
+        yield BlockStart(index=index, block=TextBlock(text=""))
+        if block.text:
+            yield TextDelta(index=index, text=block.text)
+
+
+def _block_delta(index: int, delta: dict[str, Any], path: Path) -> StreamEvent:
+    """A ``content_block_delta``'s ``delta`` (at ``path``) as a neutral delta."""
+    dtype = delta.get("type")
+    if dtype == "text_delta":
+        return TextDelta(index=index, text=_get(delta, "text", str, path))
+    if dtype == "thinking_delta":
+        return ThinkingDelta(index=index, text=_get(delta, "thinking", str, path))
+    if dtype == "signature_delta":
+        return SignatureDelta(index=index, signature=_get(delta, "signature", str, path))
+    if dtype == "input_json_delta":
+        return ToolInputDelta(index=index, partial_json=_get(delta, "partial_json", str, path))
+    raise WireFormatError(f"unsupported delta type {dtype!r}", (*path, "type"))
+
+
 def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
     """Messages SSE event payloads (dicts, or JSON text) -> neutral events. ``ping`` is
     skipped; an ``error`` event raises :class:`BackendError`."""
@@ -299,42 +335,11 @@ def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
                 usage=decode_usage(message.get("usage")),
             )
         elif kind == "content_block_start":
-            index = _get(data, "index", int, path)
             block = _response_block(_get(data, "content_block", dict, path), (*path, "content_block"))
-            if isinstance(block, ToolUseBlock):
-                yield BlockStart(index=index, block=ToolUseBlock(id=block.id, name=block.name))
-                if block.input:
-                    yield ToolInputDelta(index=index, partial_json=json.dumps(block.input))
-            elif isinstance(block, ThinkingBlock):
-                yield BlockStart(index=index, block=ThinkingBlock())
-                if block.text:
-                    yield ThinkingDelta(index=index, text=block.text)
-                if block.signature:
-                    yield SignatureDelta(index=index, signature=block.signature)
-            elif isinstance(block, RedactedThinkingBlock):
-                yield BlockStart(index=index, block=block)
-            else:
-                yield BlockStart(index=index, block=TextBlock(text=""))
-                if block.text:
-                    yield TextDelta(index=index, text=block.text)
+            yield from _block_started(_get(data, "index", int, path), block)
         elif kind == "content_block_delta":
-            index = _get(data, "index", int, path)
-            delta = _get(data, "delta", dict, path)
-            dtype = delta.get("type")
-            if dtype == "text_delta":
-                yield TextDelta(index=index, text=_get(delta, "text", str, (*path, "delta")))
-            elif dtype == "thinking_delta":
-                yield ThinkingDelta(index=index, text=_get(delta, "thinking", str, (*path, "delta")))
-            elif dtype == "signature_delta":
-                yield SignatureDelta(
-                    index=index, signature=_get(delta, "signature", str, (*path, "delta"))
-                )
-            elif dtype == "input_json_delta":
-                yield ToolInputDelta(
-                    index=index, partial_json=_get(delta, "partial_json", str, (*path, "delta"))
-                )
-            else:
-                raise WireFormatError(f"unsupported delta type {dtype!r}", (*path, "delta", "type"))
+            yield _block_delta(_get(data, "index", int, path), _get(data, "delta", dict, path),
+                               (*path, "delta"))
         elif kind == "content_block_stop":
             yield BlockStop(index=_get(data, "index", int, path))
         elif kind == "message_delta":
