@@ -460,18 +460,7 @@ class _StreamDecoder:
             raise WireFormatError(f"{kind} before response.created", (n, "type"))
         position = data.get("output_index")
         if kind == "response.output_item.added":
-            item = data.get("item") or {}
-            if item.get("type") == "reasoning":
-                item_id = item.get("id")
-                yield from self._open(position, "reasoning", ThinkingBlock(
-                    id=item_id if isinstance(item_id, str) else None))
-                self.reasoning[position] = _Seen()
-            elif item.get("type") in ("function_call", "custom_tool_call"):
-                yield from self._open(position, item["type"], ToolUseBlock(
-                    id=item["call_id"], name=joined_name(item.get("namespace"), item["name"])))
-                if item["type"] == "custom_tool_call":
-                    yield ToolInputDelta(index=self.blocks[position][0],
-                                         partial_json='{"' + CUSTOM_INPUT + '": "')
+            yield from self._item_added(data.get("item") or {}, position)
         elif kind == "response.content_part.added":
             if position not in self.blocks and (data.get("part") or {}).get("type") in (
                     "output_text", "refusal"):
@@ -486,47 +475,70 @@ class _StreamDecoder:
                                  partial_json=json.dumps(str(data.get("delta", "")))[1:-1])
         elif kind in _REASONING_EVENTS:
             yield from self._reasoning(kind, data, position, n)
-        elif kind == "response.output_item.done" and position not in self.blocks and \
-                isinstance(data.get("item"), dict) and data["item"].get("type") in (
-                    "local_shell_call", "shell_call", "apply_patch_call"):
-            call = decode_output_item(data["item"], (n, "item"))[0]
+        elif kind == "response.output_item.done":
+            yield from self._item_done(data, position, n)
+        elif kind in ("response.completed", "response.incomplete", "response.failed"):
+            yield from self._finished(kind, data.get("response") or {})
+
+    def _item_added(self, item: dict[str, Any], position: Any) -> Iterator[StreamEvent]:
+        """``response.output_item.added``: a reasoning item or a call opens its block."""
+        if item.get("type") == "reasoning":
+            item_id = item.get("id")
+            yield from self._open(position, "reasoning", ThinkingBlock(
+                id=item_id if isinstance(item_id, str) else None))
+            self.reasoning[position] = _Seen()
+        elif item.get("type") in ("function_call", "custom_tool_call"):
+            yield from self._open(position, item["type"], ToolUseBlock(
+                id=item["call_id"], name=joined_name(item.get("namespace"), item["name"])))
+            if item["type"] == "custom_tool_call":
+                yield ToolInputDelta(index=self.blocks[position][0],
+                                     partial_json='{"' + CUSTOM_INPUT + '": "')
+
+    def _item_done(self, data: dict[str, Any], position: Any, n: int) -> Iterator[StreamEvent]:
+        """``response.output_item.done``: an open block closes; a client-run shell call or a
+        server-side item, which open no block as they stream, come whole."""
+        item = data.get("item")
+        if position in self.blocks:
+            if self.blocks[position][1] == "reasoning":
+                yield from self._reasoning_done(item, position, n)
+            index, item_type = self.blocks.pop(position)
+            if item_type == "custom_tool_call":
+                yield ToolInputDelta(index=index, partial_json='"}')
+            yield BlockStop(index=index)
+        elif isinstance(item, dict) and item.get("type") in (
+                "local_shell_call", "shell_call", "apply_patch_call"):
+            call = decode_output_item(item, (n, "item"))[0]
             assert isinstance(call, ToolUseBlock)
             yield BlockStart(index=self.next_index, block=call.model_copy(update={"input": {}}))
             yield ToolInputDelta(index=self.next_index, partial_json=json.dumps(call.input))
             yield BlockStop(index=self.next_index)
             self.next_index += 1
-        elif kind == "response.output_item.done" and position not in self.blocks and \
-                isinstance(data.get("item"), dict) and data["item"].get("type") in SERVER_ITEMS:
-            for block in self.server.add(data["item"], (n, "item")):
+        elif isinstance(item, dict) and item.get("type") in SERVER_ITEMS:
+            for block in self.server.add(item, (n, "item")):
                 assert isinstance(block, WHOLE_BLOCKS)
                 yield BlockStart(index=self.next_index, block=block)
                 yield BlockStop(index=self.next_index)
                 self.next_index += 1
-        elif kind == "response.output_item.done" and position in self.blocks:
-            if self.blocks[position][1] == "reasoning":
-                yield from self._reasoning_done(data.get("item"), position, n)
-            index, item_type = self.blocks.pop(position)
-            if item_type == "custom_tool_call":
-                yield ToolInputDelta(index=index, partial_json='"}')
+
+    def _finished(self, kind: str, response: dict[str, Any]) -> Iterator[StreamEvent]:
+        """The response's end (``completed``, ``incomplete``; ``failed`` is an error): the
+        open blocks close, then the stop reason and usage."""
+        if kind == "response.failed":
+            raise backend_error({"error": response.get("error") or {
+                "message": "the upstream response failed"}})
+        for index, _ in list(self.blocks.values()):
             yield BlockStop(index=index)
-        elif kind in ("response.completed", "response.incomplete", "response.failed"):
-            response = data.get("response") or {}
-            if kind == "response.failed":
-                raise backend_error({"error": response.get("error") or {
-                    "message": "the upstream response failed"}})
-            for index, item_type in list(self.blocks.values()):
-                yield BlockStop(index=index)
-            self.blocks.clear()
-            usage = response.get("usage") or {}
-            details = response.get("incomplete_details") or {}
-            calls = any(isinstance(o, dict) and o.get("type") in (
-                "function_call", "custom_tool_call", "local_shell_call", "shell_call",
-                "apply_patch_call") for o in response.get("output") or [])
-            yield MessageDelta(
-                stop_reason=stop_reason_of(response.get("status"), details.get("reason"), calls),
-                usage=decode_usage(usage))
-            yield MessageStop()
-            self.ended = True
+        self.blocks.clear()
+        usage = response.get("usage") or {}
+        details = response.get("incomplete_details") or {}
+        calls = any(isinstance(o, dict) and o.get("type") in (
+            "function_call", "custom_tool_call", "local_shell_call", "shell_call",
+            "apply_patch_call") for o in response.get("output") or [])
+        yield MessageDelta(
+            stop_reason=stop_reason_of(response.get("status"), details.get("reason"), calls),
+            usage=decode_usage(usage))
+        yield MessageStop()
+        self.ended = True
 
     def _open(self, position: Any, item_type: str,
               block: TextBlock | ToolUseBlock | ThinkingBlock) -> Iterator[StreamEvent]:
