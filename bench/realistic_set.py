@@ -18,7 +18,7 @@ header, scores each case, and writes one JSON document. Named configs:
 * ``model``    — ``--backend local:<the bundled model's path>``: every tuned default off;
 * ``default``  — ``--backend local``;
 * ``preset``   — ``--backend local --preset en-bfcl``;
-* ``rule:NAME``— ``--backend local -o NAME=1``;
+* ``rule:NAME``— ``--backend local -o NAME=1`` (``rule:NAME=VALUE``: ``-o NAME=VALUE``);
 * ``model+rule:NAME`` — ``--backend local:<path> -o NAME=1``: that rule alone on the model;
 * ``preset-without:NAME`` — ``--backend local --preset en-bfcl -o NAME=0``: leave one out.
 
@@ -184,6 +184,11 @@ def load_cases(path: Path = DEFAULT_CASES) -> list[dict[str, Any]]:
             if line.strip()]
 
 
+def _switch(rule: str) -> str:
+    """``NAME`` as ``NAME=1``; ``NAME=VALUE`` (an option with a value) as it is."""
+    return rule if "=" in rule else f"{rule}=1"
+
+
 def config_args(config: str) -> list[str]:
     """The ``tooluse serve`` arguments of a named config."""
     if config == "model":
@@ -196,11 +201,11 @@ def config_args(config: str) -> list[str]:
     if config.startswith("preset:"):
         return ["--backend", "local", "--preset", config.split(":", 1)[1]]
     if config.startswith("rule:"):
-        return ["--backend", "local", "-o", f"{config.split(':', 1)[1]}=1"]
+        return ["--backend", "local", "-o", _switch(config.split(":", 1)[1])]
     if config.startswith("preset-without:"):
         return [*config_args("preset"), "-o", f"{config.split(':', 1)[1]}=0"]
     if config.startswith("model+rule:"):
-        return [*config_args("model"), "-o", f"{config.split(':', 1)[1]}=1"]
+        return [*config_args("model"), "-o", _switch(config.split(":", 1)[1])]
     raise SystemExit(f"unknown config {config!r}: model, default, preset[:NAME], rule:NAME, "
                      "model+rule:NAME, preset-without:NAME")
 

@@ -15,5 +15,5 @@ args=(--rounds "${ROUNDS:-5}" --out "$out")
 if [ -n "${SLOTS:-}" ]; then
     args+=(--slots "$SLOTS")
 fi
-python "$here/slots.py" "${args[@]}" "$@"
+python "$here/speed_slots.py" "${args[@]}" "$@"
 echo "rows in $out" >&2

@@ -28,11 +28,17 @@ LAYERS: list[tuple[str, ...]] = [
     # the neutral model: errors, JSON values, messages, stream events, the backend protocol
     (
         "tooluse._lazy",
+        "tooluse._greenlet_bridge",
+        "tooluse._bounded_table",
+        "tooluse._migrations",
+        "tooluse._writer",
         "tooluse.errors",
         "tooluse.cancel",
         "tooluse._jsonvalue",
         "tooluse.partial_json",
+        "tooluse.server_specs",
         "tooluse.messages",
+        "tooluse.deferred",
         "tooluse.stream",
         "tooluse.backend",
     ),

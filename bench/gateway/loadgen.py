@@ -31,6 +31,7 @@ import httpx2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import canned  # noqa: E402
+import canned_converse  # noqa: E402
 import canned_responses  # noqa: E402
 
 __all__ = [
@@ -43,12 +44,13 @@ __all__ = [
     "throughput",
 ]
 
-Wire = Literal["anthropic", "openai", "responses"]
+Wire = Literal["anthropic", "openai", "responses", "converse"]
 
 _PATHS = {"anthropic": "/v1/messages", "openai": "/v1/chat/completions",
-          "responses": "/v1/responses"}
+          "responses": "/v1/responses", "converse": "/model/{model}/converse"}
 _REQUESTS = {"anthropic": canned.anthropic_request, "openai": canned.openai_request,
-             "responses": canned_responses.responses_request}
+             "responses": canned_responses.responses_request,
+             "converse": canned_converse.converse_request}
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,11 @@ class Endpoint:
 
     @property
     def path(self) -> str:
-        return _PATHS[self.wire]
+        return _PATHS[self.wire].format(model=self.model)
+
+    def url_path(self, stream: bool) -> str:
+        """The path a request goes to (Converse streams have a path of their own)."""
+        return self.path + ("-stream" if stream and self.wire == "converse" else "")
 
     def body(self, stream: bool) -> bytes:
         return json.dumps(_REQUESTS[self.wire](self.model, stream=stream)).encode()
@@ -106,6 +112,8 @@ def check_body(wire: Wire, stream: bool, status: int, body: bytes) -> str | None
     try:
         if wire == "responses":
             return canned_responses.check(stream, body, _sse_data(body) if stream else [])
+        if wire == "converse":
+            return canned_converse.check(stream, body)
         if wire == "anthropic" and not stream:
             data = json.loads(body)
             calls = [b for b in data.get("content", []) if b.get("type") == "tool_use"]
@@ -177,14 +185,17 @@ def check_body(wire: Wire, stream: bool, status: int, body: bytes) -> str | None
 
 
 async def _one(
-    client: httpx2.AsyncClient, endpoint: Endpoint, body: bytes, headers: dict[str, str], stream: bool
+    client: httpx2.AsyncClient, endpoint: Endpoint, body: bytes, headers: dict[str, str], stream: bool,
+    answer_headers: list[Mapping[str, str]] | None = None,
 ) -> tuple[float, float, str | None]:
-    """Send one request; return (seconds to last byte, seconds to first byte, problem)."""
+    """Send one request; return (seconds to last byte, seconds to first byte, problem). The
+    answer's headers are appended to ``answer_headers`` when it is given."""
     chunks: list[bytes] = []
     start = time.perf_counter()
     first = math.nan
     try:
-        async with client.stream("POST", endpoint.path, content=body, headers=headers) as resp:
+        async with client.stream("POST", endpoint.url_path(stream), content=body,
+                                 headers=headers) as resp:
             async for chunk in resp.aiter_raw():
                 if not chunks:
                     first = time.perf_counter()
@@ -192,6 +203,8 @@ async def _one(
             end = time.perf_counter()
             status = resp.status_code
             encoding = resp.headers.get("content-encoding")
+            if answer_headers is not None:
+                answer_headers.append(resp.headers)
     except httpx2.HTTPError as exc:
         return math.nan, math.nan, f"{type(exc).__name__}: {exc}"
     if encoding not in (None, "identity"):
@@ -302,7 +315,8 @@ def _main() -> None:  # pragma: no cover - manual use
 
     parser = argparse.ArgumentParser(description="Time one endpoint (manual use; run.py does all).")
     parser.add_argument("base_url")
-    parser.add_argument("--wire", choices=["anthropic", "openai"], default="anthropic")
+    parser.add_argument("--wire", choices=["anthropic", "openai", "responses", "converse"],
+                        default="anthropic")
     parser.add_argument("--model", default=canned.MODEL)
     parser.add_argument("--key", default=None)
     parser.add_argument("--stream", action="store_true")

@@ -136,11 +136,18 @@ class ServerProcess:
 
     def rss_mib(self) -> float:
         """Resident memory of the server's processes, in MiB."""
+        return self._status_mib("VmRSS")
+
+    def peak_rss_mib(self) -> float:
+        """The most resident memory each of the server's processes has had, summed, in MiB."""
+        return self._status_mib("VmHWM")
+
+    def _status_mib(self, field: str) -> float:
         kib = 0
         for pid in self._group_pids():
             try:
                 for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                    if line.startswith("VmRSS:"):
+                    if line.startswith(f"{field}:"):
                         kib += int(line.split()[1])
             except OSError:
                 continue

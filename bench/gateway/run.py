@@ -10,7 +10,9 @@ user question, one ``get_weather`` tool; the answer is a text block plus a ``too
 
 * ``direct``            — the client talks to the instant upstream itself (the baseline);
 * ``tooluse → upstream`` — ``tooluse serve --backend anthropic:URL#MODEL`` (``openai:`` for
-  Chat Completions, ``openai-responses:`` for the Responses API) in front of the same upstream;
+  Chat Completions, ``openai-responses:`` for the Responses API, ``bedrock:MODEL`` with
+  ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME`` = the upstream for Converse) in front of the same
+  upstream;
 * ``LiteLLM → upstream`` — ``litellm --config ...`` with a ``model_list`` entry whose
   ``api_base`` is the same upstream;
 * ``tooluse (in-process)`` — the gateway over an in-process backend that answers at once:
@@ -21,6 +23,11 @@ user question, one ``get_weather`` tool; the answer is a text block plus a ``too
 workers in front of the same instant upstream (``--paths tooluse --workers 1 2`` for just
 that). The upstream, the load generator and the workers share the machine's cores, so the
 gain is bounded by the cores left to the workers.
+
+The report opens with the issue's targets for ``tooluse → upstream``, one row per API and
+mode: added p50, requests/s at ``--concurrency`` clients beside LiteLLM's (which serves no
+Converse API), and server CPU per request beside an earlier run's (``--before FILE``, that
+run's ``--json``).
 
 Added latency = the path's latency − ``direct``'s in the same round. Rounds interleave the
 paths (in a rotating order) so that load from other work on the machine spreads over all of
@@ -64,7 +71,16 @@ PROXY_KEY = "sk-bench-0123456789abcdef0123456789abcdef"
 UPSTREAM_KEY = "sk-bench-upstream"
 
 WIRE_APIS = {"anthropic": "Anthropic Messages", "openai": "OpenAI Chat Completions",
-             "responses": "OpenAI Responses"}
+             "responses": "OpenAI Responses", "converse": "Bedrock Converse"}
+#: The issue's targets for the tooluse → upstream path: added p50 (ms) by mode, requests/s
+#: against LiteLLM's, server CPU per request against a run before the change (--before).
+TARGET_ADDED_MS = {False: 1.0, True: 1.5}
+TARGET_RPS_RATIO = 10.0
+TARGET_CPU_RATIO = 0.5
+#: Environment for boto3 in the gateway: the bench upstream as Bedrock's endpoint, fake keys
+#: (the upstream does not check SigV4), no instance-metadata lookups.
+BEDROCK_ENV = {"AWS_ACCESS_KEY_ID": "AKIDBENCH", "AWS_SECRET_ACCESS_KEY": "bench-secret",
+               "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true"}
 
 PATH_LABELS = {
     "direct": "direct to upstream (baseline)",
@@ -261,6 +277,63 @@ def _fmt(value: float, digits: int = 2) -> str:
     return "n/a" if value != value else f"{value:.{digits}f}"
 
 
+def _added(results: Results, wire: str, key: str, stream: bool) -> float:
+    samples = results.samples.get((wire, key, stream), [])
+    direct = results.samples.get((wire, "direct", stream), [])
+    n = min(len(samples), len(direct))
+    return _med([samples[i].p50 - direct[i].p50 for i in range(n)])
+
+
+def read_before(path: Path | None) -> dict[tuple[str, str, bool], float]:
+    """Server CPU ms/req per (wire, path, stream) of an earlier run's ``--json`` file."""
+    if path is None:
+        return {}
+    raw = json.loads(path.read_text())
+    out = {}
+    for name, samples in raw.items():
+        wire, key, mode = name.split("|")
+        out[(wire, key, mode == "stream")] = _med([s["cpu_ms_per_req"] for s in samples])
+    return out
+
+
+def render_targets(results: Results, args: argparse.Namespace,
+                   before: dict[tuple[str, str, bool], float]) -> str:
+    """One row per API and mode: each of the issue's targets for ``tooluse → upstream``,
+    with the figure measured and whether it is met."""
+    head = ("| API | mode | added p50 ms (target) | req/s c={c} | LiteLLM req/s | ratio "
+            "(target ≥{r:g}×) | server CPU ms/req | before | ratio (target ≤{cpu:g}) |"
+            ).format(c=args.concurrency, r=TARGET_RPS_RATIO, cpu=TARGET_CPU_RATIO)
+    out = [head, "|" + "---|" * (head.count("|") - 1)]
+
+    def mark(ok: bool | None) -> str:
+        return "" if ok is None else (" ✓" if ok else " ✗")
+
+    for wire in args.wires:
+        peer_missing = "not served" if wire == "converse" else "not run"
+        for stream in (False, True):
+            mine = results.samples.get((wire, "tooluse", stream))
+            if not mine:
+                continue
+            added = _added(results, wire, "tooluse", stream)
+            rps = _med([x.rps for x in mine])
+            cpu = _med([x.cpu_ms_per_req for x in mine])
+            peer = results.samples.get((wire, "litellm", stream))
+            peer_rps = _med([x.rps for x in peer]) if peer else float("nan")
+            ratio = rps / peer_rps if peer else float("nan")
+            was = before.get((wire, "tooluse", stream), float("nan"))
+            cpu_ratio = cpu / was if was == was else float("nan")
+            target = TARGET_ADDED_MS[stream]
+            out.append(
+                f"| {WIRE_APIS[wire]} | {'stream' if stream else 'JSON'} | "
+                f"{_fmt(added)} (≤{target:g}){mark(added <= target if added == added else None)} | "
+                f"{_fmt(rps, 0)} | {_fmt(peer_rps, 0) if peer else peer_missing} | "
+                f"{_fmt(ratio, 1) + '×' if peer else '—'}"
+                f"{mark(ratio >= TARGET_RPS_RATIO if peer else None)} | {_fmt(cpu)} | "
+                f"{_fmt(was)} | {_fmt(cpu_ratio)}"
+                f"{mark(cpu_ratio <= TARGET_CPU_RATIO if cpu_ratio == cpu_ratio else None)} |")
+    return "\n".join(out)
+
+
 def render_tables(results: Results, args: argparse.Namespace, keys: list[str]) -> str:
     out: list[str] = []
     for wire in args.wires:
@@ -268,7 +341,8 @@ def render_tables(results: Results, args: argparse.Namespace, keys: list[str]) -
         upstream_api = WIRE_APIS[wire]
         for stream in (False, True):
             direct = results.samples.get((wire, "direct", stream), [])
-            title = "streaming (SSE)" if stream else "non-streaming"
+            title = ("streaming (event-stream frames)" if wire == "converse" else
+                     "streaming (SSE)") if stream else "non-streaming"
             out.append(
                 f"### `POST {path}` with tools, {title} — every hop speaks {upstream_api}\n"
             )
@@ -424,6 +498,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     p.add_argument("--no-write", action="store_true", help="print only; leave the doc alone")
     p.add_argument("--json", type=Path, help="also write the raw per-round samples here")
+    p.add_argument("--before", type=Path,
+                   help="an earlier run's --json file: its server CPU per request goes beside "
+                   "this run's in the targets table")
     p.add_argument("--startup-timeout", type=float, default=180.0)
     p.add_argument("--logs", type=Path, help="where server logs go (default: a temp dir)")
     return p.parse_args(argv)
@@ -463,14 +540,16 @@ def main(argv: list[str] | None = None) -> int:
         port = free_port()
         spec = {"anthropic": f"anthropic:{upstream}#{canned.MODEL}",
                 "openai": f"openai:{upstream}/v1#{canned.MODEL}",
-                "responses": f"openai-responses:{upstream}/v1#{canned.MODEL}"}[wire]
+                "responses": f"openai-responses:{upstream}/v1#{canned.MODEL}",
+                "converse": f"bedrock:{canned.MODEL}"}[wire]
         name = f"tooluse-{wire}" + (f"-w{workers}" if workers > 1 else "")
         servers[name] = ServerProcess(
             name,
             [py, "-m", "tooluse.cli", "serve", "--backend", spec, "--host", "127.0.0.1", "--port", str(port), "--api-key", PROXY_KEY, "--log-level", "warning",
              *(["--workers", str(workers)] if workers > 1 else [])],
             ready_url=f"http://127.0.0.1:{port}/", log_path=logs / f"{name}.log",
-            env=_clean_env({"ANTHROPIC_API_KEY": UPSTREAM_KEY, "OPENAI_API_KEY": UPSTREAM_KEY, "PYTHONUNBUFFERED": "1"}),
+            env=_clean_env({"ANTHROPIC_API_KEY": UPSTREAM_KEY, "OPENAI_API_KEY": UPSTREAM_KEY, "PYTHONUNBUFFERED": "1",
+                            **BEDROCK_ENV, "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": upstream}),
         )
         targets.append(Target(worker_key(workers), wire, Endpoint(f"http://127.0.0.1:{port}", wire, headers={"authorization": f"Bearer {PROXY_KEY}"}), servers[name], True))
 
@@ -493,6 +572,8 @@ def main(argv: list[str] | None = None) -> int:
             cwd=work,
         )
         for wire in args.wires:
+            if wire == "converse":  # LiteLLM's proxy does not serve the Converse API
+                continue
             model = canned.MODEL if wire == "anthropic" else f"{canned.MODEL}-openai"
             targets.append(Target("litellm", wire, Endpoint(f"http://127.0.0.1:{port}", wire, model=model, headers={"authorization": f"Bearer {PROXY_KEY}"}), servers["litellm"], True))
 
@@ -580,6 +661,14 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.rounds} interleaved rounds; figures are medians over rounds, errors are totals. "
         "Added = path − direct, per round. Server CPU = user+system CPU of the server's processes "
         "during the concurrent run ÷ requests (the upstream's own CPU is not included for proxies).",
+        "",
+        "### The targets (tooluse gateway → upstream)",
+        "",
+        "Added p50 = tooluse − direct to the same upstream; req/s against LiteLLM's in the same "
+        "run; server CPU per request against `--before` (an earlier run's `--json`). "
+        "✓ met, ✗ not met.",
+        "",
+        render_targets(results, args, read_before(args.before)),
         "",
         render_tables(results, args, keys),
         "Resident memory at the end (MiB): " + ", ".join(f"{k} {v:.0f}" for k, v in rss.items()) + ".",

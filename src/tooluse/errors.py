@@ -11,6 +11,8 @@
     ├── ConversionProblem (ValueError)      legacy XML value fits no type  codecs.legacy
     ├── ScriptExhausted (RuntimeError)      the script ran out          backends.scripted
     ├── MCPConnectionError (ConnectionError) an MCP server is unreachable  mcp
+    ├── AddressRefused (ValueError)         an MCP server's address not allowed  mcp.guard
+    ├── SearchError (ValueError)            a tool search's query cannot run  runner.tool_search
     ├── RunnerError                         the loop stopped before an answer  runner
     │   ├── MaxIterationsExceeded
     │   ├── ToolRetriesExhausted
@@ -19,6 +21,8 @@
     ├── BfclDataError (ValueError)          BFCL data missing or malformed  eval
     ├── UsageError (ValueError)             bad input to ``tooluse run``  cli.run
     ├── SdkMissing (ValueError)             OTEL_* asks for traces, no SDK  telemetry
+    ├── ConfigError (ValueError)            a broken gateway config  server.route_config
+    ├── SchemaVersionError (ValueError)     a store's schema this release cannot use  _migrations
     └── GatewayError                        an error to answer in the client's API  server
 
 (The first five and ``Cancelled`` are defined here, as errors that cross packages; each

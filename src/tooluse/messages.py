@@ -16,25 +16,47 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .server_specs import (
+    AppliedEdit,
+    ContextEdit,
+    MCPServerSpec,
+    ServerTools,
+    ToolFilter,
+    ToolSearchSpec,
+)
+
 __all__ = [
+    "SERVER_TOOL_BLOCKS",
+    "AppliedEdit",
     "CacheHint",
     "CallOrigin",
     "ContentBlock",
+    "ContextEdit",
     "ImageBlock",
     "JsonBlock",
+    "MCPApprovalBlock",
+    "MCPCallBlock",
+    "MCPListToolsBlock",
+    "MCPServerSpec",
     "Message",
     "Passthrough",
+    "PlacedMessage",
     "Reasoning",
     "RedactedThinkingBlock",
     "Request",
     "Response",
     "ResultPart",
     "Role",
+    "ServerTools",
     "StopReason",
     "TextBlock",
     "ThinkingBlock",
     "ToolChoice",
+    "ToolFilter",
+    "ToolReferenceBlock",
     "ToolResultBlock",
+    "ToolSearchBlock",
+    "ToolSearchSpec",
     "ToolSpec",
     "ToolUseBlock",
     "Usage",
@@ -228,7 +250,17 @@ class ToolUseBlock(_Model):
         return "model" if self.origin is None else self.origin.source
 
 
-ResultPart = Annotated[TextBlock | ImageBlock | JsonBlock, Field(discriminator="type")]
+class ToolReferenceBlock(_Model):
+    """A tool result's part that names a tool to load: a deferred tool (``ToolSpec.deferred``)
+    named here is offered to the model from then on (Messages ``tool_reference``, what a
+    client's own tool search returns)."""
+
+    type: Literal["tool_reference"] = "tool_reference"
+    name: str
+
+
+ResultPart = Annotated[TextBlock | ImageBlock | JsonBlock | ToolReferenceBlock,
+                       Field(discriminator="type")]
 
 
 class ToolResultBlock(_Model):
@@ -256,9 +288,75 @@ class ToolResultBlock(_Model):
         return "\n".join(parts)
 
 
+class ToolSearchBlock(_Model):
+    """A search of the request's deferred tools that the server ran for the model within
+    its turn, call and result in one (Messages ``server_tool_use`` with its
+    ``tool_search_tool_result``, Responses ``tool_search_call`` with its
+    ``tool_search_output``).
+
+    ``name`` is the search tool the model called, ``input`` what it wrote (``{"query":
+    ...}``), ``found`` the names of the tools found, best first: they are loaded from here
+    on. ``error``: why the search failed (an error code such as ``invalid_tool_input``),
+    None when it ran."""
+
+    type: Literal["tool_search"] = "tool_search"
+    id: str
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    found: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+class MCPCallBlock(_Model):
+    """A call of an MCP server's tool that the server made for the model within its turn,
+    call and result in one (Messages ``mcp_tool_use`` with its ``mcp_tool_result``,
+    Responses ``mcp_call``).
+
+    ``server`` is the MCP server's name (its label), ``name`` the tool's name on that
+    server. ``content`` is the tool's result, None while the call waits for the user's
+    approval (a Responses ``mcp_approval_request``, answered by an
+    :class:`MCPApprovalBlock`); ``approval_request_id`` names the request a call was
+    approved by."""
+
+    type: Literal["mcp_call"] = "mcp_call"
+    id: str
+    server: str
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    content: list[ResultPart] | None = None
+    is_error: bool = False
+    approval_request_id: str | None = None
+
+
+class MCPListToolsBlock(_Model):
+    """The tools an MCP server listed when the server connected to it for the model
+    (Responses ``mcp_list_tools``): each a dict of ``name``, ``description``,
+    ``input_schema`` and ``annotations``; ``error`` when listing failed."""
+
+    type: Literal["mcp_list_tools"] = "mcp_list_tools"
+    id: str
+    server: str
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    error: str | None = None
+
+
+class MCPApprovalBlock(_Model):
+    """The user's answer, in a user turn, to an MCP call waiting for approval (Responses
+    ``mcp_approval_response``): ``request_id`` is that :class:`MCPCallBlock`'s id."""
+
+    type: Literal["mcp_approval"] = "mcp_approval"
+    request_id: str
+    approve: bool
+    reason: str | None = None
+
+
+#: The blocks of tools the server runs itself within a turn (never the client).
+SERVER_TOOL_BLOCKS = (ToolSearchBlock, MCPCallBlock, MCPListToolsBlock, MCPApprovalBlock)
+
 ContentBlock = Annotated[
     TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock
-    | RedactedThinkingBlock,
+    | RedactedThinkingBlock | ToolSearchBlock | MCPCallBlock | MCPListToolsBlock
+    | MCPApprovalBlock,
     Field(discriminator="type"),
 ]
 
@@ -299,6 +397,12 @@ class ToolSpec(_Model):
     strict: bool = False
     #: A prompt-cache breakpoint after this tool (:class:`CacheHint`).
     cache: CacheHint | None = None
+    #: Loaded only when something loads it (Messages and Responses ``defer_loading``): a
+    #: tool search's result, or a :class:`ToolReferenceBlock` in a tool result; until then
+    #: it is not offered to the model.
+    deferred: bool = False
+    #: Example inputs of the tool (Messages ``input_examples``), shown to the model with it.
+    input_examples: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class ToolChoice(_Model):
@@ -321,15 +425,33 @@ class ToolChoice(_Model):
         return self
 
 
+class PlacedMessage(_Model):
+    """A message of the client's conversation that the neutral one holds only in part (a
+    mid-conversation system message: its text joins :attr:`Request.system`), kept verbatim
+    with where it stood, so an upstream of the same API gets it back in its place.
+
+    It stood before block ``block`` of ``Request.messages[turn]`` (``block`` may be that
+    turn's length: right after it; ``turn`` may be the number of turns: at the end).
+    ``system`` is how many blocks it added to the end of :attr:`Request.system` (none for
+    one no longer shown); an encoder that puts it back takes those out again.
+    """
+
+    turn: int = Field(ge=0)
+    block: int = Field(ge=0)
+    body: dict[str, Any]
+    system: int = Field(default=0, ge=0)
+
+
 class Passthrough(_Model):
     """What a client's request holds that the neutral model does not carry, kept verbatim for
     a backend that speaks that same API upstream (and ignored by every other backend).
 
     ``api`` names the wire API (a codec's ``TARGET``); ``fields`` are top-level request
     fields, ``tools`` whole tool definitions (server tools), ``tool_fields`` the extra fields
-    of a neutral tool by its name, ``headers`` HTTP headers (a beta header). ``required``
-    lists the fields a backend that cannot forward them must refuse rather than ignore
-    (a server tool cannot be left out silently: the model would answer without it).
+    of a neutral tool by its name, ``headers`` HTTP headers (a beta header), ``messages``
+    the messages kept in their place (:class:`PlacedMessage`). ``required`` lists the fields
+    a backend that cannot forward them must refuse rather than ignore (a server tool cannot
+    be left out silently: the model would answer without it).
     """
 
     api: str
@@ -337,7 +459,11 @@ class Passthrough(_Model):
     tools: list[dict[str, Any]] = Field(default_factory=list)
     tool_fields: dict[str, dict[str, Any]] = Field(default_factory=dict)
     headers: dict[str, str] = Field(default_factory=dict)
+    messages: list[PlacedMessage] = Field(default_factory=list)
     required: list[str] = Field(default_factory=list)
+    #: The names of all the request's tools in the client's order (server tools among
+    #: them), for an upstream of that API to get them in that order.
+    tool_order: list[str] = Field(default_factory=list)
 
 
 class Reasoning(_Model):
@@ -387,6 +513,10 @@ class Request(_Model):
     response_schema: dict[str, Any] | None = None
     #: What the client asks of the model's reasoning; None: the API's default (no thinking).
     reasoning: Reasoning | None = None
+    #: Tools the server runs for the model (a tool search, MCP servers); None: none.
+    server_tools: ServerTools | None = None
+    #: Edits the server makes to the history before the model sees it.
+    context_edits: list[ContextEdit] = Field(default_factory=list)
     passthrough: Passthrough | None = None
 
     @field_validator("system", mode="before")
@@ -403,8 +533,10 @@ class Request(_Model):
         return "\n\n".join(b.text for b in self.system)
 
 
+#: ``pause_turn``: the server paused a turn in which it ran tools for the model (it reached
+#: its limit of server-side turns); sent back as it is, the turn goes on.
 StopReason = Literal[
-    "end_turn", "tool_use", "max_tokens", "stop_sequence", "content_filtered"
+    "end_turn", "tool_use", "max_tokens", "stop_sequence", "content_filtered", "pause_turn"
 ]
 
 
@@ -420,6 +552,9 @@ class Usage(_Model):
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cache_creation_by_ttl: dict[str, int] = Field(default_factory=dict)
+    #: Requests of tools the server ran within the call, by kind (``tool_search``,
+    #: ``mcp_call``, an upstream's ``web_search``...).
+    server_tool_requests: dict[str, int] = Field(default_factory=dict)
 
     @property
     def prompt_tokens(self) -> int:
@@ -436,6 +571,8 @@ class Response(_Model):
     stop_reason: StopReason | None = None
     stop_sequence: str | None = None
     usage: Usage = Field(default_factory=Usage)
+    #: The request's context edits as applied (None: it asked for none).
+    applied_edits: list[AppliedEdit] | None = None
 
     @property
     def tool_uses(self) -> list[ToolUseBlock]:

@@ -21,16 +21,21 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import BackendError, WireFormatError
 from .messages import (
+    AppliedEdit,
+    MCPCallBlock,
+    MCPListToolsBlock,
     RedactedThinkingBlock,
     Response,
     StopReason,
     TextBlock,
     ThinkingBlock,
+    ToolSearchBlock,
     ToolUseBlock,
     Usage,
 )
 
 __all__ = [
+    "WHOLE_BLOCKS",
     "Accumulator",
     "BlockStart",
     "BlockStop",
@@ -50,6 +55,7 @@ __all__ = [
     "merge_usage",
     "terminated",
     "tool_input",
+    "without_blocks",
 ]
 
 
@@ -62,16 +68,21 @@ class MessageStart(_Event):
     id: str = ""
     model: str | None = None
     usage: Usage = Field(default_factory=Usage)
+    #: The request's context edits as the server applied them, before the model ran.
+    applied_edits: list[AppliedEdit] | None = None
 
 
-_Block = TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock
+_Block = (TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock | ToolSearchBlock
+          | MCPCallBlock | MCPListToolsBlock)
+#: The blocks that arrive whole in their :class:`BlockStart` (no deltas).
+WHOLE_BLOCKS = (RedactedThinkingBlock, ToolSearchBlock, MCPCallBlock, MCPListToolsBlock)
 
 
 class BlockStart(_Event):
     """A content block begins. For a tool call, ``block.input`` is ``{}``: the input
     arrives as :class:`ToolInputDelta` JSON fragments. A thinking block starts empty and
-    fills from :class:`ThinkingDelta` and :class:`SignatureDelta`; a redacted one arrives
-    whole in its start."""
+    fills from :class:`ThinkingDelta` and :class:`SignatureDelta`; a redacted one, and the
+    blocks of tools the server ran (:data:`WHOLE_BLOCKS`), arrive whole in their start."""
 
     type: Literal["block_start"] = "block_start"
     index: int
@@ -155,6 +166,8 @@ class MessageDelta(_Event):
     stop_reason: StopReason | None = None
     stop_sequence: str | None = None
     usage: Usage = Field(default_factory=Usage)
+    #: Context edits an upstream reports at the end (Messages ``message_delta``).
+    applied_edits: list[AppliedEdit] | None = None
 
 
 class MessageStop(_Event):
@@ -190,7 +203,7 @@ class Accumulator:
             block = self.response.content[self._index_map[index]]
         except KeyError:
             raise WireFormatError(f"delta for content block {index} that never started") from None
-        assert isinstance(block, (TextBlock, ToolUseBlock, ThinkingBlock, RedactedThinkingBlock))
+        assert isinstance(block, (TextBlock, ToolUseBlock, ThinkingBlock, *WHOLE_BLOCKS))
         return block
 
     def add(self, event: StreamEvent) -> None:
@@ -198,6 +211,8 @@ class Accumulator:
         if isinstance(event, MessageStart):
             r.id, r.model = event.id, event.model
             r.usage = event.usage.model_copy(deep=True)
+            if event.applied_edits is not None:
+                r.applied_edits = [e.model_copy() for e in event.applied_edits]
         elif isinstance(event, BlockStart):
             if event.index in self._index_map:
                 raise WireFormatError(f"content block {event.index} started twice")
@@ -238,6 +253,8 @@ class Accumulator:
             r.stop_reason = event.stop_reason
             r.stop_sequence = event.stop_sequence
             r.usage = merge_usage(r.usage, event.usage)
+            if event.applied_edits is not None:
+                r.applied_edits = [e.model_copy() for e in event.applied_edits]
 
     def _finish_block(self, index: int, *, complete: bool) -> None:
         block = self._block(index)
@@ -365,6 +382,27 @@ def _well_formed(events: Iterable[StreamEvent],
         raise broken[0]
 
 
+def without_blocks(events: Iterable[StreamEvent], kinds: tuple[type, ...]
+                   ) -> Iterator[StreamEvent]:
+    """The events without the content blocks of the types ``kinds`` (their start, deltas
+    and stop), the blocks after them renumbered so indices stay contiguous: for a wire
+    format that has no form for those blocks."""
+    renumber: dict[int, int] = {}
+    dropped: set[int] = set()
+    for event in events:
+        if isinstance(event, BlockStart):
+            if isinstance(event.block, kinds):
+                dropped.add(event.index)
+                continue
+            renumber[event.index] = len(renumber)
+        index = getattr(event, "index", None)
+        if index is None:
+            yield event
+        elif index not in dropped:
+            new = renumber.get(index, index)
+            yield event if new == index else event.model_copy(update={"index": new})
+
+
 def accumulate(events: Iterable[StreamEvent]) -> Response:
     acc = Accumulator()
     for event in events:
@@ -392,6 +430,7 @@ def events_from_response(response: Response, *, chunk_size: int = 0) -> Iterator
         id=response.id,
         model=response.model,
         usage=response.usage.model_copy(update={"output_tokens": 0}, deep=True),
+        applied_edits=response.applied_edits,
     )
     for index, block in enumerate(response.content):
         if isinstance(block, TextBlock):
@@ -412,8 +451,8 @@ def events_from_response(response: Response, *, chunk_size: int = 0) -> Iterator
                     yield ThinkingDelta(index=index, text=piece, summary=number)
             if block.signature is not None:
                 yield SignatureDelta(index=index, signature=block.signature)
-        elif isinstance(block, RedactedThinkingBlock):
-            yield BlockStart(index=index, block=block.model_copy())
+        elif isinstance(block, WHOLE_BLOCKS):
+            yield BlockStart(index=index, block=block.model_copy(deep=True))
         else:
             raise WireFormatError(f"a response cannot hold a {block.type} block", ("content", index))
         yield BlockStop(index=index)

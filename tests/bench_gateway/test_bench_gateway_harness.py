@@ -21,6 +21,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "gateway"
 sys.path.insert(0, str(BENCH))
 
 import canned  # noqa: E402
+import canned_converse  # noqa: E402
 import canned_responses  # noqa: E402
 import loadgen  # noqa: E402
 import procs  # noqa: E402
@@ -135,11 +136,16 @@ def test_upstream_routes_and_counts() -> None:
     status, ctype, frames = up.answer(
         "POST", "/v1/responses", json.dumps(canned_responses.responses_request("x")).encode())
     assert status == 200 and json.loads(frames)["output"][1]["name"] == canned.TOOL_NAME
-    assert up.served == {"anthropic": 1, "openai": 1, "responses": 1}
+    status, ctype, frames = up.answer(
+        "POST", "/model/x/converse-stream", json.dumps(canned_converse.converse_request("x")).encode())
+    assert status == 200 and ctype == "application/vnd.amazon.eventstream"
+    assert loadgen.check_body("converse", True, 200, b"".join(frames)) is None
+    assert up.served == {"anthropic": 1, "openai": 1, "responses": 1, "converse": 1}
     assert up.answer("POST", "/v1/messages", b"[1]")[0] == 400
     assert up.answer("POST", "/v1/messages", b'{"model": "x"}')[0] == 400  # no tools
     assert up.answer("POST", "/nope", b"{}")[0] == 404
-    assert up.served == {"anthropic": 1, "openai": 1, "responses": 1}
+    assert up.answer("POST", "/model/x/converse", b'{"messages": []}')[0] == 400  # no tools
+    assert up.served == {"anthropic": 1, "openai": 1, "responses": 1, "converse": 1}
 
 
 # -- the upstream over HTTP, read by the official SDKs -------------------------------------------
@@ -284,7 +290,7 @@ def test_run_end_to_end_on_the_direct_path(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_run_end_to_end_through_the_tooluse_gateway(tmp_path: Path) -> None:
-    """Both tooluse paths, all three wire formats, JSON and SSE: every answer must carry the tool
+    """Both tooluse paths, all four wire formats, JSON and streamed: every answer must carry the tool
     call intact (the load generator checks each one) and the upstream must see every request."""
     pytest.importorskip("uvicorn")
     out = subprocess.run(
@@ -297,7 +303,8 @@ def test_run_end_to_end_through_the_tooluse_gateway(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr[-3000:]
     rows = [line for line in out.stdout.splitlines() if line.startswith("| tooluse gateway")]
-    assert len(rows) == 12, out.stdout  # 2 paths x 3 wires x (json, stream)
+    assert len(rows) == 16, out.stdout  # 2 paths x 4 wires x (json, stream)
+    assert "### The targets" in out.stdout and "| Bedrock Converse | stream |" in out.stdout
     assert all("| 0 / " in row for row in rows), out.stdout
     assert "Problems seen" not in out.stdout, out.stdout
 

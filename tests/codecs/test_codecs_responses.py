@@ -156,7 +156,8 @@ def test_server_tools_other_than_web_search_are_required() -> None:
     req = codec.decode_request({"model": "m", "input": "x", "tools": [
         {"type": "file_search", "vector_store_ids": ["v"]}, {"type": "web_search_preview"}]})
     assert req.passthrough is not None
-    assert req.passthrough.required == ["tools.0: file_search"]
+    assert req.passthrough.required == [
+        "tools.0: file_search: OpenAI searches your vector stores for the model"]
 
 
 def test_input_file_text_is_carried_as_text() -> None:

@@ -38,6 +38,16 @@ def build_app() -> Any:
             raise ToolError(f"unknown item {item!r}")
         return {"item": item, "count": counts[item]}
 
+    @sdk.resource("notes://today", mime_type="text/plain")
+    def today() -> str:
+        """Today's notes."""
+        return "buy pears"
+
+    @sdk.prompt()
+    def review(code: str) -> str:
+        """Ask for a code review."""
+        return f"Please review this code:\n{code}"
+
     app = sdk.streamable_http_app()
 
     async def require_token(scope: Any, receive: Any, send: Any) -> None:
@@ -114,3 +124,22 @@ def test_server_gone_mid_session_is_an_error_result_at_once() -> None:
         assert time.monotonic() - started < 10  # not the 30 s timeout
         assert gone.is_error
         assert gone.text().startswith("MCP server inventory: tool 'stock' failed: ")
+
+
+def test_resources_and_prompts(url: str) -> None:
+    from tooluse.mcp import MCPPromptArgument
+    from tooluse.messages import Message, TextBlock
+
+    with MCPServer(url, headers={"X-Api-Key": TOKEN}) as inventory:
+        (resource,) = inventory.list_resources()
+        assert (resource.uri, resource.name, resource.mime_type) == (
+            "notes://today", "today", "text/plain")
+        assert inventory.read_resource("notes://today") == [TextBlock(text="buy pears")]
+        (prompt,) = inventory.list_prompts()
+        assert prompt.name == "review" and prompt.description == "Ask for a code review."
+        assert prompt.arguments == [MCPPromptArgument(name="code", required=True)]
+        assert inventory.get_prompt("review", {"code": "x = 1"}) == [
+            Message(role="user", content="Please review this code:\nx = 1")]
+        with pytest.raises(MCPConnectionError, match="could not read resource 'notes://nope'"):
+            inventory.read_resource("notes://nope")
+        assert anyio.run(inventory.alist_prompts)[0].name == "review"

@@ -374,3 +374,33 @@ def test_a_forced_call_repeating_the_conversation_is_returned_not_dropped() -> N
                                        "GM trades at 38.50.")).complete(Request(
         messages=history, tools=[TICKER, PRICE], tool_choice=ToolChoice(type="auto")))
     assert not text.tool_uses and text.text() == "GM trades at 38.50."
+
+
+def test_deferred_tools_stay_out_of_the_prompt_until_loaded() -> None:
+    """A deferred tool (defer_loading) is in a text model's prompt only once the history
+    loads it: a tool reference in a result (a client's own tool search) or a search."""
+    from tooluse.messages import Request, ToolReferenceBlock, ToolResultBlock, ToolSpec, ToolUseBlock
+    from tooluse.prompting.text_prompt import build_text_prompt
+
+    spec = {"type": "object", "properties": {"q": {"type": "string"}}}
+    tools = [ToolSpec(name="ToolSearch", input_schema=spec),
+             ToolSpec(name="DeferredToolPlaceholder", input_schema=spec, deferred=True),
+             ToolSpec(name="get_weather", input_schema=spec, deferred=True)]
+    request = Request(messages=[{"role": "user", "content": "weather?"}], tools=tools)  # type: ignore[list-item]
+    seen: list[Request] = []
+
+    class Recorder(PromptToolsBackend):
+        def _prompt(self, request: Request) -> Any:
+            seen.append(request)
+            return build_text_prompt(request)
+
+    backend = Recorder(FakeText("fine", "fine"), grammar=False)
+    backend.complete(request)
+    assert [t.name for t in seen[-1].tools] == ["ToolSearch"]
+    loaded = request.model_copy(update={"messages": [
+        *request.messages,
+        Message(role="assistant", content=[ToolUseBlock(id="t", name="ToolSearch", input={})]),
+        Message(role="user", content=[ToolResultBlock(
+            tool_use_id="t", content=[ToolReferenceBlock(name="get_weather")])])]})
+    backend.complete(loaded)
+    assert [t.name for t in seen[-1].tools] == ["ToolSearch", "get_weather"]

@@ -13,6 +13,10 @@ from tooluse.backends.scripted import ScriptedBackend
 from tooluse.messages import Request, Response, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from tooluse.server import ServerThread, create_app
 
+# every gateway the tests start records its traffic; a `client` test fails on a 4xx the
+# policy does not explain (tests/server/recording.py)
+from recording import _client_traffic  # noqa: F401, E402
+
 
 def _value_for(schema: dict[str, Any], text: str) -> Any:
     kind = schema.get("type")
@@ -118,7 +122,7 @@ def tools() -> list[dict[str, Any]]:
 @pytest.fixture(scope="session")
 def scripted_model_fn() -> Any:
     """:func:`scripted_model` for tests that build their own backend around it (importing
-    ``conftest`` by name is ambiguous: tests/legacy has one too)."""
+    ``conftest`` by name is ambiguous: tests/codecs/legacy has one too)."""
     return scripted_model
 
 

@@ -226,3 +226,23 @@ def test_a_plain_urllib_client_reads_the_413_of_a_40_mb_body(srv: ServerThread, 
     assert info.value.code == 413
     error = json.loads(info.value.read())
     assert error["error"]["type"] == "request_too_large" and "too large" in error["error"]["message"]
+
+
+def test_compact_json_out_is_jsons_value_whatever_orjson_cannot_write() -> None:
+    """server/encoding.py writes compact JSON with orjson where installed; where orjson
+    would write another value or refuse (NaN as null, a lone surrogate, a 70-bit integer, an
+    integer key), the bytes are json's, as before."""
+    import json
+    import math
+
+    from tooluse.server.encoding import json_bytes
+
+    compact = {"separators": (",", ":")}
+    for value in [{"a": [1, 2.5, None, True], "t": "é\n"}, {"big": 2**70, "k": {1: "x"}},
+                  {"f": 1e-7, "g": -0.0}]:
+        assert json.loads(json_bytes(value, **compact)) == json.loads(
+            json.dumps(value, separators=(",", ":")))
+    assert json_bytes({"n": float("nan"), "x": None}, **compact) == b'{"n":NaN,"x":null}'
+    assert json_bytes({"s": "\ud800"}, **compact) == b'{"s":"\\ud800"}'
+    with pytest.raises(ValueError):  # a response body: not JSON, refused as before
+        json_bytes({"n": math.inf}, allow_nan=False, **compact)

@@ -22,6 +22,9 @@ from tooluse.backends.openai import OpenAIBackend
 from tooluse.backends.scripted import ScriptedBackend
 from tooluse.server import ServerThread, create_app
 
+# a real client: a 4xx the policy does not explain fails the test (recording.py)
+pytestmark = pytest.mark.client
+
 
 @pytest.fixture(scope="module")
 def inner(scripted_model_fn: Any) -> Iterator[ServerThread]:
@@ -50,6 +53,7 @@ def backends(url: str) -> dict[str, Backend]:
     }
 
 
+@pytest.mark.provokes_4xx(429, "slow down")
 @pytest.mark.parametrize("upstream", ["anthropic", "openai", "bedrock"])
 def test_messages_sdk_through_each_remote_backend(inner: ServerThread, upstream: str, tools: list[dict[str, Any]]) -> None:
     with ServerThread(create_app(backends(inner.url)[upstream])) as outer:
@@ -85,6 +89,7 @@ def test_openai_streaming_through_remote_backend(inner: ServerThread, upstream: 
         assert json.loads(args) == {"location": "Lagos", "days": 5}
 
 
+@pytest.mark.provokes_4xx(429, "slow down")
 def test_converse_stream_through_anthropic_backend(inner: ServerThread, tools: list[dict[str, Any]]) -> None:
     with ServerThread(create_app(backends(inner.url)["anthropic"])) as outer:
         client = boto3.client("bedrock-runtime", region_name="us-east-1", endpoint_url=outer.url,

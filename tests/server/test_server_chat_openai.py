@@ -12,6 +12,9 @@ from tooluse.backends.scripted import ScriptedBackend
 from tooluse.errors import BackendError
 from tooluse.server import ServerThread, create_app
 
+# a real client: a 4xx the policy does not explain fails the test (recording.py)
+pytestmark = pytest.mark.client
+
 
 def oa_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"type": "function", "function": {"name": t["name"], "description": t["description"],
@@ -105,6 +108,9 @@ def test_streaming_text_with_sdk_helper(server: ServerThread) -> None:
     assert final.choices[0].message.content == "echo: hello"
 
 
+@pytest.mark.provokes_4xx(401, "invalid API key")
+@pytest.mark.provokes_4xx(400, "tools.0.function.name")
+@pytest.mark.provokes_4xx(429, "slow")
 def test_errors_in_openai_shape(tools: list[dict[str, Any]]) -> None:
     backend = ScriptedBackend([BackendError("slow", kind="rate_limit")])
     with ServerThread(create_app(backend, api_keys=["good"])) as srv:

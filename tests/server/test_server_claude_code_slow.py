@@ -1,11 +1,16 @@
-"""Claude Code, the current CLI from npm, unchanged but for ANTHROPIC_BASE_URL, against the
+"""Claude Code, the newest CLI from npm, unchanged but for ANTHROPIC_BASE_URL, against the
 gateway: a scripted answer, a scripted tool turn through one of its own tools (Read), the
 local model's clean 400 for a prompt over its context, and its thinking through the gateway
-to a fake Anthropic upstream.
+to a fake Anthropic upstream, its per-turn ``output_config`` reaching the upstream as sent.
+
+Every request it makes goes through the recording proxy (recording.py): a 4xx the policy
+does not explain fails the test even when Claude Code works around it (it resends without
+a beta or a field), and its first request must be answered at once.
 
 The CLI is installed into a temporary prefix (skipped with the reason when node/npm are
-missing or the registry cannot be reached). It runs with a throw-away HOME, a dummy key and
-every switch that stops it from calling anything but the gateway on 127.0.0.1.
+missing or the registry cannot be reached): the newest release, or
+``TOOLUSE_CLAUDE_CODE_VERSION``. It runs with a throw-away HOME, a dummy key and every
+switch that stops it from calling anything but the gateway on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -18,11 +23,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from recording import LOG
 
 from tooluse.server import ServerThread, create_app
 
-pytestmark = pytest.mark.slow
+# a real client: a 4xx the policy does not explain fails the test (recording.py)
+pytestmark = [pytest.mark.slow, pytest.mark.client]
 
+VERSION = os.environ.get("TOOLUSE_CLAUDE_CODE_VERSION", "latest")
 _QUIET = {
     "DISABLE_TELEMETRY": "1",
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
@@ -41,7 +49,7 @@ def claude(tmp_path_factory: pytest.TempPathFactory) -> Path:
     try:
         done = subprocess.run(
             [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
-             "@anthropic-ai/claude-code"],
+             f"@anthropic-ai/claude-code@{VERSION}"],
             capture_output=True, text=True, timeout=600, check=False,
         )
     except subprocess.TimeoutExpired:
@@ -53,23 +61,47 @@ def claude(tmp_path_factory: pytest.TempPathFactory) -> Path:
                              timeout=60, check=False)
     if version.returncode != 0:
         pytest.skip(f"the installed Claude Code does not run here: {version.stderr.strip()[-300:]}")
+    print(f"Claude Code {version.stdout.strip()}")  # which release this run tested (pytest -s)
     return binary
 
 
-def run_claude(binary: Path, url: str, workdir: Path, prompt: str, *extra: str) -> subprocess.CompletedProcess[str]:
+def first_request_answered(request: pytest.FixtureRequest, path: str = "/v1/messages") -> Any:
+    """Claude Code's first request of the test, which must have been answered 200: no 4xx it
+    would work around by resending without a beta or a field."""
+    first = next(e for e in LOG.of(request.node.nodeid) if e.path == path)
+    assert first.status == 200, f"first request answered {first.status}: {first.error}"
+    return first
+
+
+def run_claude(binary: Path, url: str, workdir: Path, prompt: str, *extra: str,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     home = workdir / "home"
     home.mkdir(exist_ok=True)
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "ANTHROPIC_BASE_URL": url,
-           "ANTHROPIC_API_KEY": "dummy-key", **_QUIET}
+           "ANTHROPIC_API_KEY": "dummy-key", **_QUIET, **(env or {})}
     return subprocess.run([str(binary), "-p", prompt, *extra], cwd=workdir, env=env,
                           capture_output=True, text=True, timeout=240, check=False)
 
 
-def test_claude_code_prints_the_scripted_answer(claude: Path, tmp_path: Path) -> None:
-    with ServerThread(create_app("scripted:Hello from the tooluse gateway.")) as srv:
+def test_claude_code_prints_the_scripted_answer(claude: Path, tmp_path: Path,
+                                                request: pytest.FixtureRequest) -> None:
+    app = create_app("scripted:Hello from the tooluse gateway.")
+    backend: Any = app.state.gateway.backend
+    with ServerThread(app) as srv:
         done = run_claude(claude, srv.url, tmp_path, "say hello")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == "Hello from the tooluse gateway."
+    first = first_request_answered(request)
+    # its per-turn statements (a system message carrying output_config, under the
+    # per-turn-control beta) were taken, not refused and resent without them
+    sent = [m for m in first.body["messages"] if m["role"] == "system"]
+    if "per-turn-control" in first.headers.get("anthropic-beta", ""):
+        assert any("output_config" in m for m in sent), sent
+    effort = next((m["output_config"].get("effort") for m in reversed(sent)
+                   if m.get("output_config", {}).get("effort")), None)
+    seen = backend.requests[0]
+    if effort is not None and seen.reasoning is not None:
+        assert seen.reasoning.effort == effort  # the per-turn effort is the request's
 
 
 def test_claude_code_runs_a_scripted_tool_turn(claude: Path, tmp_path: Path) -> None:
@@ -115,10 +147,11 @@ def test_claude_code_shows_the_local_models_context_error(claude: Path, tmp_path
 
 
 def test_claude_code_thinks_through_the_gateway_to_an_anthropic_upstream(
-    claude: Path, tmp_path: Path
+    claude: Path, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     """Claude Code's own requests (``thinking: adaptive``, ``context_management``, the
-    ``interleaved-thinking`` beta, its ``cache_control`` breakpoints) reach a fake Anthropic
+    ``interleaved-thinking`` and ``per-turn-control`` betas, its system messages with their
+    per-turn ``output_config``, its ``cache_control`` breakpoints) reach a fake Anthropic
     upstream as Claude Code sent them, its tool loop sends the upstream's signed thinking
     block back on the next turn, and the upstream's cache counts reach it."""
     import httpx2
@@ -187,9 +220,16 @@ def test_claude_code_thinks_through_the_gateway_to_an_anthropic_upstream(
     # the upstream's cache reads reached Claude Code's own usage
     assert result["usage"]["cache_read_input_tokens"] >= CACHE_COUNTS["cache_read_input_tokens"]
     assert len(upstream) == len(sent) >= 2
+    first_request_answered(request)
     for client, (body, headers) in zip(sent, upstream, strict=True):
         assert body["thinking"] == client["thinking"]
         assert body.get("context_management") == client.get("context_management")
+        assert body.get("output_config") == client.get("output_config")
+        # every system message (per-turn output_config and all) as sent, in its place
+        assert system_messages(body) == system_messages(client)
+    assert any("output_config" in m for c in sent for _, m in system_messages(c))
+    betas = [h.get("anthropic-beta", "") for _, h in upstream]
+    assert any("per-turn-control" in b for b in betas), betas
     thinking = [c["thinking"] for c in sent]
     assert {"type": "adaptive"} in thinking or any(t.get("type") == "adaptive" for t in thinking)
     assert any("interleaved-thinking" in h.get("anthropic-beta", "") for _, h in upstream)
@@ -206,6 +246,11 @@ def test_claude_code_thinks_through_the_gateway_to_an_anthropic_upstream(
     # every cache_control breakpoint Claude Code set reached the upstream on the same block
     assert any(breakpoints(c) for c in sent)
     assert [breakpoints(c) for c in sent] == [breakpoints(b) for b, _ in upstream]
+
+
+def system_messages(body: dict[str, Any]) -> list[tuple[int, Any]]:
+    """The ``role: "system"`` messages of a Messages body, with their place."""
+    return [(i, m) for i, m in enumerate(body["messages"]) if m["role"] == "system"]
 
 
 #: What the fake upstream says it read from and wrote to its prompt cache, each turn.
@@ -232,3 +277,52 @@ def breakpoints(body: dict[str, Any]) -> list[tuple[str, str, str, Any]]:
     for message in body["messages"]:
         visit("messages", message["content"])
     return found
+
+
+
+def test_claude_code_tool_search_loads_deferred_mcp_tools(claude: Path, tmp_path: Path) -> None:
+    """Claude Code with an MCP server and its tool search on (ENABLE_TOOL_SEARCH) sends the
+    server's tools with ``defer_loading`` behind its own ToolSearch (and a
+    ``DeferredToolPlaceholder``). The model behind the gateway is offered none of them until
+    ToolSearch's result loads one (its ``tool_reference``); then it calls the MCP tool,
+    Claude Code runs it on the server, and answers."""
+    import sys
+
+    from tooluse.backends.scripted import ScriptedBackend
+    from tooluse.messages import Request, Response, ToolUseBlock
+
+    wanted = "mcp__misc__get_current_time"
+
+    def model(request: Request) -> Response | str:
+        names = [t.name for t in request.tools]
+        called = {b.name for m in request.messages for b in m.content if b.type == "tool_use"}
+        if wanted in names and wanted not in called:
+            return Response(content=[ToolUseBlock(id="toolu_t2", name=wanted,
+                                                  input={"timezone": "Europe/Oslo"})],
+                            stop_reason="tool_use")
+        if "ToolSearch" in names and not called:
+            return Response(content=[ToolUseBlock(id="toolu_t1", name="ToolSearch",
+                                                  input={"query": f"select:{wanted}"})],
+                            stop_reason="tool_use")
+        results = [b for b in request.messages[-1].content if b.type == "tool_result"]
+        return "Answer: " + " | ".join(r.text() for r in results)  # type: ignore[union-attr]
+
+    server = Path(__file__).resolve().parents[1] / "mcp" / "misc_server.py"
+    config = {"mcpServers": {"misc": {"command": sys.executable, "args": [str(server)]}}}
+    backend = ScriptedBackend(model)
+    with ServerThread(create_app(backend)) as srv:
+        done = run_claude(claude, srv.url, tmp_path, "what time is it in Oslo?",
+                          "--mcp-config", json.dumps(config), "--allowedTools", wanted,
+                          env={"ENABLE_TOOL_SEARCH": "true"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    first = backend.requests[0]
+    sent_deferred = [n for n, f in (first.passthrough.tool_fields if first.passthrough else {}
+                                    ).items() if f.get("defer_loading")]
+    if not sent_deferred:
+        pytest.skip("this Claude Code sends no deferred tools (ENABLE_TOOL_SEARCH=true)")
+    assert "DeferredToolPlaceholder" in sent_deferred
+    assert not any(t.deferred for r in backend.requests for t in r.tools)
+    assert "DeferredToolPlaceholder" not in [t.name for r in backend.requests for t in r.tools]
+    assert wanted not in [t.name for t in first.tools]
+    assert wanted in [t.name for t in backend.requests[-1].tools]
+    assert done.stdout.strip() == 'Answer: {"result":"misc clock: 12:00 in Europe/Oslo"}'

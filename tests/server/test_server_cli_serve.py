@@ -91,6 +91,8 @@ def test_serve_over_tls(tls_cert: tuple[str, str, str]) -> None:
     [
         (["--ssl-certfile", "/nonexistent/cert.pem"], "--ssl-certfile: no such file"),
         (["--ssl-keyfile", "/nonexistent/key.pem"], "--ssl-keyfile needs --ssl-certfile"),
+        (["--server-tool-turns", "0"], "--server-tool-turns must be a positive integer"),
+        (["--server-tool-timeout", "-1"], "--server-tool-timeout must be > 0 seconds"),
     ],
 )
 def test_serve_rejects_bad_tls_options(args: list[str], message: str) -> None:

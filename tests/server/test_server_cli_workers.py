@@ -121,9 +121,14 @@ def gateway(tmp_path: Path) -> Iterator[tuple[int, set[int]]]:
 
 
 def test_requests_are_answered_by_two_worker_processes(gateway: tuple[int, set[int]]) -> None:
+    """Requests 8 at a time until both workers have answered some (up to 400): on an idle
+    machine the kernel may hand one worker every connection of a sequential client (40 in a
+    row went to one worker once), which would leave the claim untested, not false."""
+    from concurrent.futures import ThreadPoolExecutor
+
     port, workers = gateway
-    served: dict[int, int] = {}
-    for k in range(40):
+
+    def one(k: int) -> int:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         try:
             answer = _post(conn, "/v1/messages", {
@@ -132,12 +137,19 @@ def test_requests_are_answered_by_two_worker_processes(gateway: tuple[int, set[i
                 "messages": [{"role": "user", "content": f"Weather in Paris? ({k})"}]})
             assert answer["content"][0] == {"type": "tool_use", "id": answer["content"][0]["id"],
                                             "name": "get_weather", "input": {"city": "Paris"}}
-            pid = _owner(workers, port, conn)
+            return _owner(workers, port, conn)
         finally:
             conn.close()
-        served[pid] = served.get(pid, 0) + 1
+
+    served: dict[int, int] = {}
+    with ThreadPoolExecutor(8) as pool:
+        for start in range(0, 400, 8):
+            for pid in pool.map(one, range(start, start + 8)):
+                served[pid] = served.get(pid, 0) + 1
+            if len(served) == 2:
+                break
     assert len(served) == 2, served  # both workers answered
-    assert sum(served.values()) == 40
+    assert set(served) <= workers
 
 
 def test_a_kept_alive_connection_is_answered_without_a_delayed_ack_wait(

@@ -18,6 +18,9 @@ from tooluse.messages import TextBlock
 from tooluse.server import ServerThread, create_app
 from tooluse.stream import BlockStart, MessageStart, TextDelta
 
+# a real client: a 4xx the policy does not explain fails the test (recording.py)
+pytestmark = pytest.mark.client
+
 MODEL = "anthropic.claude-3-haiku-20240307-v1:0"
 
 
@@ -133,6 +136,8 @@ def test_converse_stream_text(server: ServerThread) -> None:
         (ValueError("internal detail"), "InternalServerException", 500),
     ],
 )
+@pytest.mark.provokes_4xx(429, "slow down")
+@pytest.mark.provokes_4xx(408, "took too long")
 @pytest.mark.parametrize("stream", [False, True])
 def test_backend_errors_as_aws_errors(exc: BaseException, code: str, status: int, stream: bool) -> None:
     with ServerThread(create_app(ScriptedBackend([exc]))) as srv:
@@ -183,6 +188,7 @@ def test_error_inside_stream_is_an_exception_frame() -> None:
          "toolChoice"),
     ],
 )
+@pytest.mark.provokes_4xx(400)
 def test_validation_exceptions(server: ServerThread, kwargs: dict[str, Any], needle: str) -> None:
     with pytest.raises(ClientError) as info:
         bedrock(server.url).converse(modelId=MODEL, **kwargs)
@@ -199,6 +205,7 @@ def signed_server(backend: ScriptedBackend) -> Iterator[ServerThread]:
         yield srv
 
 
+@pytest.mark.provokes_4xx(403)
 def test_sigv4_verified_with_real_boto3(signed_server: ServerThread) -> None:
     msgs = [{"role": "user", "content": [{"text": "signed"}]}]
     ok = bedrock(signed_server.url, "AKIDGOOD", "good-secret").converse(modelId=MODEL, messages=msgs)
@@ -217,6 +224,7 @@ def test_sigv4_verified_with_real_boto3(signed_server: ServerThread) -> None:
     assert info.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
 
 
+@pytest.mark.provokes_4xx(403)
 def test_api_keys_protect_converse_too(
     backend: ScriptedBackend, monkeypatch: pytest.MonkeyPatch, tls_cert: tuple[str, str, str]
 ) -> None:

@@ -24,6 +24,9 @@ from tooluse.backends.bedrock import BedrockBackend
 from tooluse.server import ServerThread, create_app
 from tooluse.server.eventstream import encode_event
 
+# a real client: a 4xx the policy does not explain fails the test (recording.py)
+pytestmark = pytest.mark.client
+
 MODEL = "anthropic.claude-sonnet-4-5-20250929-v1:0"
 SIGNATURE = "EqQBCkgIARABGAIiQFv1pX+Zl2/ThinkingSig=="
 SECRET = bytes(range(1, 48))

@@ -10,6 +10,9 @@ import pytest
 from tooluse.backends.scripted import ScriptedBackend
 from tooluse.server import ServerThread, create_app
 
+# a real client: a 4xx the policy does not explain fails the test (recording.py)
+pytestmark = pytest.mark.client
+
 
 def client(url: str, key: str = "test-key") -> anthropic.Anthropic:
     return anthropic.Anthropic(base_url=url, api_key=key, max_retries=0, timeout=20)
@@ -148,6 +151,7 @@ def test_text_only_stream(server: ServerThread) -> None:
     assert final.stop_reason == "end_turn"
 
 
+@pytest.mark.provokes_4xx(401)
 def test_api_key_bearer_and_x_api_key() -> None:
     backend = ScriptedBackend(lambda r: "fine")
     with ServerThread(create_app(backend, api_keys=["sekret"])) as srv:

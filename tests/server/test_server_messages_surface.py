@@ -16,6 +16,7 @@ import pytest
 from tooluse.backends.anthropic import AnthropicBackend
 from tooluse.backends.scripted import ScriptedBackend
 from tooluse.messages import Request, Response, TextBlock, ToolUseBlock
+from tooluse.runner.context_edits import CLEARED
 from tooluse.server import ServerThread, create_app
 
 TOOL = {"name": "get_weather", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}
@@ -131,15 +132,17 @@ def test_context_management_is_forwarded_to_an_anthropic_upstream(upstream: Any)
     assert seen.bodies[-1]["messages"] == TOOL_HISTORY  # the upstream applies the edits
 
 
-def test_context_management_is_ignored_by_other_backends(scripted: Any) -> None:
-    """The written policy: a backend that is not the Messages API gets the whole history,
-    tool results and inputs uncleared (the edits only save an upstream's context)."""
+def test_context_management_is_applied_for_other_backends(scripted: Any) -> None:
+    """The written policy: for a backend that is not the Messages API the gateway applies
+    the edits itself (tests/server/test_server_context_editing.py has the details)."""
     srv, backend = scripted
     body = {**BASE, "tools": [TOOL], "messages": TOOL_HISTORY, "context_management": CONTEXT_EDITS}
-    assert post(srv.url, body).status_code == 200
+    response = post(srv.url, body)
+    assert response.status_code == 200
     seen = backend.requests[-1]
-    assert seen.messages[1].tool_uses[0].input == {"city": "Oslo"}
-    assert seen.messages[2].tool_results[0].text() == "12C and rain"
+    assert seen.messages[1].tool_uses[0].input == {}
+    assert seen.messages[2].tool_results[0].text() == CLEARED
+    assert response.json()["context_management"]["applied_edits"][0]["cleared_tool_uses"] == 1
 
 
 def test_context_management_is_validated(scripted: Any) -> None:
@@ -296,8 +299,12 @@ def test_tool_fields_are_accepted_and_forwarded(upstream: Any, scripted: Any) ->
     assert seen.bodies[-1]["tools"] == [{k: v for k, v in tool.items() if k != "type"}]
     other, backend = scripted
     assert post(other.url, {**BASE, "tools": [tool]}).status_code == 200
+    assert backend.requests[-1].tools == []  # deferred, and nothing loaded it
+    loaded = {k: v for k, v in tool.items() if k != "defer_loading"}
+    assert post(other.url, {**BASE, "tools": [loaded]}).status_code == 200
     spec = backend.requests[-1].tools[0]
     assert spec.strict is True and spec.input_schema == schema
+    assert spec.input_examples == [{"city": "Paris"}]
 
 
 SERVER_TOOL = {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}
@@ -329,10 +336,13 @@ def test_thread_is_refused_with_the_error_code_sdks_fall_back_on(scripted: Any) 
     assert error["message"].startswith("thread:")
 
 
-def test_mcp_servers_are_refused_naming_the_field(scripted: Any) -> None:
-    servers = [{"type": "url", "url": "https://mcp.example.com", "name": "x"}]
+def test_bad_or_unreachable_mcp_servers_are_refused(scripted: Any) -> None:
+    servers = [{"type": "url", "url": "https://127.0.0.1:9/mcp", "name": "x"}]
+    error = error_of(post(scripted[0].url, {**BASE, "mcp_servers": [{**servers[0], "x": 1}]}))
+    assert error["message"].startswith("mcp_servers.0.x:")
     error = error_of(post(scripted[0].url, {**BASE, "mcp_servers": servers}))
-    assert error["message"].startswith("mcp_servers:")
+    assert error["message"].startswith("MCP server 'x':")
+    assert "not a public address" in error["message"]  # loopback: refused unless allowed
 
 
 def test_beta_header_is_forwarded_verbatim_and_query_strings_ignored(upstream: Any) -> None:

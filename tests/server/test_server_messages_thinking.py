@@ -18,6 +18,9 @@ import pytest
 from tooluse.backends.anthropic import AnthropicBackend
 from tooluse.server import ServerThread, create_app
 
+# a real client: a 4xx the policy does not explain fails the test (recording.py)
+pytestmark = pytest.mark.client
+
 SIG = "EqQBCkgIARABGAIiQL2UoU0b1OHYi+3/Xk9+u1Ww0aUBdH2nKz==/Zr+Q8aZ3wIbmYQc5oCnH3rHvq5Y0Q=="
 SIG2 = "ErUBCkYIARgCIkACJWxzySUOJzOlZ8WFdgQSbeQA3H1i5rfkKLV9eC4HN6Jcnrlw1NcnPRIPaTs9jLF3rll+/w=="
 REDACTED = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5s=="

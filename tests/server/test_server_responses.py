@@ -20,6 +20,9 @@ from tooluse.server import ServerThread, create_app
 from tooluse.server.response_store import SqliteResponseStore
 from tooluse.stream import BlockStart, MessageStart, TextDelta
 
+# a real client: a 4xx the policy does not explain fails the test (recording.py)
+pytestmark = pytest.mark.client
+
 WEATHER = {"type": "function", "name": "get_weather", "description": "Weather in a city.",
            "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
                           "required": ["city"], "additionalProperties": False},
@@ -46,6 +49,7 @@ def test_text(loop_server: Any) -> None:
     assert backend.requests[-1].system_text() == "Be brief."
 
 
+@pytest.mark.provokes_4xx(400, "Previous response with id")
 def test_function_tool_loop_with_function_call_output(loop_server: Any) -> None:
     srv, backend = loop_server
     c = client(srv.url)
@@ -63,6 +67,7 @@ def test_function_tool_loop_with_function_call_output(loop_server: Any) -> None:
         c.responses.create(model="m", previous_response_id=first.id, input="again")
 
 
+@pytest.mark.provokes_4xx(404, "not found")
 def test_previous_response_id_chains_and_is_readable(loop_server: Any) -> None:
     srv, backend = loop_server
     c = client(srv.url)
@@ -123,12 +128,17 @@ def test_parse_with_a_pydantic_model() -> None:
     assert parsed.output_parsed == Weather(city="Paris", celsius=18)
 
 
+@pytest.mark.provokes_4xx(400, "structured output")
 def test_structured_output_refused_where_it_cannot_be_guaranteed(loop_server: Any) -> None:
     srv, _ = loop_server
     with pytest.raises(openai.BadRequestError, match="structured output"):
         client(srv.url).responses.parse(model="m", input="Paris?", text_format=Weather)
 
 
+@pytest.mark.provokes_4xx(401)
+@pytest.mark.provokes_4xx(400)
+@pytest.mark.provokes_4xx(404)
+@pytest.mark.provokes_4xx(429)
 def test_errors_in_openai_shape() -> None:
     backend = ScriptedBackend([BackendError("slow", kind="rate_limit")])
     with ServerThread(create_app(backend, api_keys=["good"])) as srv:
@@ -139,7 +149,7 @@ def test_errors_in_openai_shape() -> None:
                 {"type": "function", "name": "bad name", "parameters": {"type": "object"}}])  # type: ignore[list-item]
         body = info.value.body
         assert isinstance(body, dict) and body["param"] == "tools.[0].name"
-        with pytest.raises(openai.BadRequestError, match="server tool"):
+        with pytest.raises(openai.BadRequestError, match="API.s own servers"):
             client(srv.url, "good").responses.create(model="m", input="x", tools=[
                 {"type": "file_search", "vector_store_ids": ["v"]}])
         with pytest.raises(openai.RateLimitError):
@@ -151,6 +161,7 @@ def test_errors_in_openai_shape() -> None:
 @pytest.mark.parametrize("body", [b"", b"[]", b"{", b'{"model": "m", "input": 5}',
                                   b'{"model": "m", "input": [{"type": "message"}]}',
                                   b'{"model": "m", "input": "x", "stream": "yes"}'])
+@pytest.mark.provokes_4xx(400)
 def test_bad_input_is_a_400_never_a_500(loop_server: Any, body: bytes) -> None:
     srv, _ = loop_server
     got = httpx.post(srv.url + "/v1/responses", content=body,
@@ -158,6 +169,8 @@ def test_bad_input_is_a_400_never_a_500(loop_server: Any, body: bytes) -> None:
     assert got.status_code == 400 and "error" in got.json()
 
 
+@pytest.mark.provokes_4xx(413)
+@pytest.mark.provokes_4xx(404, "no such endpoint")
 def test_body_cap_and_unknown_paths() -> None:
     with ServerThread(create_app(from_spec("hi"), max_body_bytes=100)) as srv:
         got = httpx.post(srv.url + "/v1/responses", content=b'{"model": "m", "input": "' +

@@ -148,3 +148,22 @@ def test_serve_with_an_unreachable_store_says_so_in_one_line() -> None:
     assert out.returncode == 2
     assert "cannot open the responses store postgresql://u:***@127.0.0.1" in out.stderr
     assert "secret" not in out.stderr and "Traceback" not in out.stderr
+
+
+def test_the_bound_holds_exactly_through_gaps_and_a_second_replica(pg_url: str) -> None:
+    """The count a trigger keeps beside the table says what count(*) would, whichever
+    replica wrote, and a deleted id leaves room rather than an early eviction."""
+    one = PostgresResponseStore(pg_url, max_responses=3, table="bound_test")
+    two = PostgresResponseStore(pg_url, max_responses=3, table="bound_test")
+    try:
+        for k in range(5):
+            (one if k % 2 else two).put(f"b{k}", {"k": k}, [], {})
+        assert len(one) == 3 and one.get("b1") is None and two.get("b2") is not None
+        assert two.delete("b3")
+        one.put("b5", {}, [], {})
+        assert len(two) == 3 and two.get("b2") is not None
+        one.put("b6", {}, [], {})
+        assert two.get("b2") is None and len(one) == 3
+    finally:
+        one.close()
+        two.close()

@@ -18,6 +18,9 @@ from tooluse.backends.scripted import ScriptedBackend
 from tooluse.messages import Response, TextBlock, ThinkingBlock, ToolUseBlock
 from tooluse.server import ServerThread, create_app
 
+# a real client: a 4xx the policy does not explain fails the test (recording.py)
+pytestmark = pytest.mark.client
+
 WEATHER = {"type": "function", "name": "get_weather", "description": "Weather in a city.",
            "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
                           "required": ["city"], "additionalProperties": False},

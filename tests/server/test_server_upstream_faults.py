@@ -387,8 +387,9 @@ def test_clients_that_leave_while_the_upstream_is_silent_leave_no_retries_and_no
             clients = list(_open_streams(srv.url, n, "/v1/messages", body))
             assert _wait(lambda: silent.requests == n, 10), silent.requests
             # each call waits on the upstream: in a thread of its own where the backend is sync
-            # (streams; openai-prompt always), on the event loop where it is async
-            in_threads = n if stream or upstream == "openai-prompt" else 0
+            # (openai-prompt), on the event loop where it is async (streams too: their
+            # pipeline runs there, in a greenlet)
+            in_threads = n if upstream == "openai-prompt" else 0
             assert len(_threads_inside_backend_http()) == in_threads
             left = time.monotonic()
             for sock in clients:

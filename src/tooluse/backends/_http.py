@@ -6,29 +6,27 @@ Only the wire format differs, and that is the codecs' job (``tooluse.codecs.<for
 subclass names its endpoint and headers, hands the request to its codec, and says how one
 server-sent event becomes a wire payload dict for the codec's ``decode_events``.
 
-Sync calls use :class:`httpx2.Client`; async calls use :class:`httpx2.AsyncClient`
-natively, so a server built on the async API never parks a thread on a model call.
+Sync calls use :class:`httpx2.Client`; async calls are natively async (httpx2's transport
+on aiohttp where it can be, :mod:`._aiohttp`), so a server built on the async API never
+parks a thread on a model call, and a stream's codec runs on the event loop too.
 Retries happen only *before* a response starts: once events have been handed to the caller,
 a failure is raised rather than silently replayed.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import threading
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any, Unpack
 
-import anyio
-import anyio.from_thread
-import anyio.to_thread
 import httpx2
 
+from .._greenlet_bridge import iterate, sync_iter
 from ..backend import Backend
 from ..errors import BackendError, BackendErrorKind, WireFormatError
 from ..messages import Request, Response
 from ..stream import StreamEvent, checked, events_from_response
+from ._sse import SSE, loads
 from ._upstream import Upstream, UsesUpstream
 from .options import AsyncUpstreamOptions, check_options
 
@@ -36,7 +34,6 @@ __all__ = ["END_OF_STREAM", "HTTPBackend", "kind_for_status"]
 
 #: Returned by :meth:`HTTPBackend._payload` for an end-of-stream marker (``data: [DONE]``).
 END_OF_STREAM: Any = object()
-_END: Any = object()
 
 _STATUS_KINDS: dict[int, BackendErrorKind] = {
     400: "invalid_request",
@@ -101,7 +98,7 @@ class HTTPBackend(UsesUpstream, Backend):
     def _decode_events(self, payloads: Iterable[Any]) -> Iterator[StreamEvent]:
         raise NotImplementedError
 
-    def _payload(self, sse: httpx2.ServerSentEvent) -> Any:
+    def _payload(self, sse: SSE) -> Any:
         """One server-sent event as a wire payload; ``None`` to skip it, ``END_OF_STREAM``
         to stop. Raise :class:`BackendError` for an in-stream error event."""
         raise NotImplementedError
@@ -122,6 +119,11 @@ class HTTPBackend(UsesUpstream, Backend):
         headers.update(self.extra_headers)
         if request is not None:
             headers.update(self._request_headers(request))
+        return headers
+
+    def _sign(self, url: str, body: bytes, headers: dict[str, str]) -> dict[str, str]:
+        """The headers as sent: a subclass whose upstream authenticates the request itself
+        (AWS SigV4 signs the URL and the body) adds that here."""
         return headers
 
     def _request_headers(self, request: Request) -> dict[str, str]:
@@ -147,7 +149,7 @@ class HTTPBackend(UsesUpstream, Backend):
 
     def _decode_json(self, response: httpx2.Response) -> Response:
         try:
-            return self._decode(response.json())
+            return self._decode(loads(response.content))
         except (ValueError, WireFormatError) as exc:
             raise self._wrap_decode_error(exc) from None
 
@@ -158,13 +160,15 @@ class HTTPBackend(UsesUpstream, Backend):
     # -- sync -------------------------------------------------------------------------------
     def complete(self, request: Request) -> Response:
         url = self._url(request, stream=False)
-        response = self.upstream.send(url, self._body(request, stream=False), self._headers(request),
+        body = self._body(request, stream=False)
+        response = self.upstream.send(url, body, self._sign(url, body, self._headers(request)),
                                       stream=False)
         return self._decode_json(response)
 
     def stream(self, request: Request) -> Iterator[StreamEvent]:
         url = self._url(request, stream=True)
-        response = self.upstream.send(url, self._body(request, stream=True), self._headers(request),
+        body = self._body(request, stream=True)
+        response = self.upstream.send(url, body, self._sign(url, body, self._headers(request)),
                                       stream=True)
         try:
             if _is_json(response):
@@ -195,34 +199,59 @@ class HTTPBackend(UsesUpstream, Backend):
     # -- async ------------------------------------------------------------------------------
     async def acomplete(self, request: Request) -> Response:
         url = self._url(request, stream=False)
-        response = await self.upstream.asend(url, self._body(request, stream=False),
-                                             self._headers(request), stream=False)
+        body = self._body(request, stream=False)
+        response = await self.upstream.asend(url, body, self._sign(url, body, self._headers(request)),
+                                             stream=False)
         return self._decode_json(response)
 
     async def astream(self, request: Request) -> AsyncIterator[StreamEvent]:
         url = self._url(request, stream=True)
-        response = await self.upstream.asend(url, self._body(request, stream=True),
-                                             self._headers(request), stream=True)
+        body = self._body(request, stream=True)
+        response = await self.upstream.asend(url, body, self._sign(url, body, self._headers(request)),
+                                             stream=True)
         try:
             if _is_json(response):
                 await response.aread()
                 for event in events_from_response(self._decode_json(response)):
                     yield event
                 return
-            async for event in _decode_in_thread(self._checked, self._aiter_payloads(response)):
-                yield event
+            # The codec's decoder pulls its payloads: it runs in a greenlet on this loop,
+            # fed from the network as it asks (tooluse._greenlet_bridge), no thread.
+            async for batch in iterate(lambda: self._decoded(self._apayload_batches(response))):
+                for event in batch:
+                    yield event
         except WireFormatError as exc:
             raise self._wrap_decode_error(exc) from None
         finally:
             await response.aclose()
 
-    async def _aiter_payloads(self, response: httpx2.Response) -> AsyncIterator[Any]:
-        async for sse in self.upstream.aevents(response):
-            payload = self._payload(sse)
-            if payload is END_OF_STREAM:
-                return
-            if payload is not None:
-                yield payload
+    def _decoded(self, batches: AsyncIterator[list[Any]]) -> Iterator[StreamEvent]:
+        source = sync_iter(batches)
+        try:
+            yield from self._checked(payload for batch in source for payload in batch)
+        finally:
+            source.close()  # here, on the loop: the decoder does not close what it read
+
+    async def _apayload_batches(self, response: httpx2.Response) -> AsyncIterator[list[Any]]:
+        """The wire payloads, a batch per piece of the body (an error event raises after
+        the payloads before it have been handed on)."""
+        async for events in self.upstream.aevent_batches(response):
+            batch: list[Any] = []
+            try:
+                for sse in events:
+                    payload = self._payload(sse)
+                    if payload is END_OF_STREAM:
+                        if batch:
+                            yield batch
+                        return
+                    if payload is not None:
+                        batch.append(payload)
+            except BackendError:
+                if batch:
+                    yield batch
+                raise
+            if batch:
+                yield batch
         self._ended_without_marker()
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -237,62 +266,3 @@ def _is_json(response: httpx2.Response) -> bool:
     content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
     return content_type == "application/json"
 
-
-async def _decode_in_thread(
-    decode: Callable[[Iterable[Any]], Iterator[StreamEvent]], payloads: AsyncIterator[Any]
-) -> AsyncIterator[StreamEvent]:
-    """Run a codec's synchronous, pull-based ``decode_events`` over an async source.
-
-    The codec's decoder is a generator that pulls payloads from an iterable; it cannot be
-    suspended while the next payload is still on the network. So it runs in a worker thread
-    that pulls each payload from the event loop and pushes each decoded event back. (One
-    translator per format is the rule: the async path must not re-implement the decoder.)
-    """
-    send, receive = anyio.create_memory_object_stream[Any](64)
-    stop = threading.Event()
-
-    async def pull() -> Any:
-        try:
-            return await payloads.__anext__()
-        except StopAsyncIteration:
-            return _END
-
-    def source() -> Iterator[Any]:
-        while not stop.is_set():
-            item = anyio.from_thread.run(pull)
-            if item is _END:
-                return
-            yield item
-
-    def work() -> None:
-        try:
-            for event in decode(source()):
-                if stop.is_set():
-                    return
-                anyio.from_thread.run(send.send, event)
-            anyio.from_thread.run(send.send, _END)
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, re-raised there
-            if not stop.is_set():
-                with contextlib.suppress(Exception):  # the consumer went away
-                    anyio.from_thread.run(send.send, exc)
-
-    failure: BaseException | None = None
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(lambda: anyio.to_thread.run_sync(work, abandon_on_cancel=True))
-        try:
-            async with receive:
-                while True:
-                    item = await receive.receive()
-                    if item is _END:
-                        break
-                    if isinstance(item, BaseException):
-                        # Raised after the task group has closed, so the caller sees the
-                        # error itself rather than an ExceptionGroup wrapping it.
-                        failure = item
-                        break
-                    yield item
-        finally:
-            stop.set()
-            tg.cancel_scope.cancel()
-    if failure is not None:
-        raise failure

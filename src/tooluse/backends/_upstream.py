@@ -15,7 +15,8 @@ to an upstream is here, once, for the sync and the async client alike:
 - **Retries** (:class:`~._retry.RetryPolicy`): 408/429/5xx/529, timeouts and connection
   failures, with exponential backoff and jitter, honouring ``retry-after-ms`` /
   ``retry-after``; never past the total deadline, and only before an answer starts —
-  once events have been handed on, a failure is raised, never replayed.
+  once events have been handed on, a failure is raised, never replayed. None inside a
+  failover's try that has another after it (:func:`~.failover.more_to_try`).
 - **Cancellation**: the :class:`~tooluse.cancel.CancelSignal` current in the calling thread
   (the gateway sets one per stream) is checked before every attempt, waited on instead of
   sleeping between attempts, and aborts a socket read or write blocked on a silent upstream
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import socket
 import threading
@@ -40,7 +42,11 @@ import httpx2
 
 from ..cancel import CancelSignal, current_cancel
 from ..errors import BackendError, Cancelled
+from ._aiohttp import READ_BODY, AiohttpTransport
+from ._aiohttp import usable as fast_usable
 from ._retry import RetryPolicy, parse_retry_after
+from ._sse import SSE, SSEDecoder, check_event_stream
+from .failover import more_to_try
 from .options import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_READ_TIMEOUT,
@@ -149,7 +155,7 @@ class _Attempts:
         """Seconds to wait before the next attempt, or raise ``error`` (not retryable,
         retries spent, or the wait would pass the total deadline)."""
         delay = self.upstream.retry.delay(self.count, error)
-        if delay is None:
+        if delay is None or more_to_try():  # a failover's next try is the retry
             raise error
         if time.monotonic() + delay >= self.deadline:
             total = self.upstream.timeouts.total
@@ -198,6 +204,10 @@ class Upstream:
         self._aclient = async_http_client
         self._own_aclient = async_http_client is None
         self._aclient_loop: asyncio.AbstractEventLoop | None = None
+        #: aiohttp under the async calls where it can be (:mod:`._aiohttp`), per loop too.
+        self._fast: AiohttpTransport | None = None
+        self._fast_loop: asyncio.AbstractEventLoop | None = None
+        self._fast_ok = self._own_aclient and async_transport is None and fast_usable()
         self._lock = threading.Lock()
         #: Seconds waited before each retry of the last call (tests and logs read it).
         self.retry_delays: list[float] = []
@@ -226,12 +236,33 @@ class Upstream:
             self._aclient_loop = loop
         return self._aclient
 
+    def fast_transport(self) -> AiohttpTransport | None:
+        """The aiohttp transport of this event loop, or None where httpx2's client serves."""
+        if not self._fast_ok:
+            return None
+        loop = asyncio.get_running_loop()
+        if self._fast is None or self._fast_loop is not loop:
+            if self._fast is not None:
+                self._fast.abandon()
+            self._fast = AiohttpTransport()
+            self._fast_loop = loop
+        return self._fast
+
     def close(self) -> None:
         if self._own_client and self._client is not None:
             self._client.close()
             self._client = None
+        if self._fast is not None:  # (aclose closes it on its loop; here, at once)
+            self._fast.abandon()
+            self._fast = None
 
     async def aclose(self) -> None:
+        if self._fast is not None:
+            if self._fast_loop is asyncio.get_running_loop():
+                await self._fast.aclose()
+            else:
+                self._fast.abandon()
+            self._fast = None
         self.close()
         if self._own_aclient and self._aclient is not None:
             await self._aclient.aclose()
@@ -300,15 +331,22 @@ class Upstream:
 
     async def asend(self, url: str, content: bytes, headers: Mapping[str, str], *,
                     stream: bool) -> httpx2.Response:
-        """:meth:`send` on the async client."""
-        client = self.async_client()
+        """:meth:`send` on the async client (or straight to its fast transport)."""
+        fast = self.fast_transport()
+        client = self.async_client() if fast is None else None
         attempts = _Attempts(self, url, stream=stream)
         while True:
             timeout = attempts.begin()
-            request = client.build_request("POST", url, content=content, headers=dict(headers),
-                                           timeout=timeout)
             try:
-                response = await client.send(request, stream=True)
+                if client is not None:
+                    request = client.build_request("POST", url, content=content,
+                                                   headers=dict(headers), timeout=timeout)
+                    response = await client.send(request, stream=True)
+                else:
+                    assert fast is not None
+                    response = await fast.handle_async_request(httpx2.Request(
+                        "POST", _parsed(url), content=content, headers=headers,
+                        extensions={"timeout": timeout.as_dict(), READ_BODY: not stream}))
                 if response.status_code < 400:
                     if not stream:
                         await response.aread()
@@ -324,12 +362,16 @@ class Upstream:
             attempts.check_cancel()
 
     # -- reading ----------------------------------------------------------------------------
-    def events(self, response: httpx2.Response) -> Iterator[httpx2.ServerSentEvent]:
-        """The server-sent events of a streamed response; transport failures (a read
-        timeout, a reset, a caller that left) become :class:`BackendError`."""
+    def events(self, response: httpx2.Response) -> Iterator[SSE]:
+        """The server-sent events of a streamed response (read from its bytes:
+        :mod:`._sse`); transport failures (a read timeout, a reset, a caller that left)
+        become :class:`BackendError`."""
         url = str(response.request.url)
         try:
-            yield from httpx2.EventSource(response)
+            check_event_stream(response)
+            decoder = SSEDecoder()
+            for chunk in response.iter_bytes():
+                yield from decoder.feed(chunk)
         except httpx2.TransportError as exc:
             signal = current_cancel()
             if signal is not None and signal.is_set():
@@ -337,11 +379,17 @@ class Upstream:
                                         "its caller has gone") from None
             raise self.transport_error(exc, url, _timeout_of(response)) from None
 
-    async def aevents(self, response: httpx2.Response) -> AsyncIterator[httpx2.ServerSentEvent]:
+    async def aevent_batches(self, response: httpx2.Response) -> AsyncIterator[list[SSE]]:
+        """:meth:`events` for the async client, in batches: the events of each piece of the
+        body as it arrives (one step of the async machinery per piece, not per event)."""
         url = str(response.request.url)
         try:
-            async for sse in httpx2.EventSource(response):
-                yield sse
+            check_event_stream(response)
+            decoder = SSEDecoder()
+            async for chunk in response.aiter_bytes():
+                events = decoder.feed(chunk)
+                if events:
+                    yield events
         except httpx2.TransportError as exc:
             raise self.transport_error(exc, url, _timeout_of(response)) from None
 
@@ -364,6 +412,13 @@ class UsesUpstream:
     def retry_delays(self) -> list[float]:
         """Seconds waited before each retry of the last call."""
         return self.upstream.retry_delays
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(url: str) -> httpx2.URL:
+    """``url`` parsed once: a backend calls the same few URLs, and parsing one is most of the
+    cost of building an ``httpx2.Request`` (~50 of ~80 us)."""
+    return httpx2.URL(url)
 
 
 def _timeout_of(response: httpx2.Response) -> httpx2.Timeout | None:

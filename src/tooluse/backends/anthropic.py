@@ -24,13 +24,12 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Unpack
 
-import httpx2
-
 from ..codecs import anthropic as codec
 from ..errors import BackendError
 from ..messages import Request, Response
 from ..stream import StreamEvent
 from ._http import HTTPBackend, kind_for_status
+from ._sse import SSE, loads
 from .options import AsyncUpstreamOptions
 from .registry import url_and_model
 
@@ -160,14 +159,14 @@ class AnthropicBackend(HTTPBackend):
     def _decode_events(self, payloads: Iterable[Any]) -> Iterator[StreamEvent]:
         return codec.decode_events(payloads)
 
-    def _payload(self, sse: httpx2.ServerSentEvent) -> Any:
+    def _payload(self, sse: SSE) -> Any:
         if sse.event == "ping" or not sse.data:
             return None
         try:
-            data = json.loads(sse.data)
+            data = loads(sse.data)
         except ValueError:
             raise BackendError(
-                f"anthropic: malformed stream event {sse.event!r}: {sse.data[:200]!r}", kind="api"
+                f"anthropic: malformed stream event {sse.event!r}: {sse.text[:200]!r}", kind="api"
             ) from None
         if sse.event == "error" or (isinstance(data, dict) and data.get("type") == "error"):
             raise error_from_body(data, None)

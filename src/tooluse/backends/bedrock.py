@@ -22,17 +22,21 @@ Spec: ``bedrock:MODEL_ID`` or ``bedrock:MODEL_ID?region=eu-west-1&profile=dev``.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from urllib.parse import parse_qsl
+
+import anyio
+import anyio.to_thread
 
 from ..backend import Backend
 from ..codecs import bedrock as codec
 from ..errors import BackendError, BackendErrorKind, WireFormatError
 from ..messages import Request, Response
 from ..stream import StreamEvent, checked
+from ._bedrock_http import BedrockHTTP
 
-__all__ = ["BedrockBackend", "error_from_botocore", "from_spec"]
+__all__ = ["BedrockBackend", "error_from_botocore", "error_from_code", "from_spec"]
 
 # Codes the Converse codec's table (the API's documented errors) does not list, but which
 # botocore raises before or around a call: credential problems and quota errors.
@@ -48,6 +52,18 @@ _EXTRA_KINDS: dict[str, BackendErrorKind] = {
 }
 
 
+def error_from_code(code: str, message: str, status: int | None) -> BackendError:
+    """The :class:`BackendError` of a Bedrock error code (botocore's ``Error.Code``, an
+    ``x-amzn-ErrorType``, an exception frame's type) and HTTP status."""
+    mapped = codec.backend_error(code or "error", message, status)
+    name = code[:1].upper() + code[1:]
+    if name in _EXTRA_KINDS:
+        mapped.kind = _EXTRA_KINDS[name]
+    elif mapped.kind == "api" and status is not None and 400 <= status < 500:
+        mapped.kind = "invalid_request"
+    return mapped
+
+
 def error_from_botocore(exc: Exception) -> BackendError | None:
     """The :class:`BackendError` a botocore exception means, or ``None`` if not botocore's."""
     try:
@@ -61,12 +77,7 @@ def error_from_botocore(exc: Exception) -> BackendError | None:
         meta = exc.response.get("ResponseMetadata", {}) if isinstance(exc.response, dict) else {}
         status = meta.get("HTTPStatusCode") if isinstance(meta, dict) else None
         status = status if isinstance(status, int) else None
-        mapped = codec.backend_error(code or "error", f"bedrock: {code or 'error'}: {message}", status)
-        if code in _EXTRA_KINDS:
-            mapped.kind = _EXTRA_KINDS[code]
-        elif mapped.kind == "api" and status is not None and 400 <= status < 500:
-            mapped.kind = "invalid_request"
-        return mapped
+        return error_from_code(code, f"bedrock: {code or 'error'}: {message}", status)
     if isinstance(exc, bx.NoCredentialsError | bx.PartialCredentialsError):
         return BackendError(f"bedrock: {exc}", kind="authentication")
     if isinstance(exc, bx.NoRegionError):
@@ -127,6 +138,10 @@ class BedrockBackend(Backend):
         if min(self.read_timeout, self.connect_timeout) <= 0 or self.max_retries < 0:
             raise ValueError("bedrock: timeouts must be > 0 seconds and max_retries >= 0")
         self._client = client
+        #: boto3's session, when this backend made the client (its credentials sign the
+        #: async calls, which go over HTTP: ._bedrock_http)
+        self._session: Any = None
+        self._http: BedrockHTTP | None = None
 
     @property
     def client(self) -> Any:
@@ -149,6 +164,7 @@ class BedrockBackend(Backend):
                 self._client = session.client(
                     "bedrock-runtime", region_name=self.region, config=config
                 )
+                self._session = session
             except Exception as exc:
                 mapped = error_from_botocore(exc)
                 if mapped is None:
@@ -205,6 +221,51 @@ class BedrockBackend(Backend):
             if mapped is None:
                 raise
             raise mapped from None
+
+
+    # -- async: natively, over HTTP, where this backend made the boto3 client ---------------
+    def _async_http(self) -> BedrockHTTP | None:
+        """The async caller, or None when the client was given (a stub, a wrapped client:
+        the calls must go through it, so boto3 runs in a worker thread)."""
+        if self._http is None:
+            client = self.client
+            if self._session is None:
+                return None
+            self._http = BedrockHTTP(
+                self.model, client=client, credentials=self._session.get_credentials(),
+                map_error=error_from_code, max_retries=self.max_retries,
+                read_timeout=self.read_timeout, connect_timeout=self.connect_timeout)
+        return self._http
+
+    async def acomplete(self, request: Request) -> Response:
+        http = await anyio.to_thread.run_sync(self._async_http) if self._http is None \
+            else self._http
+        if http is None:
+            return await anyio.to_thread.run_sync(self.complete, request)
+        if not (request.model or self.model):
+            self._params(request)  # the error boto3's path gives
+        response = await http.acomplete(request)
+        if response.model is None:
+            response.model = request.model or self.model
+        return response
+
+    async def astream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        http = await anyio.to_thread.run_sync(self._async_http) if self._http is None \
+            else self._http
+        if http is None:
+            async for event in super().astream(request):
+                yield event
+            return
+        if not (request.model or self.model):
+            self._params(request)
+        async for event in http.astream(request):
+            yield event
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+        self.close()
 
 
 def _without_metadata(events: Any) -> Iterator[dict[str, Any]]:

@@ -43,6 +43,7 @@ from ..llama.model import (
 from ..llama.text import LlamaTextBackend
 from ..presets import load_preset
 from ..prompting.assist import Assist
+from ..prompting.decide import Decision
 from ..prompting.formats import choose as choose_format
 from ..prompting.tool_use import PromptToolsBackend
 from .local_options import (
@@ -119,7 +120,8 @@ class LocalBackend(PromptToolsBackend):
                                         None if mb is None else int(mb * 2**20))
         if disk is not None:
             load_pieces(self.loaded, disk)
-        threshold = options.auto_call_threshold
+        # A decision from the model's scores replaces the first token's threshold.
+        threshold = None if options.call_decision is not None else options.auto_call_threshold
         text = LlamaTextBackend(
             self.loaded, engine=options.grammar_engine, chat_template=options.chat_template,
             call_threshold=None if threshold == "default" else threshold, prompt_cache=disk,
@@ -141,7 +143,10 @@ class LocalBackend(PromptToolsBackend):
             max_tokens=options.max_tokens, limits=options.limits, model=text.model,
             score_tools=bool(options.score_tools), assist=assist,
             tools_under_none=options.tools_under_none,
-            none_reminder=None if reminder == "default" else reminder, tool_format=tool_format)
+            none_reminder=None if reminder == "default" else reminder,
+            decision=None if options.call_decision is None or options.call_decision_threshold is None
+            else Decision(options.call_decision, options.call_decision_threshold),
+            more_calls_margin=options.more_calls_margin, tool_format=tool_format)
         self.options = options
         self.model_path = path
 

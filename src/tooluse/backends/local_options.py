@@ -22,9 +22,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..grammar.tool_calls import GrammarLimits
+from ..prompting.decide import DECIDE_MODES, DecideMode
 from .registry import flag_option
 
 __all__ = [
+    "DECIDE_THRESHOLDS",
     "DEFAULT_AUTO_CALL_THRESHOLD",
     "DEFAULT_COPY_BONUS",
     "DEFAULT_NONE_REMINDER",
@@ -39,6 +41,9 @@ GrammarEngine = Literal["auto", "fast", "llguidance", "llama"]
 #: probability as its first token (a 135M model rarely *ranks* a call first, though it
 #: gives it clearly more probability when a tool fits; docs/benchmarks/local.md).
 DEFAULT_AUTO_CALL_THRESHOLD = 0.01
+#: ``call_decision``'s thresholds for the default model, per score, as set on the calibration set
+#: (``bench/calibration/``) by ``python bench/calibration/calibrate.py``.
+DECIDE_THRESHOLDS: dict[str, float] = {"opener": -11.818, "contrast": -0.821, "yes_no": -1.377}
 #: With ``copy_values``: how much likelier (nats) the model's free value must be than the
 #: best span of the conversation to be kept (docs/local.md).
 DEFAULT_COPY_BONUS = 2.0
@@ -81,8 +86,9 @@ class LocalOptions:
       template renders tools in a known family's format, else XML; the bundled
       SmolLM2-135M's renders none, so it stays XML), or a family's name (``"hermes"``,
       ``"llama3"``, ``"mistral"``) (:mod:`tooluse.prompting.formats`, docs/local.md). In a
-      native format ``style``, ``no_repeat``, ``more_calls`` and ``copy_values`` (which read
-      the XML format's tags) do not apply;
+      native format ``style``, ``no_repeat``, ``more_calls``, ``copy_values`` (which read
+      the XML format's tags), ``call_decision`` and ``more_calls_margin`` (calibrated on
+      the XML call opener) do not apply;
     - ``style``: ``"xml"`` (``<tool_description>`` blocks) or ``"json"`` (JSON Schema);
     - ``n_ctx`` (0: the model's trained context), ``n_threads`` (default: the cores, at
       most 8), ``n_threads_decode`` (default: 1 for a file under 1 GiB), ``n_batch``,
@@ -109,10 +115,20 @@ class LocalOptions:
       the model gives the call block at least this probability as its first token; None
       leaves it to argmax ("default": :data:`DEFAULT_AUTO_CALL_THRESHOLD` for the default
       model);
+    - ``call_decision``: under ``tool_choice: auto``, the call decision from one of the
+      model's scores (``opener``, ``contrast``, ``yes_no``: :mod:`tooluse.prompting.decide`)
+      against ``call_decision_threshold`` (default: :data:`DECIDE_THRESHOLDS` for the default
+      model; any other model needs one, from ``python bench/calibration/calibrate.py --model PATH``);
+      it replaces ``auto_call_threshold``. The calls it starts record ``steered_by:
+      ["call_decision"]``;
     - ``no_repeat``: a further call may not repeat an earlier one of the turn (rolled back
       to its least sure value); ``more_calls`` (with it): where the model would close the
       call block another call is tried, kept only if it brings a value of the conversation
-      that no earlier call used;
+      that no earlier call used; ``more_calls_margin`` (nats; the same question asked of
+      the model's likelihood, reading no words): where the model closed its call block,
+      one more call (tool and values the model's) while its log-likelihood of another
+      ``<invoke>`` less that of closing reaches the margin, set per model by
+      ``python bench/calibration/calibrate.py``; each such call records ``steered_by: ["more_calls"]``;
     - ``copy_values`` (fast engine, greedy): at each value, the spans of the conversation
       the grammar allows there are scored whole by the model against its own free value;
       a span wins when its log-likelihood plus ``copy_bonus`` (nats) beats the free
@@ -121,7 +137,7 @@ class LocalOptions:
       English words ("two nights": 2, "the 16th century": 16, not "10th December": a date
       is known by the English month names; "213 million"), quoted strings, capitalised
       names (joined by "of", "and", "de", "von"...), lists written with "and"/"or", runs of
-      words that are not English stop words ("the", "please", "calculate"...). Whether the
+      words that are not English stop words ("the", "please", "want"...). Whether the
       conversation gives a value is read with English stems (plural "s"/"es", "ing", "ed"),
       and a bare number stands for a string value only when the parameter's name holds an
       English word that says so ("number", "year", "code", "zip"...). A conversation in
@@ -156,8 +172,11 @@ class LocalOptions:
     prompt_cache: bool | str | Path | None = True
     prompt_cache_mb: float | None = None
     auto_call_threshold: float | None | Literal["default"] = "default"
+    call_decision: DecideMode | None = None
+    call_decision_threshold: float | None = None
     no_repeat: bool | None = None
     more_calls: bool | None = None
+    more_calls_margin: float | None = None
     copy_values: bool | None = None
     copy_bonus: float = DEFAULT_COPY_BONUS
     score_enums: bool | None = None
@@ -178,6 +197,15 @@ class LocalOptions:
         for key in ("auto_call_threshold", "none_reminder"):
             if getattr(self, key) == "default":
                 update[key] = defaults.get(key)
+        if self.call_decision is not None and self.call_decision not in DECIDE_MODES:
+            raise ValueError(f"call_decision must be one of {', '.join(DECIDE_MODES)}, "
+                             f"not {self.call_decision!r}")
+        if self.call_decision is not None and self.call_decision_threshold is None:
+            if not default_model or self.call_decision not in DECIDE_THRESHOLDS:
+                raise ValueError(
+                    f"call_decision={self.call_decision} needs call_decision_threshold for "
+                    "this model: python bench/calibration/calibrate.py --model PATH prints it")
+            update["call_decision_threshold"] = DECIDE_THRESHOLDS[self.call_decision]
         return dataclasses.replace(self, **update)
 
     @classmethod

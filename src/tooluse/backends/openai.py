@@ -28,13 +28,12 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Unpack
 
-import httpx2
-
 from ..codecs import openai as codec
 from ..errors import BackendError
 from ..messages import Request, Response
 from ..stream import StreamEvent
 from ._http import END_OF_STREAM, HTTPBackend, kind_for_status
+from ._sse import SSE, loads
 from .options import AsyncUpstreamOptions
 from .registry import url_and_model
 
@@ -139,17 +138,17 @@ class OpenAIBackend(OpenAIHTTPBackend):
     def _decode_events(self, payloads: Iterable[Any]) -> Iterator[StreamEvent]:
         return codec.decode_events(payloads)
 
-    def _payload(self, sse: httpx2.ServerSentEvent) -> Any:
+    def _payload(self, sse: SSE) -> Any:
         data = sse.data.strip()
         if not data:
             return None
-        if data == "[DONE]":
+        if data == b"[DONE]":
             return END_OF_STREAM
         try:
-            payload = json.loads(data)
+            payload = loads(data)
         except ValueError:
             raise BackendError(
-                f"openai: malformed stream chunk: {data[:200]!r}", kind="api"
+                f"openai: malformed stream chunk: {sse.text.strip()[:200]!r}", kind="api"
             ) from None
         if isinstance(payload, dict) and "error" in payload and "choices" not in payload:
             raise error_from_body(payload, None)

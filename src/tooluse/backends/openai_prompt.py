@@ -77,6 +77,7 @@ from ._openai_chat_stream import (
     _read_chunk,
     error_from_body,
 )
+from ._sse import loads
 from ._upstream import Upstream, UsesUpstream
 from .openai import DEFAULT_BASE_URL
 from .options import UPSTREAM_KEYS, UpstreamOptions, check_options
@@ -422,18 +423,18 @@ class OpenAIChatTextBackend(UsesUpstream):
             data = sse.data.strip()
             if not data:
                 continue
-            if data == "[DONE]":
+            if data == b"[DONE]":
                 return
             try:
-                payload = json.loads(data)
+                payload = loads(data)
             except ValueError:
                 raise BackendError(
-                    f"openai-prompt: malformed stream chunk: {data[:200]!r}", kind="api"
-                ) from None
+                    f"openai-prompt: malformed stream chunk: {sse.text.strip()[:200]!r}",
+                    kind="api") from None
             if not isinstance(payload, dict):
                 raise BackendError(
-                    f"openai-prompt: a stream chunk is not an object: {data[:200]!r}", kind="api"
-                )
+                    f"openai-prompt: a stream chunk is not an object: {sse.text.strip()[:200]!r}",
+                    kind="api")
             if "error" in payload and "choices" not in payload:
                 raise error_from_body(payload, None)
             yield payload

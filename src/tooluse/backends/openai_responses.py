@@ -21,16 +21,14 @@ or ``openai-responses:MODEL`` with the base URL from ``OPENAI_BASE_URL`` (defaul
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from typing import Any
-
-import httpx2
 
 from ..codecs import responses as codec
 from ..errors import BackendError
 from ..messages import Request, Response
 from ..stream import StreamEvent
+from ._sse import SSE, loads
 from .openai import OpenAIHTTPBackend
 from .openai import error_from_body as chat_error_from_body
 from .registry import url_and_model
@@ -82,17 +80,17 @@ class OpenAIResponsesBackend(OpenAIHTTPBackend):
     def _decode_events(self, payloads: Iterable[Any]) -> Iterator[StreamEvent]:
         return codec.decode_events(payloads)
 
-    def _payload(self, sse: httpx2.ServerSentEvent) -> Any:
+    def _payload(self, sse: SSE) -> Any:
         data = sse.data.strip()
         if not data:
             return None
-        if data == "[DONE]":  # not in OpenAI's Responses streams, but some servers add it
+        if data == b"[DONE]":  # not in OpenAI's Responses streams, but some servers add it
             return None
         try:
-            return json.loads(data)
+            return loads(data)
         except ValueError:
             raise BackendError(
-                f"{_LABEL}: malformed stream event: {data[:200]!r}", kind="api"
+                f"{_LABEL}: malformed stream event: {sse.text.strip()[:200]!r}", kind="api"
             ) from None
 
     def _error(self, body: Any, status: int | None) -> BackendError:

@@ -1,10 +1,13 @@
-"""``tooluse logs``: the traces ``tooluse serve --trace`` and ``Runner(trace=...)`` keep.
+"""``tooluse logs``: the traces ``tooluse serve --trace`` and ``Runner(trace=...)`` keep, and
+the usage of a config's API keys.
 
 ``tooluse logs`` lists the newest (``-n``), ``-q TEXT`` only those holding a text,
 ``tooluse logs ID`` shows one (an id prefix is enough): the request, for each model call the
-prompt, the raw output with the call blocks marked, the calls with their origin and
-validation, and the response; ``--json`` prints the stored JSON instead; ``--serve`` serves
-the trace page over the same database.
+tries of a routed request, the prompt, the raw output with the call blocks marked, the
+calls with their origin and validation, and the response; ``--json`` prints the stored JSON
+instead; ``--serve`` serves the trace page over the same database. ``tooluse logs --usage``
+prints the usage per key, model and route (``--usage-store``: the config's
+``usage_store``, when it is not the default file).
 """
 
 from __future__ import annotations
@@ -38,11 +41,66 @@ def register(sub: Any) -> None:
                    help="serve the trace page over the database at http://HOST:PORT/trace")
     p.add_argument("--host", default="127.0.0.1", help="with --serve (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8081, help="with --serve (default 8081)")
+    p.add_argument("--usage", action="store_true",
+                   help="print the usage of a config's API keys per key, model and route "
+                   "(requests, failed, tokens in and out, cache reads and writes)")
+    p.add_argument("--usage-store", metavar="PATH|URL", default=None,
+                   help="with --usage: the config's usage_store (default: "
+                   "~/.cache/tooluse/usage.sqlite3)")
     p.set_defaults(func=_run)
+
+
+def _usage(args: argparse.Namespace) -> int:
+    """``tooluse logs --usage``."""
+    from pathlib import Path
+
+    from ..server.stores import open_usage_store
+    from ..server.usage_store import default_usage_path
+
+    where = args.usage_store or str(default_usage_path())
+    if "://" not in where and not Path(where).exists():
+        print(f"tooluse logs: no usage at {where} (tooluse serve --config with [[keys]] "
+              "keeps it)", file=sys.stderr)
+        return 1
+    try:
+        store = open_usage_store(where)
+    except OSError as exc:
+        print(f"tooluse logs: {exc}", file=sys.stderr)
+        return 1
+    try:
+        rows = store.totals()
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    elif not rows:
+        print("no usage yet")
+    else:
+        print(usage_table(rows))
+    return 0
+
+
+def usage_table(rows: list[dict[str, Any]]) -> str:
+    """The usage rows as a table, one line per key, model and route."""
+    head = ("KEY", "MODEL", "ROUTE", "REQUESTS", "FAILED", "TOKENS IN", "OUT", "CACHE READ",
+            "CACHE WRITE", "LAST")
+    numbers = ("requests", "failed", "input_tokens", "output_tokens", "cache_read_tokens",
+               "cache_write_tokens")
+    table = [head]
+    for row in rows:
+        table.append((row["key"], row["model"] or "-", row["route"],
+                      *(str(row[n]) for n in numbers), _when(row["last_at"])))
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    return "\n".join("  ".join(c.rjust(w) if 3 <= i <= 8 else c.ljust(w)
+                               for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+                     for r in table)
 
 
 def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
+
+    if args.usage:
+        return _usage(args)
 
     from ..trace.store import TraceStore, default_path
 
@@ -161,6 +219,11 @@ def show(trace: dict[str, Any]) -> str:
         lines.append(f"error: {trace['error']}")
     for number, turn in enumerate(trace["turns"], 1):
         lines.append(f"\n== model call {number} ({_ms(turn['duration_ms'])}) ==")
+        for attempt in turn.get("attempts") or []:
+            why = f": {attempt['error']}: {attempt.get('message', '')}" if "error" in attempt \
+                else (f": {attempt['message']}" if attempt.get("message") else "")
+            lines.append(f"-- attempt {attempt['target']}: {attempt['outcome']} "
+                         f"({attempt['ms']:.1f} ms){why}")
         if turn["prompt"] is not None:
             lines.append("-- prompt --")
             for message in turn["prompt"]:

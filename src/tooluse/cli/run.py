@@ -5,17 +5,17 @@
     tooluse run --mcp "python -m mcp_server_time" --tool-choice any "What time is it in Tokyo?"
 
 Tools come from MCP servers (``--mcp COMMAND`` over stdio, ``--mcp URL`` over streamable
-HTTP) and Python functions (``--tool MODULE:FUNCTION``); the model is any backend spec
-(default: the bundled local model). Each step is printed as ``tooluse demo`` prints it —
-the model's calls with their input, each result, the answer, the timings — or, with
-``--json``, the whole conversation as one JSON document (with each call's origin). A call
-the backend changed or added, instead of writing it as the model did, is marked with one
-line per change; the summary line counts the calls that ended in an error. With
-``--approve`` every call of a tool that is not read-only is asked about on the terminal
-first (``y`` runs it; anything else, or no input, denies it). Bad input (a server that does
-not start, an unreachable URL, a tool that cannot be imported, a tool choice naming no
-tool) is one line on stderr and exit status 2; a run that stops (a backend error, too many
-turns) exits 1.
+HTTP) and Python functions (``--tool MODULE:FUNCTION``, imported from the current folder
+first); the model is any backend spec (default: the bundled local model). Each step is
+printed as ``tooluse demo`` prints it — the model's calls with their input, each result, the
+answer, the timings — or, with ``--json``, the whole conversation as one JSON document (with
+each call's origin). A call the backend changed or added, instead of writing it as the model
+did, is marked with one line per change; the summary line counts the calls that ended in an
+error. With ``--approve`` every call of a tool that is not read-only is asked about on the
+terminal first (``y`` runs it; anything else, or no input, denies it). Bad input (a server
+that does not start, an unreachable URL, a tool that cannot be imported, a tool choice
+naming no tool) is one line on stderr and exit status 2; a run that stops (a backend error,
+too many turns) exits 1.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import shlex
 import sys
 from contextlib import ExitStack
@@ -75,7 +76,9 @@ def register(sub: Any) -> None:
     p.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
                    help="HTTP header sent to every --mcp URL, repeatable")
     p.add_argument("--tool", action="append", default=[], metavar="MODULE:FUNCTION",
-                   help="a Python function as a tool, repeatable (e.g. mypkg.tools:search)")
+                   help="a Python function as a tool, repeatable (e.g. mypkg.tools:search); "
+                   "MODULE is imported from the current folder first, as uvicorn and "
+                   "python -m do")
     p.add_argument("--tool-choice", default="auto", metavar="CHOICE[,CHOICE...]",
                    help="tool choice of each model turn: auto (default), any, none or a tool "
                    "name; comma-separated for a plan of several turns (then auto)")
@@ -212,6 +215,18 @@ def _headers(items: list[str]) -> dict[str, str]:
         raise UsageError(f"--header {exc}") from None
 
 
+def import_from_here(module_name: str) -> Any:
+    """Import ``module_name`` with the current folder first on the import path, as
+    ``uvicorn main:app`` and ``python -m`` have it (the ``tooluse`` script alone does not:
+    its own folder is first). The folder stays on the path: a tool module may import its
+    neighbours when it runs."""
+    here = os.getcwd()
+    if not sys.path or sys.path[0] != here:
+        sys.path.insert(0, here)
+        importlib.invalidate_caches()
+    return importlib.import_module(module_name)
+
+
 def load_function_tool(spec: str) -> Any:
     """``MODULE:FUNCTION`` -> that function (or Tool); a :class:`UsageError` saying what
     is missing otherwise."""
@@ -219,7 +234,7 @@ def load_function_tool(spec: str) -> Any:
     if not sep or not module_name or not attr:
         raise UsageError(f"--tool must be MODULE:FUNCTION, not {spec!r}")
     try:
-        module = importlib.import_module(module_name)
+        module = import_from_here(module_name)
     except ImportError as exc:
         raise UsageError(f"--tool {spec!r}: cannot import {module_name!r}: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - the module's own import failed

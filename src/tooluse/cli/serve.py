@@ -1,5 +1,7 @@
-"""``tooluse serve``: run the gateway (Messages, Converse, Chat Completions) under uvicorn,
-in one process or, with ``--workers N``, in N (:mod:`tooluse.server.workers`)."""
+"""``tooluse serve``: run the gateway (Messages, Converse, Chat Completions, Responses) under
+uvicorn, in one process or, with ``--workers N``, in N (:mod:`tooluse.server.workers`),
+over one backend (``--backend``) or the routes of a config file (``--config``,
+docs/routing.md; ``--check`` prints its route table, SIGHUP reloads it)."""
 
 from __future__ import annotations
 
@@ -27,11 +29,23 @@ def register(sub: Any) -> None:
         help="serve the Messages, Converse, Chat Completions and Responses APIs with tool use",
         description="Serve POST /v1/messages (Anthropic), POST /model/{id}/converse[-stream] "
         "(Bedrock), POST /v1/chat/completions and POST /v1/responses (OpenAI) over one "
-        "backend. Every API works with every backend.",
+        "backend, or over a config's routes (--config). Every API works with every backend.",
     )
     p.add_argument(
+        "--config", metavar="FILE", default=None,
+        help="route model names to backends as this TOML file says: [[models]] with a name "
+        "or glob, a backend spec or a list of deployments (balanced), fallbacks, options, "
+        "preset, context_window, timeouts; [[keys]] with allowed models and rpm/tpm "
+        "limits, their usage kept per key and model (docs/routing.md). Instead of --backend, "
+        "-o, --preset, --slots and the --upstream-* flags. SIGHUP reloads it without "
+        "dropping requests in flight")
+    p.add_argument(
+        "--check", action="store_true",
+        help="with --config: build every route as serving would, print the route table and "
+        "exit (2 with the one-line error for a broken config)")
+    p.add_argument(
         "--backend",
-        default="local",
+        default=None,
         metavar="SPEC",
         help="backend spec: local, local:/path/model.gguf, scripted[:TEXT], "
         "scripted:call:NAME {JSON}, scripted:[STEPS] (a tool loop offline; docs/server.md), "
@@ -56,7 +70,8 @@ def register(sub: Any) -> None:
         action="append",
         dest="api_keys",
         metavar="KEY",
-        help="accept this key (repeatable); without any, no key is required. "
+        help="accept this key (repeatable); without any (and no [[keys]] in a --config), no "
+        "key is required. Beside a config's keys, it may use every model, without limits. "
         "Also read from TOOLUSE_API_KEYS (comma-separated).",
     )
     p.add_argument(
@@ -115,6 +130,23 @@ def register(sub: Any) -> None:
         "--upstream-retries", type=int, default=None, metavar="N",
         help="retries of a failed call (429, 5xx, timeouts, connection errors) before its "
         f"answer starts, with backoff honouring retry-after (default {RetryPolicy.max_retries})")
+    hosted = p.add_argument_group(
+        "server tools", "the tools the gateway runs for the model when the backend cannot: a "
+        "tool search over deferred tools (Messages tool_search_tool_*, Responses tool_search) "
+        "and MCP servers named by the client (Messages mcp_servers, the Responses mcp tool). "
+        "See docs/server.md")
+    hosted.add_argument(
+        "--allow-mcp-host", action="append", default=[], metavar="HOST",
+        help="an MCP host name, address or network (10.0.0.0/8) clients may name although it "
+        "is not public (repeatable); without it only public addresses over http(s) are reached")
+    hosted.add_argument(
+        "--server-tool-turns", type=int, default=None, metavar="N",
+        help="model turns one request may take while the gateway runs its searches and MCP "
+        "calls; then the answer stops with pause_turn (default 8)")
+    hosted.add_argument(
+        "--server-tool-timeout", type=float, default=None, metavar="SECONDS",
+        help="seconds one request may take while the gateway runs its searches and MCP calls "
+        "(default 300)")
     p.add_argument(
         "--responses-store",
         metavar="PATH|URL",
@@ -207,13 +239,13 @@ def _set_slots(args: argparse.Namespace, options: dict[str, Any]) -> None:
         options["slots"] = default_slots(model_bytes=size)
 
 
-def _check_workers(args: argparse.Namespace) -> None:
-    """ValueError when ``--workers`` cannot serve as asked."""
+def _check_workers(args: argparse.Namespace, schemes: list[str]) -> None:
+    """ValueError when ``--workers`` cannot serve as asked (``schemes``: the backends')."""
     if args.workers < 1:
         raise ValueError(f"--workers must be a positive integer, not {args.workers}")
     if args.workers == 1:
         return
-    if args.backend.partition(":")[0] == "local":
+    if "local" in schemes:
         raise ValueError("--workers is for remote backends: each worker would load the local "
                          "model again and they would share the cores; use --slots N to serve "
                          "N requests at once from one model")
@@ -222,7 +254,63 @@ def _check_workers(args: argparse.Namespace) -> None:
                          "file or a postgresql:// URL the workers share")
 
 
+#: Flags a config replaces (its entries set them per model), by their dest.
+_NOT_WITH_CONFIG = {"backend": "--backend", "option": "-o/--option", "preset": "--preset",
+                    "slots": "--slots", **{k: "--" + k.replace("_", "-") for k in _UPSTREAM_OPTIONS}}
+
+
+def _config_conflict(args: argparse.Namespace) -> str | None:
+    """The flag given beside ``--config`` that the config replaces, if any."""
+    for dest, flag in _NOT_WITH_CONFIG.items():
+        value = getattr(args, dest, None)
+        if value not in (None, []):
+            return flag
+    return None
+
+
+def _load_config_text(path: str) -> tuple[str, Any]:
+    """The config file's text and its checked form (:class:`ConfigError` if broken)."""
+    from ..server.route_config import ConfigError, parse_config
+
+    try:
+        text = open(path, encoding="utf-8").read()  # noqa: SIM115 - read at once
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the config: {exc}") from None
+    return text, parse_config(text, path)
+
+
+def _check_config(path: str) -> int:
+    """``--config FILE --check``: every route built (then closed), the table printed."""
+    from ..server.route_config import ConfigError
+    from ..server.routes import RouteTable
+
+    try:
+        _, config = _load_config_text(path)
+        table = RouteTable.build(config)
+    except ConfigError as exc:
+        print(f"tooluse serve: {exc}", file=sys.stderr)
+        return 2
+    try:
+        print(table.describe())
+    finally:
+        table.close()
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
+    if args.check and not args.config:
+        print("tooluse serve: --check checks a config: give --config FILE", file=sys.stderr)
+        return 2
+    if args.config:
+        conflict = _config_conflict(args)
+        if conflict is not None:
+            print(f"tooluse serve: {conflict} is set per model in the config file "
+                  "(docs/routing.md), not beside --config", file=sys.stderr)
+            return 2
+        if args.check:
+            return _check_config(args.config)
+    elif args.backend is None:
+        args.backend = "local"
     keys = list(args.api_keys or [])
     keys += [k.strip() for k in os.environ.get("TOOLUSE_API_KEYS", "").split(",") if k.strip()]
     credentials: dict[str, str] = {}
@@ -232,11 +320,15 @@ def _run(args: argparse.Namespace) -> int:
             print(f"--aws-credentials expects ACCESS_KEY_ID:SECRET, got {item!r}", file=sys.stderr)
             return 2
         credentials[key_id] = secret
-    for name in ("max_body_bytes", "max_concurrency"):
+    for name in ("max_body_bytes", "max_concurrency", "server_tool_turns"):
         value = getattr(args, name)
         if value is not None and value < 1:
             print(f"--{name.replace('_', '-')} must be a positive integer, not {value}", file=sys.stderr)
             return 2
+    if args.server_tool_timeout is not None and not args.server_tool_timeout > 0:
+        print(f"--server-tool-timeout must be > 0 seconds, not {args.server_tool_timeout}",
+              file=sys.stderr)
+        return 2
     if args.ssl_keyfile and not args.ssl_certfile:
         print("--ssl-keyfile needs --ssl-certfile", file=sys.stderr)
         return 2
@@ -252,13 +344,24 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     if args.preset:
         backend_options["preset"] = args.preset
+    config_text: str | None = None
     try:
-        _check_workers(args)
-        _set_slots(args, backend_options)
+        if args.config:
+            from ..server.route_config import ConfigError
+
+            try:
+                config_text, checked = _load_config_text(args.config)
+            except ConfigError as exc:
+                print(f"tooluse serve: {exc}", file=sys.stderr)
+                return 2
+            _check_workers(args, [s.partition(":")[0] for m in checked.models for s in m.specs])
+        else:
+            _check_workers(args, [args.backend.partition(":")[0]])
+            _set_slots(args, backend_options)
     except ValueError as exc:
         print(f"tooluse serve: {exc}", file=sys.stderr)
         return 2
-    if not _upstream_flags(args):
+    if not _upstream_flags(args) and not args.config:
         # loads while the gateway is imported and built
         start_local_load(args.backend, backend_options)
     import ssl
@@ -285,14 +388,19 @@ def _run(args: argparse.Namespace) -> int:
     try:
         upstream = _upstream_options(args)
         config = ServeConfig(
-            backend=args.backend,
+            backend=args.backend or "",
             options={**backend_options, **upstream},
             app={"api_keys": keys, "aws_credentials": credentials,
                  "max_body_bytes": args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
                  "max_concurrency": args.max_concurrency,
-                 "responses_store": _responses_store(args), "trace": _trace_path(args)},
+                 "responses_store": _responses_store(args), "trace": _trace_path(args),
+                 "allow_mcp_hosts": list(args.allow_mcp_host),
+                 "server_tool_turns": args.server_tool_turns,
+                 "server_tool_timeout": args.server_tool_timeout},
             log_level=args.log_level,
         )
+        if config_text is not None:
+            config["config_path"], config["config_text"] = args.config, config_text
         try:  # with workers too: a bad option is one line here, not one per worker
             app = build_app(config)
         except TypeError as exc:
@@ -302,13 +410,19 @@ def _run(args: argparse.Namespace) -> int:
                     "flags are for HTTP and Bedrock backends)") from None
             raise ValueError(f"it does not take these options ({exc})") from None
     except (ValueError, ImportError, OSError, BackendError) as exc:
-        print(f"tooluse serve: cannot start with backend {args.backend!r}: {exc}", file=sys.stderr)
+        if args.config:  # a ConfigError is already the one line, naming the file
+            print(f"tooluse serve: {exc}", file=sys.stderr)
+        else:
+            print(f"tooluse serve: cannot start with backend {args.backend!r}: {exc}",
+                  file=sys.stderr)
         return 2
     log_to_stderr(args.log_level)
     scheme = "https" if args.ssl_certfile else "http"
     preset = getattr(getattr(app.state.gateway.backend, "assist", None), "name", "none")
-    print(f"tooluse gateway on {scheme}://{args.host}:{args.port} (backend: {args.backend}"
-          + (f", preset: {preset}" if preset != "none" else "")
+    serving = (f"config: {args.config}, {len(app.state.gateway.router.table.routes)} model "
+               "routes" if args.config else f"backend: {args.backend}")
+    print(f"tooluse gateway on {scheme}://{args.host}:{args.port} ({serving}"
+          + (f", preset: {preset}" if preset != "none" and not args.config else "")
           + (f", {args.workers} workers" if args.workers > 1 else "") + ")",
           file=sys.stderr, flush=True)
     if app.state.trace_store is not None:
@@ -318,6 +432,8 @@ def _run(args: argparse.Namespace) -> int:
               "ssl_certfile": args.ssl_certfile, "ssl_keyfile": args.ssl_keyfile}
     try:
         if args.workers == 1:
+            if args.config:
+                _reload_on_hangup(app)
             uvicorn.run(app, **server)
             return 0
         close_app(app)  # each worker builds its own from the same options
@@ -329,3 +445,22 @@ def _run(args: argparse.Namespace) -> int:
         print(f"tooluse serve: cannot use the certificate: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _reload_on_hangup(app: Any) -> None:
+    """SIGHUP reads the config again (in a thread: new backends may take a while to load);
+    requests in flight finish as they started, a broken file changes nothing."""
+    import signal
+    import threading
+
+    from ..server.app import reload_app
+
+    def reload() -> None:
+        try:
+            print(f"tooluse serve: {reload_app(app)}", file=sys.stderr, flush=True)
+        except (ValueError, OSError, BackendError) as exc:
+            print(f"tooluse serve: reload refused, still serving the previous config: {exc}",
+                  file=sys.stderr, flush=True)
+
+    signal.signal(signal.SIGHUP,
+                  lambda signum, frame: threading.Thread(target=reload, daemon=True).start())

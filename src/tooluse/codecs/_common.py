@@ -28,6 +28,7 @@ from ..messages import (
     Request,
     TextBlock,
     ThinkingBlock,
+    ToolReferenceBlock,
     ToolResultBlock,
     ToolUseBlock,
     Usage,
@@ -183,6 +184,12 @@ def image_placeholder(image: ImageBlock) -> TextBlock:
     """The documented non-strict stand-in for an image a target cannot carry."""
     what = image.url if image.url is not None else f"{image.media_type} image"
     return TextBlock(text=f"[image omitted: {what}]", cache=image.cache)
+
+
+def reference_placeholder(part: ToolReferenceBlock) -> TextBlock:
+    """The documented non-strict stand-in for a tool reference a target cannot carry: the
+    text says which tool was loaded."""
+    return TextBlock(text=f"[tool loaded: {part.name}]")
 
 
 def unsupported(

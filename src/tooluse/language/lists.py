@@ -66,7 +66,7 @@ _RANGE_WORDS = ("between", "from")
 #: Words that are never an item of a list: the stop words, and the verbs and words that
 #: follow "and" without starting an item ("ATP in mitochondria and does it...").
 _NOT_ITEMS = STOP_WORDS | frozenset({
-    "make", "should", "may", "might", "analyze", "compare", "provide", "per",
+    "make", "should", "may", "might", "analyze", "calculate", "compare", "provide", "per",
 })
 
 

@@ -4,7 +4,8 @@ stop words aside; where a value stands in a text, and how often.
 One reading, shared: the value copier (``copy_values``) asks whether the conversation gives
 a value (:func:`given_by`, :func:`times_given`, :func:`mentions`), and the rules of a preset
 (:mod:`tooluse.presets`) read questions with the same functions rather than their own. The
-stop words (:data:`STOP_WORDS`) and the normal form of a text (:func:`normal`) are defined
+words every reader sets aside (:data:`FUNCTION_WORDS`, with :data:`STOP_WORDS` and
+:data:`SAYS_NOTHING` built on it) and the normal form of a text (:func:`normal`) are defined
 here once, for every reader.
 """
 
@@ -17,7 +18,9 @@ from typing import Any
 from .numbers import scaled_numbers
 
 __all__ = [
+    "FUNCTION_WORDS",
     "NUMBER",
+    "SAYS_NOTHING",
     "STOP_WORDS",
     "content_words",
     "given_by",
@@ -39,21 +42,35 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 NUMBER = re.compile(r"-?\d+(?:[.,]\d+)*(?:\.\d+)?")
 
 
-#: English stop words: function words and the verbs a request opens with ("find", "show
-#: me", "calculate"). No value is one of them alone (a capitalised one starts a sentence), a
-#: run of content words stops at them, and they say nothing of what a question asks for. The
-#: one list: the value copier's spans, the words that say something (:func:`content_words`,
-#: :func:`mentions`) and the preset's rules all read it.
-STOP_WORDS = frozenset({
-    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
-    "been", "but", "by", "calculate", "can", "could", "did", "do", "does", "each", "find",
-    "for", "from", "get", "give", "given", "had", "has", "have", "help", "how", "i", "i'd",
-    "i'm", "if", "in", "into", "is", "it", "its", "just", "know", "let", "let's", "like",
-    "me", "my", "need", "of", "on", "or", "our", "please", "show", "so", "some", "tell",
-    "than", "that", "the", "their", "them", "then", "there", "these", "this", "those", "to",
-    "us", "use", "using", "want", "was", "we", "were", "what", "when", "where", "which", "who",
-    "why", "will", "with", "would", "you", "your",
+#: English function words and the verbs a request opens with ("find", "show me", "tell"):
+#: the words every reader sets aside. The other sets below are this one and a few more, so a
+#: word added here reaches every reader.
+FUNCTION_WORDS = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "could", "do", "does", "find",
+    "for", "from", "get", "give", "how", "i", "in", "is", "it", "me", "my", "of", "on",
+    "or", "please", "show", "tell", "that", "the", "this", "to", "use", "using", "what",
+    "when", "where", "which", "who", "why", "will", "with", "would", "you", "your",
 })
+
+
+#: Stop words: no value is one of them alone (a capitalised one starts a sentence) and a run
+#: of content words stops at them. The function words and a request's filler ("want",
+#: "have", "also", "all"). Read by the value copier's spans, the list reader and the preset's
+#: rules.
+STOP_WORDS = FUNCTION_WORDS | frozenset({
+    "about", "after", "all", "also", "am", "any", "been", "but", "did", "each", "given",
+    "had", "has", "have", "help", "i'd", "i'm", "if", "into", "its", "just", "know", "let",
+    "let's", "like", "need", "our", "so", "some", "than", "their", "them", "then", "there",
+    "these", "those", "us", "want", "was", "we", "were",
+})
+
+
+#: The words that say nothing of what a question asks for (:func:`content_words`,
+#: :func:`mentions`): the function words and "calculate". Not the filler of
+#: :data:`STOP_WORDS`: "all" or "also" in a tool's description or a question count as words
+#: that say something. The two sets differ as they did when the default path's and the
+#: preset's numbers were measured (docs/benchmarks/code.md, "The text readers' words").
+SAYS_NOTHING = FUNCTION_WORDS | frozenset({"calculate"})
 
 
 def words(text: str) -> list[str]:
@@ -112,9 +129,9 @@ def split_name(name: str) -> str:
 
 
 def content_words(text: str) -> set[str]:
-    """The words of ``text`` that say something (stemmed, no stop word, three letters or
-    more)."""
-    return {stem(w) for w in words(text) if len(w) > 2 and w not in STOP_WORDS}
+    """The words of ``text`` that say something (stemmed, none of :data:`SAYS_NOTHING`,
+    three letters or more)."""
+    return {stem(w) for w in words(text) if len(w) > 2 and w not in SAYS_NOTHING}
 
 
 def normal(text: str) -> str:
@@ -191,4 +208,4 @@ def mentions(conversation: str, value: str) -> bool:
         return re.search(rf"(?<!\w){re.escape(value.strip())}(?!\w)", conversation) is not None \
             if value.strip() else False
     asked = {stem(w) for w in words(conversation)}
-    return any(stem(w) in asked for w in words(value) if len(w) > 2 and w not in STOP_WORDS)
+    return any(stem(w) in asked for w in words(value) if len(w) > 2 and w not in SAYS_NOTHING)

@@ -23,6 +23,8 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
     ) from exc
 
 from .convert import mcp_tool, prepare_schema, result_block
+from .resources import MCPPrompt, MCPPromptArgument, MCPResource
 from .server import MCPConnectionError, MCPServer
 
-__all__ = ["MCPConnectionError", "MCPServer", "mcp_tool", "prepare_schema", "result_block"]
+__all__ = ["MCPConnectionError", "MCPPrompt", "MCPPromptArgument", "MCPResource", "MCPServer",
+           "mcp_tool", "prepare_schema", "result_block"]

@@ -102,14 +102,17 @@ def _repeats(part: ResultPart, value: Any) -> bool:
     return any(parsed == c and type(parsed) is type(c) for c in candidates)
 
 
-def result_block(result: mt.CallToolResult, tool_use_id: str = "") -> ToolResultBlock:
-    """The tool result for an MCP ``CallToolResult`` (see the module docstring)."""
+def result_block(result: mt.CallToolResult, tool_use_id: str = "", *,
+                 structured: bool = True) -> ToolResultBlock:
+    """The tool result for an MCP ``CallToolResult`` (see the module docstring);
+    ``structured=False`` leaves ``structuredContent`` out (the content blocks as the server
+    sent them, what an API's MCP call result shows)."""
     parts = [_part(block) for block in result.content]
-    structured = result.structured_content
-    if structured is not None:
-        structured_part = JsonBlock(value=structured)
+    structured_content = result.structured_content if structured else None
+    if structured_content is not None:
+        structured_part = JsonBlock(value=structured_content)
         for i, part in enumerate(parts):
-            if _repeats(part, structured):
+            if _repeats(part, structured_content):
                 parts[i] = structured_part
                 break
         else:

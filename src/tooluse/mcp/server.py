@@ -25,10 +25,11 @@ import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, ExitStack
 from pathlib import Path
-from typing import IO, Any, Self, TextIO, cast
+from typing import IO, Any, Self, TextIO, TypeVar, cast
+from urllib.parse import urlsplit
 
 import anyio
 import anyio.from_thread
@@ -43,8 +44,11 @@ from ..errors import ToolDefinitionError, ToolUseError
 from ..messages import TextBlock, ToolResultBlock
 from ..tools import Tool, map_name
 from .convert import mcp_tool, result_block
+from .resources import ResourcesMixin
 
 __all__ = ["MCPConnectionError", "MCPServer"]
+
+T = TypeVar("T")
 
 _URL = re.compile(r"^https?://", re.IGNORECASE)
 #: Pages of tools/list read at most (a server whose cursor never ends cannot hang a connect).
@@ -57,7 +61,7 @@ class MCPConnectionError(ToolUseError, ConnectionError):
     """An MCP server could not be started, reached or initialised (one-line message)."""
 
 
-class MCPServer:
+class MCPServer(ResourcesMixin):
     """An MCP server as a source of tools: pass it to a :class:`~tooluse.runner.Runner` or
     a :class:`~tooluse.tools.ToolSet` beside Python functions.
 
@@ -78,6 +82,9 @@ class MCPServer:
     - ``requires_approval``: every call of the server's tools needs the user's approval
       (the runner's ``approve`` callback), except the tools whose annotations say they are
       read-only (``readOnlyHint: true``). Off by default.
+    - ``sse``: a URL speaks the older HTTP+SSE transport instead of streamable HTTP
+      (default: when its path ends in ``/sse``); ``http_transport``: the httpx2 transport of
+      a URL's connections (the gateway's checks every address it connects to).
 
     The server is connected on first use (``get_tools()``, or entering ``with`` /
     ``async with``) and closed on leaving the ``with`` block, by :meth:`close`, or at
@@ -96,6 +103,8 @@ class MCPServer:
         connect_timeout: float = 30.0,
         stderr: TextIO | None = None,
         requires_approval: bool = False,
+        sse: bool | None = None,
+        http_transport: httpx2.AsyncBaseTransport | None = None,
     ) -> None:
         if timeout <= 0 or connect_timeout <= 0:
             raise ValueError("timeout and connect_timeout must be > 0 seconds")
@@ -113,6 +122,10 @@ class MCPServer:
                 raise ValueError("headers apply to a URL, not to a command")
             self.command = argv
         self.headers = dict(headers or {})
+        #: The URL speaks the older HTTP+SSE transport (default: its path ends in ``/sse``).
+        self.sse = sse if sse is not None else (
+            self.url is not None and urlsplit(self.url).path.rstrip("/").endswith("/sse"))
+        self.http_transport = http_transport
         self.env = dict(env) if env is not None else None
         self.cwd = cwd
         self.timeout = timeout
@@ -287,11 +300,22 @@ class MCPServer:
             phrase = httpx2.codes.get_reason_phrase(response.status_code)
             self._http_status = f"HTTP {response.status_code} {phrase}".strip()
 
+    def _http_client(self, headers: dict[str, str] | None = None,
+                     timeout: httpx2.Timeout | None = None,
+                     auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(headers=headers if headers is not None else self.headers,
+                                  timeout=timeout or httpx2.Timeout(30.0, read=300.0),
+                                  auth=auth, transport=self.http_transport,
+                                  event_hooks={"response": [self._on_response]})
+
     def _transport(self, stack: AsyncExitStack) -> Any:
+        if self.url is not None and self.sse:
+            from mcp.client.sse import sse_client
+
+            return sse_client(self.url, headers=self.headers,
+                              httpx_client_factory=self._http_client)
         if self.url is not None:
-            http = httpx2.AsyncClient(headers=self.headers,
-                                      timeout=httpx2.Timeout(30.0, read=300.0),
-                                      event_hooks={"response": [self._on_response]})
+            http = self._http_client()
             stack.push_async_callback(http.aclose)
             return streamable_http_client(self.url, http_client=http)
         from mcp.client.stdio import stdio_client
@@ -341,14 +365,18 @@ class MCPServer:
 
     # ---------------------------------------------------------------- calls
 
-    def call(self, tool_name: str, arguments: Mapping[str, Any] | None = None) -> ToolResultBlock:
+    def call(self, tool_name: str, arguments: Mapping[str, Any] | None = None, *,
+             structured: bool = True) -> ToolResultBlock:
         """``tools/call`` from sync code (any thread but the server's own). Always returns
-        a result: a failure of any kind is an ``is_error`` result saying what happened."""
+        a result: a failure of any kind is an ``is_error`` result saying what happened.
+        ``structured=False``: the result's content blocks only, without its
+        ``structuredContent`` (:func:`~.convert.result_block`)."""
         portal = self._portal
         if portal is None or self._client is None:
             return _error(self._unavailable(tool_name))
         try:
-            result: ToolResultBlock = portal.call(self._acall, tool_name, dict(arguments or {}))
+            result: ToolResultBlock = portal.call(self._acall, tool_name, dict(arguments or {}),
+                                                  structured)
             return result
         except RuntimeError as exc:  # the portal closed under us
             return _error(f"MCP server {self.label}: {tool_name!r} could not be called: {exc}")
@@ -358,7 +386,8 @@ class MCPServer:
         """:meth:`call` from async code (the wait happens in a worker thread)."""
         return await anyio.to_thread.run_sync(self.call, tool_name, arguments)
 
-    async def _acall(self, tool_name: str, arguments: dict[str, Any]) -> ToolResultBlock:
+    async def _acall(self, tool_name: str, arguments: dict[str, Any],
+                     structured: bool = True) -> ToolResultBlock:
         client = self._client
         if client is None or self._gone:
             return _error(self._unavailable(tool_name))
@@ -386,7 +415,33 @@ class MCPServer:
             return _error(f"{what} failed: {_describe(exc)}{self._stderr_note()}")
         if not isinstance(result, mt.CallToolResult):
             return _error(f"{what} failed: the server's answer is not a tools/call result")
-        return result_block(result)
+        return result_block(result, structured=structured)
+
+    def run_request(self, operation: Callable[[Client], Awaitable[T]], what: str) -> T:
+        """Run ``operation`` on the session (connecting first if needed), within the call
+        timeout; :class:`MCPConnectionError` saying what failed."""
+        if self._client is None:
+            self.connect()
+        portal = self._portal
+        where = f"MCP server {self.label}"
+
+        async def run() -> T:
+            client = self._client
+            if client is None or self._gone:
+                raise MCPConnectionError(f"{where} is no longer reachable ({self._gone})")
+            with anyio.fail_after(self.timeout):
+                return await operation(client)
+
+        if portal is None:
+            raise MCPConnectionError(f"{where} is not connected")
+        try:
+            return portal.call(run)
+        except MCPConnectionError:
+            raise
+        except TimeoutError:
+            raise MCPConnectionError(f"{where} did not {what} within {self.timeout:g} s") from None
+        except Exception as exc:  # noqa: BLE001 - one line, whatever failed
+            raise MCPConnectionError(f"{where} could not {what}: {_describe(exc)}") from None
 
     def _unavailable(self, tool_name: str) -> str:
         if self._gone:

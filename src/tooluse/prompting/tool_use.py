@@ -41,6 +41,7 @@ from ..codecs.legacy import (
     escape,
     new_message_id,
 )
+from ..deferred import offered_tools
 from ..errors import BackendError, ConversionError
 from ..grammar.tool_calls import (
     FUNCTION_CALLS_CLOSE,
@@ -53,6 +54,7 @@ from ..messages import Request, ToolChoice, ToolUseBlock, Usage
 from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
 from ..trace import TextPass, current_turn
 from .assist import Assist, Plan, PlanContext
+from .decide import Decision, decides
 from .emitter import Emitter, earlier_calls
 from .formats import JsonCallParser, NativeFormat, template_tools
 from .per_context import PerContext
@@ -108,9 +110,10 @@ class PromptToolsBackend(Backend):
     ``tool_format``: a model family's own format (:class:`~.formats.NativeFormat`, chosen
     from the chat template by :func:`~.formats.choose`); None (the default): the XML
     format. In a native format the text backend gets the tools for its chat template
-    (``tools``), ``style`` does not apply (the template describes the tools), and the
-    preset's rule that reopens the XML call block for one more call (``asked_more``) does
-    not run.
+    (``tools``), ``style`` does not apply (the template describes the tools), and what reads
+    or reopens the XML call block does not run: the preset's ``asked_more``, the call
+    ``decision`` and ``more_calls_margin`` (their thresholds are calibrated on the XML
+    call opener).
     """
 
     name = "prompt"
@@ -141,6 +144,8 @@ class PromptToolsBackend(Backend):
         none_reminder: str | None = None,
         think_tags: bool | None = None,
         tool_format: NativeFormat | None = None,
+        decision: Decision | None = None,
+        more_calls_margin: float | None = None,
     ) -> None:
         if style not in ("xml", "json"):
             raise ValueError(f"style must be 'xml' or 'json', not {style!r}")
@@ -160,6 +165,12 @@ class PromptToolsBackend(Backend):
         self.think_tags = bool(getattr(text_backend, "think_tags", False)) \
             if think_tags is None else think_tags
         self.tool_format = tool_format
+        #: Under ``auto``: the call decision from the model's likelihood (None: the text
+        #: backend's own, e.g. argmax) (:mod:`.decide`).
+        self.decision = decision
+        #: Where the model closes its call block: one more call while another ``<invoke>``
+        #: is at least this much (nats) less likely than closing (None: the model's own).
+        self.more_calls_margin = more_calls_margin
 
     def _prompt(self, request: Request) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
         try:
@@ -368,7 +379,49 @@ class PromptToolsBackend(Backend):
                 and self.assist.wants_one_more(request, emitter.blocks, self.limits.max_calls):
             yield from self._one_more(request, emitter, messages, prefill + "".join(written),
                                       options, end)
+        elif grammar is not None and self.more_calls_margin is not None and emitter.blocks \
+                and self.tool_format is None \
+                and emitter.repeated is None and end.reason != "length" \
+                and not choice.disable_parallel_tool_use:
+            yield from self._more_calls(request, emitter, messages,
+                                        prefill + "".join(written), options, end)
         return end
+
+    def _more_calls(self, request: Request, emitter: Emitter, messages: list[TextMessage],
+                    answer: str, options: dict[str, Any],
+                    end: TextEnd) -> Generator[Any, None, None]:
+        """``more_calls_margin``: where the model closed its call block, one more call
+        while its log-likelihood of another ``<invoke>`` less that of closing the block
+        reaches the margin (set per model on the calibration set: ``bench/calibration/calibrate.py``).
+        The model writes each further call, tool and values; its origin records
+        ``steered_by: ["more_calls"]``. Ends at ``limits.max_calls``, a repeated call, or
+        the token limit."""
+        score = getattr(self.text_backend, "score_continuations", None)
+        margin = self.more_calls_margin
+        if score is None or margin is None:
+            return
+        while len(emitter.blocks) < self.limits.max_calls and emitter.repeated is None \
+                and end.reason != "length":
+            cut = answer.rfind("</invoke>") + len("</invoke>")
+            if cut < len("</invoke>"):
+                return
+            more, close = score(messages, ["\n<invoke>", "\n" + FUNCTION_CALLS_CLOSE],
+                                prefill=answer[:cut])
+            end.timings["more_calls_margin"] = more - close
+            if more - close < margin:
+                return
+            before = len(emitter.blocks)
+            steering = emitter.steering
+            emitter.steering = (*steering, "more_calls")
+            try:
+                after = yield from self._one_more(request, emitter, messages, answer, options,
+                                                  end, name=None)
+            finally:
+                emitter.steering = steering
+            if after is None or len(emitter.blocks) == before:
+                return
+            end.timings["more_calls"] = end.timings.get("more_calls", 0.0) + 1.0
+            answer = after
 
     def _completed(self, request: Request, emitter: Emitter,
                    end: TextEnd) -> Iterator[StreamEvent]:
@@ -397,7 +450,10 @@ class PromptToolsBackend(Backend):
 
     def _retrieve(self, request: Request) -> tuple[Request, list[str]]:
         """The request with the tools the preset offers (all, without one), and the names
-        it left out."""
+        it left out. Deferred tools are not offered until the history loads them
+        (:func:`~tooluse.deferred.offered_tools`)."""
+        if any(t.deferred for t in request.tools):
+            request = request.model_copy(update={"tools": offered_tools(request)})
         return self.assist.select_tools(request)
 
     def _plan(self, request: Request, messages: list[TextMessage], prefill: str,
@@ -417,6 +473,14 @@ class PromptToolsBackend(Backend):
                               lambda continuations: score(messages, continuations, **tools),
                               lambda ends: score(messages, ends, prefill=opener, **tools))
         plan = self.assist.plan(request, context) or Plan()
+        if plan.call is None and plan.first is None and self.decision is not None \
+                and self.tool_format is None and choice.type == "auto" and decides(request):
+            call, value = self.decision.calls(
+                lambda msgs, conts: score(msgs, conts, prefill=prefill), messages)
+            plan.diagnostics["decide_score"] = value
+            if call:
+                plan.call = True
+                plan.steered_by += ("call_decision",)
         if plan.call is False:
             text_only = self._choice_grammar(request, ToolChoice(type="none"),
                                              request.response_schema)
@@ -434,42 +498,54 @@ class PromptToolsBackend(Backend):
         return forced.prefill, forced, plan
 
     def _one_more(self, request: Request, emitter: Emitter, messages: list[TextMessage],
-                  answer: str, options: dict[str, Any],
-                  end: TextEnd) -> Generator[Any, None, None]:
-        """``asked_more``: the call block of ``answer`` (the prefill and what the model
-        wrote) reopened after its last call, and a further call to the same tool forced and
-        generated within the tokens ``end`` leaves of the request's limit; its tokens and
-        how it ended go into ``end``. A call the limit cuts is dropped, and the answer ends
-        as it had."""
+                  answer: str, options: dict[str, Any], end: TextEnd,
+                  name: str | None = "") -> Generator[Any, None, str | None]:
+        """The call block of ``answer`` (the prefill and what the model wrote) reopened
+        after its last call, and a further call generated within the tokens ``end`` leaves
+        of the request's limit; its tokens and how it ended go into ``end``. Returns the
+        answer with the call (None: no call; one the limit cuts is dropped, and the answer
+        ends as it had).
+
+        ``name=""`` (``asked_more``): a call to the same tool as the last, forced, recorded
+        as added by the rule (its values are the model's). ``name=None``: the model
+        chooses the tool as well (the caller records what steered it).
+
+        Not in a native format: the call block it reopens is the XML one."""
         if self.tool_format is not None:
-            return  # the rule reopens the XML call block: not in a native format
+            return None
         cut = answer.rfind("</invoke>") + len("</invoke>")
         left = int(options["max_tokens"]) - end.output_tokens
         if cut < len("</invoke>") or left <= 0 \
                 or answer[cut:].strip() not in ("", FUNCTION_CALLS_CLOSE):
-            return
-        name = emitter.blocks[-1].name
-        header = f"<invoke>\n<tool_name>{escape(name)}</tool_name>\n<parameters>\n"
-        grammar = tool_call_grammar(
-            request.tools, ToolChoice(type="tool", name=name, disable_parallel_tool_use=True),
-            self.limits)
+            return None
+        if name is None:
+            header = "<invoke>\n<tool_name>"
+            choice = ToolChoice(type="any", disable_parallel_tool_use=True)
+        else:
+            name = name or emitter.blocks[-1].name
+            header = f"<invoke>\n<tool_name>{escape(name)}</tool_name>\n<parameters>\n"
+            choice = ToolChoice(type="tool", name=name, disable_parallel_tool_use=True)
+        grammar = tool_call_grammar(request.tools, choice, self.limits)
         # The earlier call is done: a fresh parser reads the reopened block's new call.
         emitter.parser = LegacyParser(request.tools)
         emitter.held = ""
         for _ in emitter.feed(FUNCTION_CALLS_OPEN + header, emit_text=False):
             pass
         # The model writes the call's values, but the call is there because a rule asked.
-        emitter.forced_by = "asked_more"
-        more = yield from self._generate(emitter, messages, answer[:cut] + "\n" + header,
-                                         grammar, {**options, "max_tokens": left},
+        emitter.forced_by = "asked_more" if name is not None else None
+        written: list[str] = []
+        prefill = answer[:cut] + "\n" + header
+        more = yield from self._generate(emitter, messages, prefill, grammar,
+                                         {**options, "max_tokens": left}, written,
                                          purpose="one_more_call")
         emitter.forced_by = None
         end.output_tokens += more.output_tokens
-        end.timings["one_more_call"] = 1.0
+        end.timings["one_more_call"] = end.timings.get("one_more_call", 0.0) + 1.0
         if more.reason == "length":  # the further call cut: not part of the answer
             emitter.parser = LegacyParser(request.tools)
-            return
+            return None
         end.reason, end.stop_sequence = more.reason, more.stop_sequence
+        return prefill + "".join(written)
 
     def _generate(self, emitter: Emitter, messages: list[TextMessage], prefill: str,
                   grammar: ToolGrammar | None, options: dict[str, Any],

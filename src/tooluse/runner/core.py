@@ -24,9 +24,12 @@ from ..messages import (
     Message,
     Request,
     Response,
+    ServerTools,
     TextBlock,
     ToolChoice,
     ToolResultBlock,
+    ToolSearchSpec,
+    ToolSpec,
     ToolUseBlock,
     Usage,
 )
@@ -51,6 +54,7 @@ __all__ = [
     "Retry",
     "RunTools",
     "Settings",
+    "add_usage",
     "conversation",
     "denied_text",
     "invalid_input_text",
@@ -76,6 +80,18 @@ class Settings:
     #: The runner has an ``approve`` callback: calls that need approval are asked about
     #: (:class:`AskApproval`); without one they are denied unasked.
     approver: bool = False
+    #: A tool search the backend runs (:mod:`.hosted`): the tools are deferred, but for
+    #: those named in ``loaded``.
+    tool_search: ToolSearchSpec | None = None
+    loaded: tuple[str, ...] = ()
+
+    def offered(self, tools: ToolSet) -> tuple[list[ToolSpec], ServerTools | None]:
+        """The tools of a request, and the server tools the backend runs for it."""
+        if self.tool_search is None:
+            return tools.specs, None
+        specs = [s.model_copy(update={"deferred": s.name not in self.loaded})
+                 for s in tools.specs]
+        return specs, ServerTools(search=self.tool_search)
 
 
 @dataclass(frozen=True)
@@ -196,7 +212,8 @@ def _system(text: str | None) -> list[TextBlock]:
     return [TextBlock(text=text)] if text else []
 
 
-def _add_usage(total: Usage, usage: Usage) -> None:
+def add_usage(total: Usage, usage: Usage) -> None:
+    """Add ``usage``'s counts to ``total`` (in place)."""
     total.input_tokens += usage.input_tokens
     total.output_tokens += usage.output_tokens
     total.cache_read_input_tokens += usage.cache_read_input_tokens
@@ -204,6 +221,9 @@ def _add_usage(total: Usage, usage: Usage) -> None:
     for ttl, tokens in usage.cache_creation_by_ttl.items():
         total.cache_creation_by_ttl = {**total.cache_creation_by_ttl,
                                        ttl: total.cache_creation_by_ttl.get(ttl, 0) + tokens}
+    for kind, count in usage.server_tool_requests.items():
+        total.server_tool_requests = {**total.server_tool_requests,
+                                      kind: total.server_tool_requests.get(kind, 0) + count}
 
 
 def _after_forced(choice: ToolChoice | None) -> ToolChoice | None:
@@ -360,17 +380,19 @@ def conversation(
 
     while run.iterations < settings.max_iterations:
         run.iterations += 1
+        specs, server_tools = settings.offered(tools)
         request = Request(
             model=settings.model,
             system=_system(settings.system),
             messages=list(messages),
-            tools=tools.specs,
+            tools=specs,
+            server_tools=server_tools,
             tool_choice=choice,
             max_tokens=settings.max_tokens,
             **settings.request_options,
         )
         response: Response = yield CallModel(request)
-        _add_usage(usage, response.usage)
+        add_usage(usage, response.usage)
         if cut_in_tool_call(response):
             bigger = settings.retry_max_tokens
             if bigger is None:
@@ -381,7 +403,7 @@ def conversation(
                     bigger,
                 )
                 response = yield CallModel(request.model_copy(update={"max_tokens": bigger}))
-                _add_usage(usage, response.usage)
+                add_usage(usage, response.usage)
             if cut_in_tool_call(response):
                 raise IncompleteToolCall(
                     f"the answer was cut off by max_tokens inside a tool call "

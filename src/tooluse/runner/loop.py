@@ -25,7 +25,7 @@ from collections.abc import (
     Sequence,
 )
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 import anyio
 
@@ -40,6 +40,7 @@ from ..messages import (
     Response,
     TextBlock,
     ToolChoice,
+    ToolSearchSpec,
     ToolUseBlock,
 )
 from ..partial_json import IncrementalJSONParser, PartialJSONError
@@ -81,13 +82,17 @@ from .events import (
     ToolResultEvent,
 )
 from .execute import arun_invocations, run_invocations
+from .hosted_backend import ServerToolsBackend
 from .run_result import RunResult
 from .tracing import TracedRun, call_failed
 
 if TYPE_CHECKING:
     from ..telemetry.spans import AgentSpan
 
-__all__ = ["Approver", "Prompt", "Runner", "make_tool_choice"]
+__all__ = ["SEARCH_TOOL", "Approver", "Prompt", "Runner", "make_tool_choice"]
+
+#: The name of the tool search the model calls when a runner has ``tool_search``.
+SEARCH_TOOL = "tool_search"
 
 #: What a user turn can be given as.
 Prompt = str | Message | Sequence[ContentBlock]
@@ -276,6 +281,12 @@ class Runner:
     - ``trace``: keep a trace of every run (:mod:`tooluse.trace`: each model call's
       request, prompt, raw output, calls and response) in this
       :class:`~tooluse.trace.store.TraceStore` or SQLite file; ``tooluse logs`` reads it.
+    - ``tool_search``: ``"bm25"`` or ``"regex"``: the tools are deferred (kept out of the
+      model's prompt, but for those named in ``loaded_tools``) and the model gets a
+      ``tool_search`` tool instead; its searches run in the runner
+      (:mod:`~tooluse.runner.hosted`, the gateway's own loop), the tools found are offered
+      from then on, and each search is a :class:`~tooluse.messages.ToolSearchBlock` of the
+      assistant turn in ``result.messages`` (counted in ``result.usage``).
     """
 
     def __init__(
@@ -296,6 +307,8 @@ class Runner:
         map_names: bool = False,
         approve: Approver | None = None,
         trace: TraceStore | str | os.PathLike[str] | None = None,
+        tool_search: Literal["bm25", "regex"] | None = None,
+        loaded_tools: Iterable[str] = (),
         **request_options: Any,
     ) -> None:
         if max_iterations < 1:
@@ -313,6 +326,8 @@ class Runner:
         if request_options.get("reasoning") is not None:
             request_options["reasoning"] = Reasoning.model_validate(request_options["reasoning"])
         self.backend = load_backend(backend) if isinstance(backend, str) else backend
+        #: What the drivers call: the backend, with a tool search run around it when asked.
+        self._serving: Backend = ServerToolsBackend(self.backend) if tool_search else self.backend
         if (callable(tools) or isinstance(tools, ToolSource)) and not isinstance(tools, ToolSet):
             tools = [tools]  # a single function, Tool or MCP server given without a list
         self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools, map_names=map_names)
@@ -342,7 +357,21 @@ class Runner:
             retry_max_tokens=retry_max_tokens,
             request_options=dict(request_options),
             approver=approve is not None,
+            tool_search=self._search_spec(tool_search, loaded_tools),
+            loaded=tuple(loaded_tools),
         )
+
+    def _search_spec(self, mode: str | None, loaded: Iterable[str]) -> ToolSearchSpec | None:
+        if mode is None:
+            return None
+        if mode not in ("bm25", "regex"):
+            raise ValueError(f"tool_search must be 'bm25' or 'regex', not {mode!r}")
+        if SEARCH_TOOL in self.tools:
+            raise ValueError(f"tool_search: a tool is already named {SEARCH_TOOL!r}")
+        unknown = [n for n in loaded if n not in self.tools]
+        if unknown:
+            raise ValueError(f"loaded_tools names no tool of the runner: {', '.join(unknown)}")
+        return ToolSearchSpec(name=SEARCH_TOOL, mode=mode)  # type: ignore[arg-type]
 
     def _loop(
         self,
@@ -387,7 +416,7 @@ class Runner:
                     return _ran(agent, stop.value)
                 if isinstance(action, CallModel):
                     with _keep_conversation(action.request), agent.chat(action.request) as span:
-                        reply = self.backend.complete(action.request)
+                        reply = self._serving.complete(action.request)
                         span.record(reply)
                 elif isinstance(action, RunTools):
                     reply = run_invocations(action.invocations, parallel=self.parallel,
@@ -418,7 +447,7 @@ class Runner:
                     return _ran(agent, stop.value)
                 if isinstance(action, CallModel):
                     with _keep_conversation(action.request), agent.chat(action.request) as span:
-                        reply = await self.backend.acomplete(action.request)
+                        reply = await self._serving.acomplete(action.request)
                         span.record(reply)
                 elif isinstance(action, RunTools):
                     reply = await arun_invocations(action.invocations, parallel=self.parallel,
@@ -450,7 +479,7 @@ class Runner:
                 if isinstance(action, CallModel):
                     turn = _Turn()
                     with _keep_conversation(action.request):
-                        events = self.backend.stream(action.request)
+                        events = self._serving.stream(action.request)
                         for event in agent.chat(action.request, stream=True).watch(events):
                             yield from turn.add(event)
                     reply = turn.finish()
@@ -485,7 +514,7 @@ class Runner:
                 if isinstance(action, CallModel):
                     turn = _Turn()
                     with _keep_conversation(action.request), _unwrap_single_group():
-                        events = self.backend.astream(action.request)
+                        events = self._serving.astream(action.request)
                         async for event in agent.chat(action.request, stream=True).awatch(events):
                             for run_event in turn.add(event):
                                 yield run_event

@@ -1,16 +1,17 @@
-"""The gateway application: the Messages, Converse and Chat Completions APIs over one backend.
+"""The gateway application: the Messages, Converse, Chat Completions and Responses APIs
+over one backend, or over the routes of a config.
 
-``create_app(backend)`` returns a plain Starlette ASGI app, so it runs under uvicorn
-(``tooluse serve``), inside a test in-process, or mounted in a bigger app. Every API is
-served by every backend: the front ends translate through the codecs to the neutral model,
-and the backend never knows which API a request came through.
+``create_app(backend)`` or ``create_app(config=FILE)`` returns a plain Starlette ASGI app, so
+it runs under uvicorn (``tooluse serve``), inside a test in-process, or mounted in a bigger
+app. Every API is served by every backend: the front ends translate through the codecs to
+the neutral model, and the backend never knows which API a request came through.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -30,16 +31,23 @@ from .converse_api import CONVERSE, converse_endpoint, converse_stream_endpoint
 from .endpoint import WireApi
 from .errors import ErrorKind, GatewayError
 from .info_api import count_tokens_endpoint, model_endpoint, models_endpoint
+from .keys import KeyRing
 from .messages_api import MESSAGES, messages_endpoint
 from .openapi import openapi_endpoint
 from .response_store import ResponseStore
 from .responses_api import create_response, delete_response, get_response, list_input_items
+from .route_config import GatewayConfig, load_config
+from .routes import RouteTable
+from .routing import Router
+from .server_tools import ServerToolOptions
 from .state import GatewayState
-from .stores import open_response_store
+from .stores import open_response_store, open_usage_store
 from .trace_page import trace_routes
 from .tracing import TraceMiddleware
+from .usage_api import usage_endpoint
+from .usage_store import UsageStore, default_usage_path
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "reload_app"]
 
 _KIND_OF_STATUS: dict[int, ErrorKind] = {
     404: "not_found",
@@ -79,6 +87,9 @@ async def _unexpected(request: HttpRequest, exc: Exception) -> Response:
 
 async def _health(request: HttpRequest) -> Response:
     state: GatewayState = request.app.state.gateway
+    table = state.router.table
+    if not table.simple:  # each route, and each deployment's state (ready, cooling...)
+        return JSONResponse({"status": "ok", "routes": table.health()})
     body: dict[str, Any] = {"status": "ok", "backend": state.backend.name,
                             "model": state.backend.model}
     usage = getattr(state.backend, "slot_usage", None)
@@ -94,8 +105,9 @@ async def _root(request: HttpRequest) -> Response:
 
 
 def create_app(
-    backend: Backend | str,
+    backend: Backend | str | None = None,
     *,
+    config: GatewayConfig | str | os.PathLike[str] | None = None,
     api_keys: Iterable[str] | None = None,
     aws_credentials: Mapping[str, str] | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
@@ -104,11 +116,20 @@ def create_app(
     close_backend: bool | None = None,
     responses_store: ResponseStore | str | os.PathLike[str] | None = None,
     trace: TraceStore | str | os.PathLike[str] | None = None,
+    allow_mcp_hosts: Iterable[str] = (),
+    server_tool_turns: int | None = None,
+    server_tool_timeout: float | None = None,
+    usage_store: UsageStore | str | os.PathLike[str] | None = None,
 ) -> Starlette:
     """The gateway as an ASGI app.
 
     - ``backend``: a :class:`~tooluse.backends.Backend`, or a spec string (``"local"``,
-      ``"scripted:hello"``, ``"openai:http://...#model"``) loaded now.
+      ``"scripted:hello"``, ``"openai:http://...#model"``) loaded now: every model name
+      is served by it.
+    - ``config``: instead of ``backend``, a config file (or a checked
+      :class:`~.route_config.GatewayConfig`): model names routed to backends, deployments
+      balanced, fallbacks, API keys with their models and limits (docs/routing.md). Its
+      backends are built now; :func:`reload_app` reads the file again.
     - ``api_keys``: when given, Messages and Chat Completions requests must carry one of
       them (``x-api-key`` or ``Authorization: Bearer``); otherwise 401.
     - ``aws_credentials``: access key id → secret key; when given, Converse requests must
@@ -125,11 +146,21 @@ def create_app(
     - ``trace``: keep a trace of every model request (:mod:`tooluse.trace`) in this
       :class:`~tooluse.trace.store.TraceStore` or SQLite file, and serve the trace page at
       ``/trace`` (behind ``api_keys`` when given). Off by default.
+    - ``allow_mcp_hosts``: MCP hosts, addresses or networks (``10.0.0.0/8``) a client may
+      name although they are not public; others are refused (only public addresses).
+    - ``server_tool_turns``, ``server_tool_timeout``: the model turns and seconds one request
+      may take while the gateway runs its tool search and MCP calls (default 8 and 300).
+    - ``usage_store``: where a config's keys' usage and limits are kept: a
+      :class:`~.usage_store.UsageStore`, a SQLite file or a ``postgresql://`` URL
+      (default: the config's ``usage_store``, else ``~/.cache/tooluse/usage.sqlite3``).
     """
-    owned = isinstance(backend, str)
-    instance = load_backend(backend) if isinstance(backend, str) else backend
+    if (backend is None) == (config is None):
+        raise ValueError("create_app takes a backend or a config (one of them)")
+    router = _router(backend, config, tuple(api_keys or ()), usage_store)
+    table = router.table
+    instance = table.backend
     if close_backend is None:
-        close_backend = owned
+        close_backend = not isinstance(backend, Backend)
     limit = max_concurrency if max_concurrency is not None else getattr(instance, "max_concurrency", None)
     if limit is not None and (not isinstance(limit, int) or limit < 1):
         raise ValueError(f"max_concurrency must be a positive integer, not {limit!r}")
@@ -137,11 +168,15 @@ def create_app(
         raise ValueError(f"max_body_bytes must be positive, not {max_body_bytes!r}")
     state = GatewayState(
         backend=instance,
-        api_keys=tuple(api_keys or ()),
+        router=router,
+        api_keys=router.api_keys,
         aws_credentials=dict(aws_credentials or {}),
         max_body_bytes=max_body_bytes,
         limiter=anyio.CapacityLimiter(limit) if limit else None,
         ping_interval=ping_interval,
+        server_tools=ServerToolOptions.of(max_turns=server_tool_turns,
+                                          timeout=server_tool_timeout,
+                                          allow_mcp_hosts=allow_mcp_hosts),
     )
 
     store = responses_store if isinstance(responses_store, ResponseStore) else (
@@ -153,7 +188,9 @@ def create_app(
             yield
         finally:
             if close_backend:
-                await anyio.to_thread.run_sync(instance.close)
+                await state.router.table.aclose()
+            if router.store is not None and not isinstance(usage_store, UsageStore):
+                await anyio.to_thread.run_sync(router.store.close)
             if not isinstance(responses_store, ResponseStore):
                 store.close()
             if traces is not None and not isinstance(trace, TraceStore):
@@ -172,12 +209,13 @@ def create_app(
         Route("/v1/responses/{response_id}", delete_response, methods=["DELETE"]),
         Route("/v1/responses/{response_id}/input_items", list_input_items, methods=["GET"]),
         Route("/health", _health, methods=["GET"]),
+        Route("/usage", usage_endpoint, methods=["GET"]),
         Route("/", _root, methods=["GET"]),
         Route("/openapi.json", openapi_endpoint, methods=["GET"]),
     ]
     traces = open_store(trace)
     if traces is not None:
-        routes += trace_routes(traces, state.api_keys)
+        routes += trace_routes(traces, _LiveKeys(state))
     handlers: dict[Any, Any] = {HTTPException: _http_exception, Exception: _unexpected}
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     # ``/v1/messages/`` is not an endpoint of the real APIs: a native 404, not a bare 307
@@ -186,6 +224,55 @@ def create_app(
     app.state.gateway = state
     app.state.responses_store = store
     if traces is not None:  # only then: an untraced gateway runs without the middleware
-        app.add_middleware(TraceMiddleware, store=traces, backend=instance.name)
+        app.add_middleware(TraceMiddleware, store=traces,
+                           backend=instance.name if table.simple else "routes")
     app.state.trace_store = traces
     return app
+
+
+class _LiveKeys(Sequence[str]):
+    """The app's API keys as they are now (a reload changes a config's keys)."""
+
+    def __init__(self, state: GatewayState) -> None:
+        self._state = state
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._state.api_keys[index]
+
+    def __len__(self) -> int:
+        return len(self._state.api_keys)
+
+
+def _router(backend: Backend | str | None, config: GatewayConfig | str | os.PathLike[str] | None,
+            api_keys: tuple[str, ...], usage_store: UsageStore | str | os.PathLike[str] | None
+            ) -> Router:
+    """``--backend``'s one route, or a config's routes, keys and usage store."""
+    if config is None:
+        assert backend is not None
+        instance = load_backend(backend) if isinstance(backend, str) else backend
+        return Router(RouteTable.single(instance), api_keys=api_keys)
+    if not isinstance(config, GatewayConfig):
+        config = load_config(config)
+    table = RouteTable.build(config)
+    store: UsageStore | None = None
+    try:
+        if isinstance(usage_store, UsageStore):
+            store = usage_store
+        elif config.keys:
+            store = open_usage_store(usage_store or config.usage_store or default_usage_path())
+    except BaseException:
+        table.close()
+        raise
+    return Router(table, keys=KeyRing(config.keys), store=store, config_path=config.path,
+                  api_keys=api_keys)
+
+
+def reload_app(app: Starlette) -> str:
+    """Read the app's config file again and serve it from now on (``tooluse serve`` does on
+    SIGHUP); requests already running finish as they started. Returns a one-line summary;
+    raises :class:`~.route_config.ConfigError` and keeps serving the current config when
+    the file is broken. (The usage store stays the one the app started with.)"""
+    state: GatewayState = app.state.gateway
+    summary = state.router.reload()
+    state.api_keys = state.router.api_keys
+    return summary

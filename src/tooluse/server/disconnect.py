@@ -36,23 +36,21 @@ async def unless_disconnected(receive: Receive, call: Callable[[], Awaitable[T]]
     result: list[T] = []
     failure: list[Exception] = []
 
-    async def run(scope: anyio.CancelScope) -> None:
-        try:
-            with cancelling(signal):
-                result.append(await call())
-        except Exception as exc:  # noqa: BLE001 - re-raised as itself, not in an ExceptionGroup
-            failure.append(exc)
-        scope.cancel()
-
     async def watch(scope: anyio.CancelScope) -> None:
         while (await receive())["type"] != "http.disconnect":
             pass
         signal.set()
         scope.cancel()
 
+    # the call runs in this task (one task fewer per request), the watcher beside it
     async with anyio.create_task_group() as tg:
-        tg.start_soon(run, tg.cancel_scope)
         tg.start_soon(watch, tg.cancel_scope)
+        try:
+            with cancelling(signal):
+                result.append(await call())
+        except Exception as exc:  # noqa: BLE001 - re-raised as itself, not in an ExceptionGroup
+            failure.append(exc)
+        tg.cancel_scope.cancel()
     if failure:
         raise failure[0]
     if not result:

@@ -36,7 +36,7 @@ from .disconnect import ClientGone, unless_disconnected
 from .encoding import JsonResponse, json_bytes
 from .errors import GatewayError
 from .origins import logged_stream, response_headers
-from .policy import check_servable
+from .routing import Plan
 from .state import GatewayState
 
 __all__ = ["WireApi", "api_endpoint", "check_key"]
@@ -87,6 +87,8 @@ class WireApi:
     check_headers: Callable[[HttpRequest, GatewayState], None] = _no_header_check
     #: After the body is read (a SigV4 signature covers it); raises a :class:`GatewayError`.
     check_body: Callable[[HttpRequest, GatewayState, bytes], None] = _no_body_check
+    #: Where this API's request holds the answer's JSON schema (named in a refusal).
+    schema_field: tuple[str | int, ...] = ()
 
     def error_response(self, error: GatewayError, request_id: str | None = None) -> Response:
         """The complete HTTP error response for ``error`` in this API's shape."""
@@ -110,8 +112,11 @@ def api_endpoint(api: WireApi) -> Callable[[HttpRequest], Awaitable[Response]]:
     async def endpoint(request: HttpRequest) -> Response:
         state: GatewayState = request.app.state.gateway
         request_id = api.new_request_id()
+        plan: Plan | None = None
 
         def fail(error: GatewayError) -> Response:
+            if plan is not None:  # the tries that failed, and why
+                error.headers.update(plan.answered())
             return api.error_response(error, request_id)
 
         try:
@@ -121,27 +126,32 @@ def api_endpoint(api: WireApi) -> Callable[[HttpRequest], Awaitable[Response]]:
             data = parse_json_object(body)
             stream = api.stream_requested(data, request)
             neutral = api.decode(data, request)
-            check_servable(neutral, state.backend)
+            plan = await state.plan(neutral, request.headers, api.schema_field)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
             return fail(input_error(exc))
+        backend = plan.backend
 
         if stream:
+            plan.headers[api.request_id_header] = request_id
             return state.streaming_response(  # type: ignore[return-value]
                 neutral,
                 lambda events: api.encode_stream(logged_stream(
-                    chat_span(neutral, state.backend, api=api.name, headers=request.headers,
-                              stream=True).watch(events), api.name, request_id), data),
+                    chat_span(neutral, backend, api=api.name, headers=request.headers,
+                              stream=True, events=plan.attempts).watch(events), api.name,
+                    request_id), data),
                 media_type=api.stream_media_type,
-                headers={api.request_id_header: request_id},
+                headers=plan.headers,
                 error_response=fail,
                 error_chunk=api.error_chunk,
                 heartbeat=api.heartbeat,
+                backend=backend,
             )
         try:
             started = time.monotonic()
-            with chat_span(neutral, state.backend, api=api.name, headers=request.headers) as span:
+            with chat_span(neutral, backend, api=api.name, headers=request.headers,
+                           events=plan.attempts) as span:
                 response = await unless_disconnected(request.receive,
-                                                     lambda: state.complete(neutral))
+                                                     lambda: state.complete(neutral, backend))
                 span.record(response)
             latency_ms = int((time.monotonic() - started) * 1000)
             out = api.encode_response(response, latency_ms)
@@ -149,7 +159,7 @@ def api_endpoint(api: WireApi) -> Callable[[HttpRequest], Awaitable[Response]]:
             return fail(GatewayError("the client disconnected", "api"))
         except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
             return fail(output_error(exc))
-        headers = {api.request_id_header: request_id,
+        headers = {api.request_id_header: request_id, **plan.answered(),
                    **response_headers(api.name, request_id, response)}
         return JsonResponse(out, headers=headers)
 

@@ -8,9 +8,11 @@
   ``x-tooluse-token-count`` header says which (``exact`` or ``estimate``).
 - **models** lists the backend's model in one document both SDKs read: the Anthropic
   fields (``type``, ``display_name``, ``created_at``, ``has_more``, ``first_id``,
-  ``last_id``) and the OpenAI ones (``object``, ``created``, ``owned_by``). Every model id
-  is served by the one backend (the gateway does not route by model), so
-  ``/v1/models/{id}`` answers for any id.
+  ``last_id``) and the OpenAI ones (``object``, ``created``, ``owned_by``). With
+  ``--backend`` alone every model id is served by the one backend, so ``/v1/models/{id}``
+  answers for any id; with a config (``--config``, docs/routing.md) the list holds the
+  ``[[models]]`` entries' exact names the caller's key may use, and ``/v1/models/{id}``
+  answers for a name some entry matches (404 otherwise, 403 for a key's other models).
 """
 
 from __future__ import annotations
@@ -51,10 +53,13 @@ async def count_tokens_endpoint(request: HttpRequest) -> Response:
         if "stream" in data:
             raise WireFormatError("Extra inputs are not permitted", ("stream",))
         neutral = MESSAGES.decode({"max_tokens": 1, **data}, request)
+        backend = state.router.backend_for(neutral.model, request.headers)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return MESSAGES.error_response(input_error(exc), request_id)
     try:
-        count = await anyio.to_thread.run_sync(state.backend.count_tokens, neutral)
+        # what the model would see: deferred tools left out, the search tool in
+        count = await anyio.to_thread.run_sync(
+            state.server_tools.serving(backend).count_tokens, neutral)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return MESSAGES.error_response(output_error(exc), request_id)
     how = "exact"
@@ -102,13 +107,13 @@ async def models_endpoint(request: HttpRequest) -> Response:
     state: GatewayState = request.app.state.gateway
     if (refused := _unauthorized(request, state)) is not None:
         return refused
-    model_id = state.backend.model or state.backend.name
+    names = state.router.listed(request.headers)
     return JSONResponse({
         "object": "list",
-        "data": [_model(model_id)],
+        "data": [_model(name) for name in names],
         "has_more": False,
-        "first_id": model_id,
-        "last_id": model_id,
+        "first_id": names[0] if names else None,
+        "last_id": names[-1] if names else None,
     })
 
 
@@ -116,5 +121,10 @@ async def model_endpoint(request: HttpRequest) -> Response:
     state: GatewayState = request.app.state.gateway
     if (refused := _unauthorized(request, state)) is not None:
         return refused
-    return JSONResponse(_model(request.path_params["model_id"]))
+    model_id = request.path_params["model_id"]
+    try:
+        state.router.backend_for(model_id, request.headers)
+    except GatewayError as error:
+        return _api(request).error_response(error)
+    return JSONResponse(_model(model_id))
 

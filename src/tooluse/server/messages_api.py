@@ -81,6 +81,7 @@ MESSAGES = WireApi(
     stream_media_type="text/event-stream; charset=utf-8",
     heartbeat=PING,
     check_headers=check_key,
+    schema_field=("output_config", "format"),
 )
 
 messages_endpoint = api_endpoint(MESSAGES)

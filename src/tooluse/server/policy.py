@@ -2,9 +2,11 @@
 ``disable_parallel_tool_use`` on a backend's answer.
 
 Before a request runs, :func:`check_servable` refuses (400, naming the field) what the
-backend would otherwise silently leave out: server tools that only an upstream of the
-client's own API runs (``Request.passthrough.required``), and structured output on a
-backend that cannot guarantee it.
+backend would otherwise silently leave out: tools that only the vendor of the client's own
+API runs on its servers (web search, code execution...) or that only that API knows
+(``Request.passthrough.required``, each entry ``"PATH: TYPE: what the vendor does"`` or,
+for a type the gateway does not know, ``"PATH: TYPE"``), and structured
+output on a backend that cannot guarantee it.
 
 Backends are *asked* through the neutral :class:`~tooluse.messages.ToolChoice` (the local
 backend builds its prompt and grammar from it; a remote API passes it on), but a prompted
@@ -41,24 +43,33 @@ __all__ = ["check_servable", "limit_response_calls", "limit_stream_calls", "max_
 log = logging.getLogger("tooluse.server")
 
 
-def check_servable(request: Request, backend: Backend) -> None:
-    """Raise a 400 :class:`GatewayError` for what ``backend`` cannot serve in ``request``."""
+def check_servable(request: Request, backend: Backend,
+                   schema_field: tuple[str | int, ...] = ()) -> None:
+    """Raise a 400 :class:`GatewayError` for what ``backend`` cannot serve in ``request``,
+    naming the field in the client's API (``schema_field``: where its API holds the
+    answer's JSON schema, which the neutral request does not remember)."""
     passthrough = request.passthrough
     forwarded = passthrough is not None and passthrough.api in backend.forwards
     if passthrough is not None and passthrough.required and not forwarded:
         where, _, what = passthrough.required[0].partition(": ")
+        what, _, why = what.partition(": ")
         path = tuple(int(p) if p.isdigit() else p for p in where.split("."))
-        raise GatewayError(
-            f"{where}: tool type {what!r} is a server tool that only the {passthrough.api} API "
-            f"runs; this gateway's backend ({backend.name}) cannot run it",
-            "invalid_request",
-            path=path,
-        )
+        if why:  # a tool the vendor runs, and what it does there
+            message = (f"{where}: tool type {what!r} runs on the {passthrough.api} API's own "
+                       f"servers ({why}), not in the client; this gateway's backend "
+                       f"({backend.name}) cannot run it")
+        else:  # a type this gateway does not know: who runs it is not claimed
+            message = (f"{where}: tool type {what!r} is not known to this gateway: only the "
+                       f"{passthrough.api} API takes it, and this gateway's backend "
+                       f"({backend.name}) is not that API")
+        raise GatewayError(message, "invalid_request", path=path)
     if request.response_schema is not None and not (forwarded or backend.structured_output):
+        where = ".".join(map(str, schema_field))
         raise GatewayError(
-            f"structured output (a JSON schema for the answer) is not supported by this "
-            f"gateway's backend ({backend.name})",
+            f"{where + ': ' if where else ''}structured output (a JSON schema for the answer) "
+            f"is not supported by this gateway's backend ({backend.name})",
             "invalid_request",
+            path=schema_field,
         )
 
 

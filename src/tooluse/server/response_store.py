@@ -11,14 +11,18 @@ on it with ``previous_response_id`` and ``GET``/``DELETE /v1/responses/{id}`` an
   previous context, this request's input and this response's output; ``instructions`` are
   not carried over, as the API documents).
 
-Why SQLite (stdlib ``sqlite3``): on disk, so a chain survives a gateway restart; one file,
-no server to run; safe for several processes on one machine (WAL). The store is bounded by
+Why SQLite (stdlib ``sqlite3``): on disk, so a chain survives a gateway restart (not
+necessarily a crash of the machine: commits do not wait on the disk); one file, no server to
+run; safe for several processes on one machine (WAL). The store is bounded by
 count: past ``max_responses`` the oldest rows are deleted, so it never grows without bound
-(a chain whose start was evicted answers 404 for that id, as an expired response does).
+(a chain whose start was evicted answers 404 for that id, as an expired response does), and
+a write costs the same at 10 rows as at 10,000 (the count is kept beside the table:
+:mod:`tooluse._bounded_table`, which the trace store uses too).
 
 One connection, used from worker threads (the gateway calls the store through
-``anyio.to_thread``), behind a lock: each operation is a single short statement, so the lock
-is never held for long.
+``anyio.to_thread``), behind a lock held only for a few short statements (the JSON is
+written and read outside it), so streams storing their responses at once wait on each
+other for tens of microseconds, not for a walk over the store.
 
 :class:`ResponseStore` is what the gateway needs of a store;
 :func:`tooluse.server.stores.open_response_store` picks one from
@@ -36,6 +40,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+from .._bounded_table import prune, sqlite_setup
+from .._migrations import SchemaVersionError, migrate_sqlite
 
 __all__ = [
     "DEFAULT_MAX_RESPONSES",
@@ -61,10 +68,46 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 
 
+def _v1_responses(db: sqlite3.Connection) -> None:
+    """The schema before versions."""
+    db.execute(_SCHEMA)
+
+
+#: The SQLite store's schema, one step a version (:mod:`tooluse._migrations`): append, never
+#: edit. The PostgreSQL store has its own list (:mod:`.response_store_pg`).
+MIGRATIONS = (_v1_responses,)
+
+
 def default_store_path() -> Path:
     """``$XDG_CACHE_HOME/tooluse/responses.sqlite3`` (``~/.cache`` without it)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "tooluse" / "responses.sqlite3"
+
+
+def sqlite_file(path: str | os.PathLike[str]) -> str:
+    """``path`` with ``~`` expanded and its folder made (``:memory:`` as it is): where a
+    gateway store's SQLite database goes."""
+    path = str(path)
+    if path == ":memory:":
+        return path
+    file = Path(path).expanduser()
+    file.parent.mkdir(parents=True, exist_ok=True)
+    return str(file)
+
+
+def connect_sqlite(path: str, *, busy_timeout_ms: int,
+                   synchronous: str | None = None) -> sqlite3.Connection:
+    """A gateway store's connection to ``path`` (from :func:`sqlite_file`): shared by the
+    request threads (the store holds its own lock), in autocommit (the store opens its own
+    transactions), a file in WAL mode (``synchronous`` set when given), and waiting up to
+    ``busy_timeout_ms`` for another process's write."""
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    if path != ":memory:":
+        db.execute("PRAGMA journal_mode=WAL")
+        if synchronous is not None:
+            db.execute(f"PRAGMA synchronous={synchronous}")
+    db.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
+    return db
 
 
 @dataclass(frozen=True)
@@ -116,18 +159,17 @@ class SqliteResponseStore(ResponseStore):
     def __init__(self, path: str | os.PathLike[str] = ":memory:", *,
                  max_responses: int = DEFAULT_MAX_RESPONSES) -> None:
         self.max_responses = check_max_responses(max_responses)
-        self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            self.path = str(Path(self.path).expanduser())
+        self.path = sqlite_file(path)
         self._lock = threading.Lock()
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            if self.path != ":memory:":
-                self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA busy_timeout=5000")
-            self._db.execute(_SCHEMA)
-        except sqlite3.Error as exc:  # not a database, unwritable...: say which file
+            # WAL without an fsync per commit (as the trace store): a crash of the machine
+            # may lose the last responses, never corrupt the file; a commit that waited on
+            # the disk cost each stored stream ~3 ms
+            self._db = connect_sqlite(self.path, busy_timeout_ms=5000, synchronous="NORMAL")
+            migrate_sqlite(self._db, "responses store", MIGRATIONS, table="responses",
+                           where=self.path)
+            sqlite_setup(self._db, "responses")
+        except (sqlite3.Error, SchemaVersionError) as exc:  # not a database, unwritable...: say which file
             raise OSError(f"cannot open the responses store {self.path}: {exc}") from None
 
     def put(self, response_id: str, body: dict[str, Any], input_items: list[dict[str, Any]],
@@ -140,10 +182,7 @@ class SqliteResponseStore(ResponseStore):
                 self._db.execute(
                     "INSERT INTO responses (id, created_at, body, input_items, context) "
                     "VALUES (?, ?, ?, ?, ?)", row)
-                self._db.execute(
-                    "DELETE FROM responses WHERE seq <= "
-                    "(SELECT seq FROM responses ORDER BY seq DESC LIMIT 1 OFFSET ?)",
-                    (self.max_responses,))
+                prune(self._db, "responses", self.max_responses)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")

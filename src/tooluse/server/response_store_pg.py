@@ -9,7 +9,11 @@ already run and back up, and psycopg is its maintained driver; ``psycopg_pool`` 
 worker thread its own connection. The table is the SQLite store's (one row per response,
 JSON as text columns, so ``GET`` answers the body byte for byte as it was stored: ``jsonb``
 would reorder its keys), created when missing; the bound by count holds across replicas: each
-``put`` deletes, in its own transaction, the rows older than the newest ``max_responses``.
+``put`` deletes, in its own transaction, the rows older than the newest ``max_responses``,
+knowing how many there are from a count a trigger keeps beside the table
+(:mod:`tooluse._bounded_table`), so a write costs the same at 10 rows as at 10,000. The
+count's row is locked from a write's insert to its commit: concurrent writes queue there for
+that long (a few statements), not for a walk over the table.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import re
 import time
 from typing import Any
 
+from .._bounded_table import postgres_setup, prune
+from .._migrations import Migration, SchemaVersionError, migrate_postgres
 from .response_store import (
     DEFAULT_MAX_RESPONSES,
     ResponseStore,
@@ -56,11 +62,12 @@ class PostgresResponseStore(ResponseStore):
         try:  # one direct connection first: a clear error at once, not the pool's retries
             with psycopg.connect(url, connect_timeout=max(1, round(connect_timeout)),
                                  autocommit=True) as db:
-                db.execute(
-                    f"CREATE TABLE IF NOT EXISTS {table} ("
-                    "seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
-                    "created_at DOUBLE PRECISION NOT NULL, body TEXT NOT NULL, "
-                    "input_items TEXT NOT NULL, context TEXT NOT NULL)")
+                # the version is the table's: one database may hold several stores' tables
+                migrate_postgres(db, table, migrations(table), where=_redacted(url))
+                with db.transaction():
+                    postgres_setup(db, table)
+        except SchemaVersionError as exc:
+            raise OSError(f"cannot open the responses store: {exc}") from None
         except psycopg.Error as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise OSError(f"cannot open the responses store {_redacted(url)}: {reason}") from None
@@ -74,8 +81,7 @@ class PostgresResponseStore(ResponseStore):
             db.execute(f"DELETE FROM {self.table} WHERE id = %s", (response_id,))
             db.execute(f"INSERT INTO {self.table} (id, created_at, body, input_items, context) "
                        "VALUES (%s, %s, %s, %s, %s)", row)
-            db.execute(f"DELETE FROM {self.table} WHERE seq <= (SELECT seq FROM {self.table} "
-                       "ORDER BY seq DESC LIMIT 1 OFFSET %s)", (self.max_responses,))
+            prune(db, self.table, self.max_responses, param="%s")
 
     def get(self, response_id: str) -> StoredResponse | None:
         with self._pool.connection() as db:
@@ -95,6 +101,19 @@ class PostgresResponseStore(ResponseStore):
 
     def close(self) -> None:
         self._pool.close()
+
+
+def migrations(table: str) -> tuple[Migration, ...]:
+    """The store's schema in ``table``, one step a version (:mod:`tooluse._migrations`):
+    append, never edit."""
+
+    def v1(db: Any) -> None:  # the schema before versions
+        db.execute(f"CREATE TABLE IF NOT EXISTS {table} ("
+                   "seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
+                   "created_at DOUBLE PRECISION NOT NULL, body TEXT NOT NULL, "
+                   "input_items TEXT NOT NULL, context TEXT NOT NULL)")
+
+    return (v1,)
 
 
 def _redacted(url: str) -> str:

@@ -24,6 +24,7 @@ import anyio.to_thread
 from starlette.requests import Request as HttpRequest
 from starlette.responses import Response
 
+from .._greenlet_bridge import blocking
 from ..codecs import responses as codec
 from ..messages import Message, Request, TextBlock
 from ..messages import Response as NeutralResponse
@@ -36,8 +37,8 @@ from .encoding import JsonResponse
 from .endpoint import WireApi, check_key
 from .errors import GatewayError
 from .origins import logged_stream, response_headers
-from .policy import check_servable
 from .response_store import ResponseStore
+from .routing import Plan
 from .sse import named_event
 from .state import GatewayState, new_id
 
@@ -60,7 +61,8 @@ def _error_status(error: GatewayError) -> int:
 def _error_chunk(error: GatewayError) -> bytes:
     """Only met if the stream fails outside :func:`_stream_bytes`'s own handling."""
     return named_event("error", {"type": "error", "code": codec.error_code(error.kind),
-                                 "message": error.message, "param": None,
+                                 "message": error.message,
+                                 "param": codec.default_param(error.kind),
                                  "sequence_number": 0})
 
 
@@ -82,6 +84,7 @@ RESPONSES = WireApi(
     stream_media_type="text/event-stream; charset=utf-8",
     heartbeat=KEEP_ALIVE,
     check_headers=check_key,
+    schema_field=("text", "format"),
 )
 
 
@@ -124,7 +127,17 @@ def _input_items(raw: Any, response_id: str) -> list[dict[str, Any]]:
             if isinstance(item.get("content"), str):
                 kind = "output_text" if item.get("role") == "assistant" else "input_text"
                 item["content"] = [{"type": kind, "text": item["content"]}]
-            item.setdefault("status", "completed")
+            if isinstance(item.get("content"), list):
+                # an assistant's text is listed as the API writes it (an output_text part
+                # always has its annotations and logprobs)
+                item["content"] = [
+                    {**part, "annotations": part.get("annotations") or [],
+                     "logprobs": part.get("logprobs") or []}
+                    if isinstance(part, dict) and part.get("type") == "output_text" else part
+                    for part in item["content"]]
+        if item.get("type") in ("message", "function_call", "function_call_output",
+                                "custom_tool_call", "custom_tool_call_output"):
+            item.setdefault("status", "completed")  # every listed item of these has one
         prefix = {"message": "msg", "function_call": "fc", "function_call_output": "fco",
                   "custom_tool_call": "ctc", "custom_tool_call_output": "ctco",
                   "reasoning": "rs"}.get(str(item.get("type")), "item")
@@ -140,8 +153,11 @@ async def create_response(request: HttpRequest) -> Response:
     state: GatewayState = request.app.state.gateway
     store = _store(request)
     request_id = new_id("req_")
+    plan: Plan | None = None
 
     def fail(error: GatewayError) -> Response:
+        if plan is not None:  # the tries that failed, and why
+            error.headers.update(plan.answered())
         return RESPONSES.error_response(error, request_id)
 
     try:
@@ -158,31 +174,36 @@ async def create_response(request: HttpRequest) -> Response:
                                    "invalid_request", path=("previous_response_id",))
             previous = _previous(stored.context)
         neutral = codec.decode_request(data, previous=previous)
-        check_servable(neutral, state.backend)
+        plan = await state.plan(neutral, request.headers, RESPONSES.schema_field)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return fail(input_error(exc))
+    backend = plan.backend
 
     response_id = new_id("resp_")
     created = time.time()
     echo = codec.echo_fields(data)
     keep = data.get("store") is not False
     items = _input_items(data.get("input"), response_id) if keep else []
-    headers = {RESPONSES.request_id_header: request_id}
+    headers = plan.headers
+    headers[RESPONSES.request_id_header] = request_id
 
     if stream:
         def encode(events: Iterator[StreamEvent]) -> Iterator[bytes]:
-            span = chat_span(neutral, state.backend, api="responses", headers=request.headers,
-                             stream=True, response_id=response_id)
+            span = chat_span(neutral, backend, api="responses", headers=request.headers,
+                             stream=True, response_id=response_id, events=plan.attempts)
             return _stream_bytes(logged_stream(span.watch(events), "responses", request_id), data,
                                  neutral, response_id, created, echo,
                                  store if keep else None, items)
 
         return state.streaming_response(  # type: ignore[return-value]
             neutral, encode, media_type=RESPONSES.stream_media_type, headers=headers,
-            error_response=fail, error_chunk=_error_chunk, heartbeat=KEEP_ALIVE)
+            error_response=fail, error_chunk=_error_chunk, heartbeat=KEEP_ALIVE,
+            backend=backend)
     try:
-        with chat_span(neutral, state.backend, api="responses", headers=request.headers) as span:
-            answer = await unless_disconnected(request.receive, lambda: state.complete(neutral))
+        with chat_span(neutral, backend, api="responses", headers=request.headers,
+                       events=plan.attempts) as span:
+            answer = await unless_disconnected(request.receive,
+                                               lambda: state.complete(neutral, backend))
             answer = answer.model_copy(update={"id": response_id})
             span.record(answer)
         out = codec.encode_response(answer, request=neutral, echo=echo, created_at=created)
@@ -193,6 +214,7 @@ async def create_response(request: HttpRequest) -> Response:
         return fail(GatewayError("the client disconnected", "api"))
     except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return fail(output_error(exc))
+    headers.update(plan.answered())
     headers.update(response_headers("responses", request_id, answer))
     return JsonResponse(out, headers=headers)
 
@@ -227,7 +249,8 @@ def _stream_bytes(events: Iterator[StreamEvent], data: dict[str, Any], neutral: 
         return
     if store is not None and encoder.final is not None:
         answer = accumulator.finish()
-        store.put(response_id, encoder.final, items, _context(data, neutral, answer))
+        # (off the event loop when the stream runs on it: a file store's commit waits on disk)
+        blocking(store.put, response_id, encoder.final, items, _context(data, neutral, answer))
 
 
 # --- GET / DELETE ----------------------------------------------------------------------------

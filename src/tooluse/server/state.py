@@ -9,19 +9,22 @@ the same neutral request whichever API it came through.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 
 import anyio
 from starlette.responses import Response as HttpResponse
 
+from .._greenlet_bridge import sync_iter
 from ..backend import Backend
 from ..messages import Request, Response
 from ..stream import MessageStart, StreamEvent, terminated
 from ..trace import begin_turn
 from .errors import GatewayError
 from .policy import limit_response_calls, limit_stream_calls, max_tool_calls
+from .routing import Plan, Router
+from .server_tools import ServerToolOptions
 from .streaming import DEFAULT_STREAM_THREADS, GatewayStreamingResponse
 
 __all__ = ["GatewayState", "new_id"]
@@ -43,16 +46,31 @@ class GatewayState:
     stream_threads: anyio.CapacityLimiter = field(
         default_factory=lambda: anyio.CapacityLimiter(DEFAULT_STREAM_THREADS)
     )
+    #: Which backend answers which model (``--backend`` alone: one route to ``backend``).
+    router: Router = field(kw_only=True)
+    #: The tools the gateway runs for the model (tool search, MCP servers) around the
+    #: backend a plan picks.
+    server_tools: ServerToolOptions = field(default_factory=ServerToolOptions)
 
-    async def complete(self, request: Request) -> Response:
-        """The backend's whole answer, with the tool-call policy applied (and the turn
-        of the request's trace, when it is traced)."""
+    async def plan(self, request: Request, headers: Mapping[str, str],
+                   schema_field: tuple[str | int, ...] = ()) -> Plan:
+        """How ``request`` is served (:meth:`.routing.Router.plan`): its backend (with the
+        server tools the gateway runs around it, when the request has some the backend
+        does not run itself), or the native error (no such model, a key's model or limit, a request the backend cannot
+        serve, named at ``schema_field`` when it is the answer's schema)."""
+        return await self.router.plan(
+            request, headers, schema_field,
+            around=lambda backend: self.server_tools.serving(backend, request))
+
+    async def complete(self, request: Request, backend: Backend | None = None) -> Response:
+        """The backend's whole answer (``backend``: a plan's, else the app's), with the
+        tool-call policy applied (and the turn of the request's trace, when it is traced)."""
         turn = begin_turn(request)
         async with AsyncExitStack() as stack:
             if self.limiter is not None:
                 await stack.enter_async_context(self.limiter)
             try:
-                response = await self.backend.acomplete(request)
+                response = await (backend or self.backend).acomplete(request)
             except BaseException as exc:
                 if turn is not None:
                     turn.fail(exc)
@@ -76,10 +94,13 @@ class GatewayState:
         error_response: Callable[[GatewayError], HttpResponse],
         error_chunk: Callable[[GatewayError], bytes],
         heartbeat: bytes | None = None,
+        backend: Backend | None = None,
     ) -> GatewayStreamingResponse:
-        """The streaming answer to ``request``, under this app's limits."""
+        """The streaming answer to ``request`` (from ``backend``: a plan's, else the
+        app's), under this app's limits. ``headers`` is sent as it is when the stream
+        starts (a plan adds its route to it before the first event comes out)."""
         return GatewayStreamingResponse(
-            self.stream_producer(request, encode),
+            self.stream_producer(request, encode, backend),
             media_type=media_type,
             headers=headers,
             error_response=error_response,
@@ -88,10 +109,12 @@ class GatewayState:
             heartbeat_interval=self.ping_interval,
             limiter=self.limiter,
             threads=self.stream_threads,
+            inline=_natively_async(backend or self.backend),
         )
 
     def stream_producer(
-        self, request: Request, encode: Callable[[Iterator[StreamEvent]], Iterator[bytes]]
+        self, request: Request, encode: Callable[[Iterator[StreamEvent]], Iterator[bytes]],
+        backend: Backend | None = None,
     ) -> Callable[[], Iterator[bytes]]:
         """A function, run in a worker thread, yielding the wire bytes of the stream.
 
@@ -99,11 +122,13 @@ class GatewayState:
         thread, so a model stops generating as soon as nobody listens.
         """
         limit = max_tool_calls(request)
-        default_model = request.model or self.backend.model
+        source = backend or self.backend
+        default_model = request.model or source.model
 
         def produce() -> Iterator[bytes]:
             turn = begin_turn(request)  # in the request's context: the worker copies it
-            events = self.backend.stream(request)
+            events = (sync_iter(source.astream(request)) if _natively_async(source)
+                      else source.stream(request))
             watched = turn.watch(events) if turn is not None else events
             try:
                 checked = _complete_only(watched)
@@ -116,6 +141,12 @@ class GatewayState:
                     close()
 
         return produce
+
+
+def _natively_async(backend: Backend) -> bool:
+    """Whether ``backend`` streams natively async (an HTTP upstream): its stream's pipeline
+    then runs on the event loop (``inline``), the others' in a worker thread."""
+    return type(backend).astream is not Backend.astream
 
 
 def _complete_only(events: Iterator[StreamEvent]) -> Iterator[StreamEvent]:

@@ -1,13 +1,14 @@
-"""The Responses store a ``--responses-store`` value names (its own module, above both
-stores, so neither imports the other)."""
+"""The stores a ``--responses-store`` or ``usage_store`` value names (their own module, above
+both kinds of each, so neither imports the other)."""
 
 from __future__ import annotations
 
 import os
 
 from .response_store import DEFAULT_MAX_RESPONSES, ResponseStore, SqliteResponseStore
+from .usage_store import SqliteUsageStore, UsageStore
 
-__all__ = ["open_response_store"]
+__all__ = ["open_response_store", "open_usage_store"]
 
 
 def open_response_store(where: str | os.PathLike[str], *,
@@ -21,3 +22,15 @@ def open_response_store(where: str | os.PathLike[str], *,
 
         return PostgresResponseStore(text, max_responses=max_responses)
     return SqliteResponseStore(text, max_responses=max_responses)
+
+
+def open_usage_store(where: str | os.PathLike[str]) -> UsageStore:
+    """The usage store ``where`` names: a ``postgresql://`` (or ``postgres://``) URL is a
+    :class:`~.usage_store_pg.PostgresUsageStore` (the ``[postgres]`` extra), anything else a
+    SQLite file (``":memory:"``: in memory)."""
+    text = str(where)
+    if text.startswith(("postgresql://", "postgres://")):
+        from .usage_store_pg import PostgresUsageStore
+
+        return PostgresUsageStore(text)
+    return SqliteUsageStore(text)

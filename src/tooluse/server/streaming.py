@@ -17,7 +17,10 @@ Why a response class of our own rather than Starlette's ``StreamingResponse``:
 The backend stream and the codec's ``encode_events`` are both synchronous generators; the
 whole pipeline (backend events → tool-call limit → wire events → bytes) runs in one worker
 thread per stream, on a thread limiter of its own so streams never starve the default
-thread pool that non-streaming requests use.
+thread pool that non-streaming requests use. Over a natively async backend (an HTTP
+upstream) it runs ``inline`` instead: in a greenlet on the event loop
+(:mod:`tooluse._greenlet_bridge`), its bytes queued without a thread hand-off; a proxied
+stream's server CPU was mostly those hand-offs.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from anyio import CancelScope
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from .._greenlet_bridge import iterate
 from ..cancel import CancelSignal, cancelling
 from .common import output_error
 from .errors import GatewayError
@@ -74,6 +78,7 @@ class _Pipe:
         self._waiting = False
         self._wake = anyio.Event()
         self._closed = False
+        self._room: anyio.Event | None = None  # a producer on the loop waits for room
 
     # -- worker thread side
     def put(self, kind: str, value: Any) -> None:
@@ -93,6 +98,22 @@ class _Pipe:
     def _set_wake(self) -> None:
         self._wake.set()
 
+    # -- a producer on the event loop (inline) side
+    async def aput(self, kind: str, values: list[Any]) -> None:
+        """Queue ``values`` as items of ``kind`` from the event loop's thread."""
+        while True:
+            with self._cond:
+                if self._closed:
+                    raise _Closed
+                if len(self._items) < self._limit:
+                    self._items.extend((kind, value) for value in values)
+                    wake, self._waiting = self._waiting, False
+                    break
+                room = self._room = anyio.Event()
+            await room.wait()
+        if wake:
+            self._wake.set()
+
     # -- event loop side
     async def get_batch(self) -> list[tuple[str, Any]]:
         while True:
@@ -101,6 +122,9 @@ class _Pipe:
                     batch = list(self._items)
                     self._items.clear()
                     self._cond.notify_all()
+                    if self._room is not None:
+                        self._room.set()
+                        self._room = None
                     return batch
                 self._wake = anyio.Event()
                 self._waiting = True
@@ -110,6 +134,9 @@ class _Pipe:
         with self._cond:
             self._closed = True
             self._cond.notify_all()
+            room, self._room = self._room, None
+        if room is not None:
+            room.set()
 
 
 class GatewayStreamingResponse:
@@ -133,12 +160,15 @@ class GatewayStreamingResponse:
         heartbeat_interval: float = 10.0,
         limiter: anyio.CapacityLimiter | None = None,
         threads: anyio.CapacityLimiter | None = None,
+        inline: bool = False,
     ) -> None:
         self.produce = produce
+        self.inline = inline
         self.media_type = media_type
         self.error_response = error_response
         self.error_chunk = error_chunk
-        self.headers = dict(headers or {})
+        #: Sent when the stream starts (not copied: the producer may add to it until then).
+        self.headers = headers if headers is not None else {}
         self.heartbeat = heartbeat
         self.heartbeat_interval = heartbeat_interval
         self.limiter = limiter
@@ -171,6 +201,10 @@ class GatewayStreamingResponse:
                 return
 
     async def _run_producer(self, pipe: _Pipe, stop: CancelSignal) -> None:
+        if self.inline:
+            await self._run_inline(pipe, stop)
+            return
+
         def work() -> None:
             with cancelling(stop):
                 pump()
@@ -205,6 +239,28 @@ class GatewayStreamingResponse:
                 await stack.enter_async_context(self.limiter)
             await anyio.to_thread.run_sync(work, limiter=self.threads)
 
+    async def _run_inline(self, pipe: _Pipe, stop: CancelSignal) -> None:
+        """The pipeline in a greenlet on the loop: the same steps as the thread's ``pump``
+        (its generators closed when it ends, however it ends)."""
+        async with AsyncExitStack() as stack:
+            if self.limiter is not None:
+                await stack.enter_async_context(self.limiter)
+            try:
+                with cancelling(stop):  # current in the pipeline's copy of the context
+                    async for chunks in iterate(self.produce):
+                        if stop.is_set():
+                            return
+                        await pipe.aput(_DATA, chunks)
+                await pipe.aput(_END, [None])
+            except _Closed:
+                return
+            except Exception as exc:  # noqa: BLE001 - handed to the writer, which renders it
+                if not stop.is_set():
+                    try:
+                        await pipe.aput(_ERROR, [exc])
+                    except _Closed:
+                        log.debug("stream error after the client left", exc_info=exc)
+
     async def _write(self, scope: Scope, receive: Receive, send: Send, pipe: _Pipe) -> None:
         batch = await pipe.get_batch()
         kind, value = batch[0]
@@ -228,17 +284,18 @@ class GatewayStreamingResponse:
                         out.append(self.error_chunk(self._gateway_error(value)))
                     finished = True
                     break
+                if finished:  # the last bytes and the end in one write
+                    await send({"type": "http.response.body", "body": b"".join(out),
+                                "more_body": False})
+                    return
                 if out:
                     await send({"type": "http.response.body", "body": b"".join(out), "more_body": True})
-                if finished:
-                    break
                 batch = []
                 with anyio.move_on_after(self.heartbeat_interval if self.heartbeat else None):
                     batch = await pipe.get_batch()
                 if not batch:
                     assert self.heartbeat is not None
                     batch = [(_DATA, self.heartbeat)]
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:  # the client went away (ASGI 2.4 servers raise on write)
             self.disconnected = True
 

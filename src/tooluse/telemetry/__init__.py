@@ -31,7 +31,7 @@ from ._setup import (
 )
 
 if TYPE_CHECKING:
-    from .spans import AgentSpan, ChatSpan
+    from .spans import AgentSpan, ChatSpan, SpanEvent
 
 __all__ = [
     "OFF",
@@ -87,9 +87,12 @@ OFF = Off()
 
 def chat_span(request: Request, backend: Backend, *, api: str | None = None,
               headers: Mapping[str, str] | None = None, stream: bool = False,
-              response_id: str | None = None) -> ChatSpan | Off:
+              response_id: str | None = None, events: Sequence[SpanEvent] = ()
+              ) -> ChatSpan | Off:
     """The span of one gateway request to ``backend`` (:data:`OFF` when telemetry is off);
-    ``response_id``: the id the client gets when the API makes its own (Responses)."""
+    ``response_id``: the id the client gets when the API makes its own (Responses);
+    ``events``: a list filled while the call runs (the gateway's tries of a routed
+    request), added to the span as it ends."""
     found = tracer()
     if found is None:
         return OFF
@@ -97,7 +100,7 @@ def chat_span(request: Request, backend: Backend, *, api: str | None = None,
 
     parent = extract_parent(headers) if headers is not None else None
     return ChatSpan(found, request, backend.name, request.model or backend.model, api=api,
-                    stream=stream, parent=parent, response_id=response_id)
+                    stream=stream, parent=parent, response_id=response_id, events=events)
 
 
 def agent_span(backend: Backend, model: str | None,

@@ -70,6 +70,7 @@ _FINISH = {
     "max_tokens": "length",
     "tool_use": "tool_call",
     "content_filtered": "content_filter",
+    "pause_turn": "stop",
 }
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from opentelemetry.context import Context
     from opentelemetry.trace import Span, Tracer
 
-__all__ = ["AgentSpan", "ChatSpan", "ToolSpan", "extract_parent"]
+__all__ = ["AgentSpan", "ChatSpan", "SpanEvent", "ToolSpan", "extract_parent"]
 
 #: How much of an error's message goes into a span's status description.
 _DESCRIPTION_CHARS = 300
@@ -97,6 +97,7 @@ class _Span:
             if self._ended:
                 return
             self._ended = True
+        self._before_end()
         if attributes:
             self.span.set_attributes(attributes)
         if error is not None:
@@ -105,13 +106,26 @@ class _Span:
                 :_DESCRIPTION_CHARS]))
         self.span.end()
 
+    def _before_end(self) -> None:
+        """What a kind of span adds as it ends."""
+
+
+class SpanEvent(Protocol):
+    """Something that happened during a span, added to it as an event when it ends (the
+    gateway's tries of a routed request: :class:`tooluse.backends.failover.Attempt`)."""
+
+    def event_name(self) -> str: ...
+
+    def attributes(self) -> Mapping[str, Any]: ...
+
 
 class ChatSpan(_Span):
     """``chat {model}``: one model call."""
 
     def __init__(self, tracer: Tracer, request: Request, backend_name: str,
                  model: str | None, *, api: str | None = None, stream: bool = False,
-                 parent: Context | None = None, response_id: str | None = None) -> None:
+                 parent: Context | None = None, response_id: str | None = None,
+                 events: Sequence[SpanEvent] = ()) -> None:
         content = capture_content()
         attributes = request_attributes(request, provider_name(backend_name), model,
                                         stream=stream, content=content)
@@ -123,6 +137,11 @@ class ChatSpan(_Span):
         self._started = time.monotonic()
         self._acc: Accumulator | None = None
         self._response_id = response_id
+        self._events = events
+
+    def _before_end(self) -> None:
+        for event in self._events:  # filled while the call ran: read as it ends
+            self.span.add_event(event.event_name(), dict(event.attributes()))
 
     def record(self, response: Response) -> None:
         """End the span with the model's answer: usage, finish reason, ids, the calls."""

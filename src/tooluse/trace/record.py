@@ -33,19 +33,21 @@ in SQLite; :mod:`.view` reads them back for ``tooluse logs`` and the trace page.
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from ..messages import Request, Response
 from ..stream import Accumulator, StreamEvent
 
-__all__ = ["REDACTED", "SECRET_HEADERS", "TextPass", "Trace", "Turn", "begin_turn",
-           "current_trace", "current_turn", "redact_headers", "tracing"]
+__all__ = ["REDACTED", "SECRET_HEADERS", "SECRET_KEYS", "TextPass", "Trace", "Turn",
+           "begin_turn", "current_trace", "current_turn", "redact_body", "redact_headers",
+           "redact_secrets", "tracing"]
 
 #: What a secret header's value is replaced with in a trace.
 REDACTED = "[redacted]"
@@ -103,6 +105,42 @@ def redact_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     return out
 
 
+#: Keys of a request body whose values never enter a trace: the MCP servers' credentials a
+#: client hands the gateway (Messages ``mcp_servers[].authorization_token``, a Responses
+#: ``mcp`` tool's ``authorization`` and ``headers``).
+SECRET_KEYS = frozenset({"authorization_token", "authorization", "headers"})
+
+
+def redact_secrets(value: Any) -> Any:
+    """A JSON value with every :data:`SECRET_KEYS` value replaced by :data:`REDACTED` (a
+    ``headers`` object keeps its names)."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if key == "headers" and isinstance(item, dict):
+                out[key] = {name: REDACTED for name in item}
+            elif key in SECRET_KEYS and item is not None and not isinstance(item, (dict, list)):
+                out[key] = REDACTED
+            else:
+                out[key] = redact_secrets(item)
+        return out
+    if isinstance(value, list):
+        return [redact_secrets(item) for item in value]
+    return value
+
+
+def redact_body(body: bytes | None) -> bytes | None:
+    """A request body with :func:`redact_secrets` applied when it is a JSON object holding
+    one of the keys (the bytes as they came otherwise)."""
+    if body is None or not any(key.encode() in body for key in SECRET_KEYS):
+        return body
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body
+    return json.dumps(redact_secrets(data), ensure_ascii=False).encode()
+
+
 @dataclass
 class TextPass:
     """One generation of a text model: it continued the prompt after ``prefill`` (the
@@ -143,6 +181,9 @@ class TurnRecord:
     diagnostics: dict[str, float] = field(default_factory=dict)
     #: Tools a preset left out of the prompt.
     tools_left_out: list[str] = field(default_factory=list)
+    #: The gateway's tries of a routed request (route or deployment, outcome, ms, error),
+    #: the one that answered last.
+    attempts: list[dict[str, Any]] = field(default_factory=list)
 
     def text_prompt(self, messages: Sequence[Mapping[str, str]]) -> None:
         """Record the chat messages given to the text model."""
@@ -220,10 +261,11 @@ class Trace:
 
     def received(self, method: str, path: str, headers: Iterable[tuple[str, str]],
                  body: bytes | None) -> None:
-        """The request as it arrived; secret headers are redacted here."""
+        """The request as it arrived; secret headers, and the MCP credentials in the body,
+        are redacted here."""
         self.method, self.path = method, path
         self.headers = redact_headers(headers)
-        self.body = body
+        self.body = redact_body(body)
 
     def sent(self, status: int | None, body: bytes | None = None) -> None:
         """The answer as sent (its status and body), which ends the trace."""

@@ -23,8 +23,8 @@ import json
 import re
 from typing import Any
 
-from ..messages import Response, ToolSpec, ToolUseBlock
-from .record import Trace, Turn
+from ..messages import Request, Response, ToolSpec, ToolUseBlock
+from .record import Trace, Turn, redact_secrets
 
 __all__ = ["MAX_TEXT", "cut", "trace_dict", "turn_dict"]
 
@@ -106,12 +106,24 @@ def _response(response: Response | None) -> Any:
     return response.model_dump(mode="json", exclude_none=True) if response is not None else None
 
 
+def _request(request: Request) -> dict[str, Any]:
+    """The neutral request as JSON: its passthrough holds a client's MCP credentials as
+    sent (for an upstream of the same API), redacted here."""
+    data: dict[str, Any] = request.model_dump(mode="json", exclude_none=True)
+    passthrough = data.get("passthrough")
+    if isinstance(passthrough, dict):
+        for key in ("fields", "tools"):
+            if key in passthrough:
+                passthrough[key] = redact_secrets(passthrough[key])
+    return data
+
+
 def turn_dict(turn: Turn, max_text: int = MAX_TEXT) -> dict[str, Any]:
     """One backend call as JSON values (see the module docstring)."""
     raw, prefills = _raw(turn)
     calls, spans = _calls(turn, raw)
     return {
-        "request": turn.request.model_dump(mode="json", exclude_none=True),
+        "request": _request(turn.request),
         "response": _response(turn.response),
         "error": turn.error,
         "duration_ms": None if turn.duration_s is None else turn.duration_s * 1000.0,
@@ -129,6 +141,7 @@ def turn_dict(turn: Turn, max_text: int = MAX_TEXT) -> dict[str, Any]:
         "prefill_spans": prefills,
         "diagnostics": turn.diagnostics,
         "tools_left_out": turn.tools_left_out,
+        "attempts": turn.attempts,
         "calls": calls,
         "spans": spans,
     }

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from .._bounded_table import prune, sqlite_setup
+from .._migrations import SchemaVersionError, migrate_sqlite
+from .._writer import BatchWriter
 from .record import Trace
 from .serialize import MAX_TEXT, trace_dict
 
@@ -51,7 +53,19 @@ CREATE TABLE IF NOT EXISTS traces (
 """
 _COLUMNS = ("id", "time", "source", "api", "model", "tools", "calls", "status", "http_status",
             "latency_ms", "input_tokens", "output_tokens", "size")
-_STOP = object()
+
+
+def _v1_traces(db: sqlite3.Connection) -> None:
+    """The schema before versions: the table, and its (seq, size) index."""
+    db.execute(_SCHEMA)
+    # count(*), sum(size) and the oldest rows come from this small index on every write, not
+    # from scanning the rows with their bodies (which grew the cost of a write with the
+    # store's size)
+    db.execute("CREATE INDEX IF NOT EXISTS traces_seq_size ON traces (seq, size)")
+
+
+#: The trace store's schema, one step a version (:mod:`tooluse._migrations`): append, never edit.
+MIGRATIONS = (_v1_traces,)
 
 
 def default_path() -> Path:
@@ -90,18 +104,13 @@ class TraceStore:
                 # corrupt the file.
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(_SCHEMA)
-            # count(*), sum(size) and the oldest rows come from this small index on every
-            # write, not from scanning the rows with their bodies (which grew the cost of a
-            # write with the store's size)
-            self._db.execute("CREATE INDEX IF NOT EXISTS traces_seq_size ON traces (seq, size)")
-            self._db.commit()
-        except sqlite3.DatabaseError as exc:
+            migrate_sqlite(self._db, "trace store", MIGRATIONS, table="traces",
+                           where=self.path)
+            # the count and the bytes stored, kept beside the table (tooluse._bounded_table)
+            sqlite_setup(self._db, "traces", size="size")
+        except (sqlite3.DatabaseError, SchemaVersionError) as exc:
             raise ValueError(f"cannot use {self.path} as a trace database: {exc}") from exc
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._writer: threading.Thread | None = None
-        self._pending = 0
-        self._idle = threading.Condition()
+        self._writer = BatchWriter(self._write, name="tooluse-traces", logger="tooluse.trace")
 
     # -- writing ----------------------------------------------------------------------------
     def add(self, trace: Trace) -> dict[str, Any]:
@@ -133,58 +142,21 @@ class TraceStore:
                 summary["output_tokens"], len(body.encode("utf-8")), body)
 
     def _prune(self) -> None:
-        (count,) = self._db.execute("SELECT count(*) FROM traces").fetchone()
-        if count > self.max_traces:
-            self._db.execute(
-                "DELETE FROM traces WHERE seq IN (SELECT seq FROM traces ORDER BY seq LIMIT ?)",
-                (count - self.max_traces,))
-        (total,) = self._db.execute("SELECT coalesce(sum(size), 0) FROM traces").fetchone()
-        if total <= self.max_bytes:
-            return
         # The newest trace stays even alone over the size: a store never drops what it was
         # just given (its texts are cut to max_text already).
-        over, cut_at = total - self.max_bytes, None
-        for seq, size in self._db.execute("SELECT seq, size FROM traces ORDER BY seq"):
-            over -= size
-            cut_at = seq
-            if over <= 0:
-                break
-        (newest,) = self._db.execute("SELECT max(seq) FROM traces").fetchone()
-        if cut_at is not None:
-            self._db.execute("DELETE FROM traces WHERE seq <= ? AND seq < ?", (cut_at, newest))
+        prune(self._db, "traces", self.max_traces, max_bytes=self.max_bytes)
 
     def submit(self, trace: Trace) -> None:
         """Store ``trace`` from the writer thread (the caller does not wait)."""
-        with self._idle:
-            self._pending += 1
-            if self._writer is None:
-                self._writer = threading.Thread(target=self._write, name="tooluse-traces",
-                                                daemon=True)
-                self._writer.start()
-        self._queue.put(trace)
+        self._writer.submit(trace)
 
-    def _write(self) -> None:
+    def _write(self, traces: list[Trace]) -> None:
         """The writer thread: what has queued up is stored in one transaction."""
-        stop = False
-        while not stop:
-            batch = [self._queue.get()]
-            while len(batch) < 256:
-                try:
-                    batch.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            stop = any(item is _STOP for item in batch)
-            traces = [item for item in batch if item is not _STOP]
-            try:
-                try:
-                    self._insert([trace_dict(t, self.max_text) for t in traces])
-                except Exception:  # noqa: BLE001 - one by one: a bad trace must not cost the others
-                    for trace in traces:
-                        self._add_logged(trace)
-            finally:
-                with self._idle:
-                    self._pending -= len(traces)
-                    self._idle.notify_all()
+        try:
+            self._insert([trace_dict(t, self.max_text) for t in traces])
+        except Exception:  # noqa: BLE001 - one by one: a bad trace must not cost the others
+            for trace in traces:
+                self._add_logged(trace)
 
     def _add_logged(self, trace: Trace) -> None:
         try:
@@ -196,8 +168,7 @@ class TraceStore:
 
     def flush(self, timeout: float | None = 10.0) -> bool:
         """Wait until every submitted trace is stored; False if ``timeout`` ran out."""
-        with self._idle:
-            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+        return self._writer.flush(timeout)
 
     # -- reading ----------------------------------------------------------------------------
     def list(self, limit: int = 20, *, search: str | None = None,
@@ -246,10 +217,7 @@ class TraceStore:
 
     def close(self) -> None:
         """Store what is pending, then close the database."""
-        if self._writer is not None:
-            self._queue.put(_STOP)
-            self._writer.join(30)
-            self._writer = None
+        self._writer.close()
         with self._lock:
             self._db.close()
 

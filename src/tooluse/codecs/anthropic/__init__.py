@@ -23,7 +23,8 @@ from __future__ import annotations
 from ._wire import IMAGE_MEDIA_TYPES
 from ._wire import TARGET as TARGET  # a module-level name of the single-file codec; kept
 from .errors import ERROR_TYPES, backend_error, error_body
-from .requests import decode_request, encode_request, stream_requested
+from .request_encoding import encode_request
+from .requests import decode_request, stream_requested
 from .responses import decode_response, encode_response
 from .stream import decode_events, encode_events
 from .thinking import sendable

@@ -195,6 +195,29 @@ class _Message(WireModel):
     content: Any
 
 
+class _TurnTiming(WireModel):
+    type: Literal["now"]
+    now: str = Field(min_length=1)
+
+
+class _TurnOutputConfig(WireModel):
+    """``output_config`` on a ``role: "system"`` message: what applies from that turn on
+    (``format`` stays top-level only, as in the API)."""
+
+    effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
+    timing: _TurnTiming | None = None
+
+
+class _SystemMessage(WireModel):
+    """A mid-conversation ``role: "system"`` message, with the per-message fields the API
+    takes on it alone (``output_config``, ``clear_at``)."""
+
+    role: Literal["system"]
+    content: Any = None
+    output_config: _TurnOutputConfig | None = None
+    clear_at: Literal["next_user_message", "never"] | None = None
+
+
 class _Request(WireModel):
     model: str = Field(min_length=1)
     max_tokens: int = Field(ge=1)

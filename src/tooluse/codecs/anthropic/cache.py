@@ -10,9 +10,12 @@ cache counts of ``usage``.
 - ``usage.cache_read_input_tokens``, ``cache_creation_input_tokens`` and the
   ``cache_creation`` breakdown (``ephemeral_5m_input_tokens``, ``ephemeral_1h_input_tokens``)
   <-> :class:`~tooluse.messages.Usage` (``cache_creation_by_ttl`` keyed ``5m``, ``1h``). The
-  other usage fields of an answer (``server_tool_use``, ``service_tier``) are not carried.
+  answer's ``service_tier`` is not carried.
   An answer writes the cache counts when there are some (the API writes them always; an
   answer without a cache reads the same without them).
+- ``usage.server_tool_use`` (``tool_search_requests``, ``web_search_requests``...) <->
+  ``Usage.server_tool_requests`` keyed by the kind (``tool_search``), written when there
+  are some.
 """
 
 from __future__ import annotations
@@ -61,12 +64,17 @@ def decode_usage(usage: Any) -> Usage:
             match = _BREAKDOWN.match(key)
             if match is not None and isinstance(value, int) and not isinstance(value, bool):
                 by_ttl[match.group(1)] = max(value, 0)
+    server = usage.get("server_tool_use")
+    requests = {key.removesuffix("_requests"): count(value)
+                for key, value in server.items() if key.endswith("_requests") and count(value)
+                } if isinstance(server, dict) else {}
     return Usage(
         input_tokens=count(usage.get("input_tokens")),
         output_tokens=count(usage.get("output_tokens")),
         cache_read_input_tokens=count(usage.get("cache_read_input_tokens")),
         cache_creation_input_tokens=count(usage.get("cache_creation_input_tokens")),
         cache_creation_by_ttl=by_ttl,
+        server_tool_requests=requests,
     )
 
 
@@ -86,4 +94,9 @@ def encode_usage(usage: Usage) -> dict[str, Any]:
             out["cache_creation"] = {f"ephemeral_{ttl}_input_tokens": n
                                      for ttl, n in usage.cache_creation_by_ttl.items()}
     out["output_tokens"] = usage.output_tokens
+    if usage.server_tool_requests:
+        # the two counts the SDKs require (their ServerToolUsage types), then the others
+        # (tool_search_requests, as the tool search documentation shows it)
+        out["server_tool_use"] = {"web_search_requests": 0, "web_fetch_requests": 0} | {
+            f"{kind}_requests": n for kind, n in usage.server_tool_requests.items()}
     return out

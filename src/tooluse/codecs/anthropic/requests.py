@@ -19,8 +19,8 @@ Thinking blocks and the ``thinking`` setting are carried by the rules of :mod:`.
 ``stream`` is validated but is not part of :class:`~tooluse.messages.Request`: read it with
 :func:`stream_requested`.
 
-Encoding (:func:`encode_request`) is the reverse direction, used by the Anthropic backend and
-``tooluse convert``; both directions share the block rules, so they stay in one module.
+Encoding (:func:`~.request_encoding.encode_request`), the reverse direction used by the
+Anthropic backend and ``tooluse convert``, is :mod:`.request_encoding`.
 """
 
 from __future__ import annotations
@@ -31,19 +31,18 @@ from ...errors import WireFormatError
 from ...messages import (
     ContentBlock,
     ImageBlock,
-    JsonBlock,
     Message,
     Passthrough,
-    RedactedThinkingBlock,
+    PlacedMessage,
     Request,
+    ServerTools,
     TextBlock,
-    ThinkingBlock,
     ToolChoice,
+    ToolReferenceBlock,
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
 )
-from ...tools.schema import public_schema
 from .._common import (
     PairingWords,
     Path,
@@ -51,20 +50,15 @@ from .._common import (
     check_input_schema,
     check_tool_pairing,
     dispatch,
-    image_placeholder,
-    json_text,
-    place_blocks,
-    unsupported,
     validate,
 )
 from .._images import decode_base64, sniff_media_type
-from . import thinking
+from . import system_messages, thinking
 from ._wire import (
     _BLOCKS,
     _CHOICES,
     _RESULT_PARTS,
     _SOURCES,
-    IMAGE_MEDIA_TYPES,
     TARGET,
     TOOL_EXTRAS,
     _Base64Source,
@@ -74,7 +68,7 @@ from ._wire import (
     _RedactedThinking,
     _Request,
     _SearchResult,
-    _ServerTool,
+    _SystemMessage,
     _Text,
     _Thinking,
     _Tool,
@@ -82,16 +76,28 @@ from ._wire import (
     _ToolUse,
     _UrlSource,
 )
-from .cache import hint, with_control
+from .cache import hint
+from .context import decode_edits
+from .server_tools import (
+    BLOCK_MODELS,
+    SERVER_BLOCK_TYPES,
+    decode_mcp_servers,
+    decode_tool,
+    pair_blocks,
+    reference_part,
+)
+
+#: Every block a history message may hold, by ``type``.
+_HISTORY_BLOCKS = {**_BLOCKS, **BLOCK_MODELS}
 
 _ROLE_BLOCKS = {
     "user": ("text", "image", "tool_result", "document", "search_result"),
-    "assistant": ("text", "tool_use", "thinking", "redacted_thinking"),
+    "assistant": ("text", "tool_use", "thinking", "redacted_thinking", *SERVER_BLOCK_TYPES),
 }
 #: Top-level fields kept verbatim for an Anthropic upstream (ignored by other backends; the
 #: policy table in docs/server.md says why for each).
 _FORWARDED = ("output_config", "service_tier", "inference_geo", "container", "cache_control",
-              "context_management")
+              "context_management", "mcp_servers")
 
 _PAIRING = PairingWords(
     missing=lambda ids: (
@@ -187,15 +193,19 @@ def _search_result(block: _SearchResult, path: Path) -> TextBlock:
                      cache=hint(block.cache_control))
 
 
-def _result_content(content: Any, path: Path) -> list[TextBlock | ImageBlock]:
+def _result_content(content: Any, path: Path
+                    ) -> list[TextBlock | ImageBlock | ToolReferenceBlock]:
     if content is None:
         return []
     if isinstance(content, str):
         return [TextBlock(text=content)] if content else []
     if not isinstance(content, list):
         raise WireFormatError("Input should be a valid string or a valid list", path)
-    parts: list[TextBlock | ImageBlock] = []
+    parts: list[TextBlock | ImageBlock | ToolReferenceBlock] = []
     for k, raw in enumerate(content):
+        if isinstance(raw, dict) and raw.get("type") == "tool_reference":
+            parts.append(reference_part(raw, (*path, k)))
+            continue
         part = dispatch(raw, (*path, k), _RESULT_PARTS)
         if isinstance(part, _Text):
             parts.append(_text(part.text, (*path, k), part))
@@ -209,12 +219,15 @@ def _result_content(content: Any, path: Path) -> list[TextBlock | ImageBlock]:
     return parts
 
 
-def _block(raw: Any, path: Path, role: str) -> ContentBlock:
-    """The neutral block of a history block."""
-    block = dispatch(raw, path, _BLOCKS)
+def _block(raw: Any, path: Path, role: str) -> Any:
+    """The neutral block of a history block (a server tool's block: its wire model, joined
+    with its pair by :func:`.server_tools.pair_blocks`)."""
+    block = dispatch(raw, path, _HISTORY_BLOCKS)
     kind = raw["type"]
     if kind not in _ROLE_BLOCKS[role]:
         raise WireFormatError(f"`{kind}` blocks are not allowed in {role} messages", (*path, "type"))
+    if kind in SERVER_BLOCK_TYPES:
+        return block
     if isinstance(block, (_Thinking, _RedactedThinking)):
         return thinking.decode_block(block)
     if isinstance(block, _Text):
@@ -237,34 +250,52 @@ def _block(raw: Any, path: Path, role: str) -> ContentBlock:
     )
 
 
-def _system_message(msg: _Message, path: Path) -> list[TextBlock]:
-    """A mid-conversation ``role: "system"`` message: its text joins the system prompt (the
-    neutral model has one system prompt; its place in the conversation is not kept)."""
+def _system_message(raw: Any, path: Path) -> tuple[_SystemMessage, list[TextBlock]]:
+    """A mid-conversation ``role: "system"`` message and its text blocks (:mod:`.system_messages`
+    says where they go). Its content may be left out, or empty, when its ``output_config``
+    sets something: the API takes a message that only sets the next turn's effort."""
+    msg = validate(_SystemMessage, raw, path)
+    if msg.output_config is not None and msg.output_config.model_fields_set and \
+            msg.content in (None, "", []):
+        return msg, []
+    if msg.content is None:
+        raise WireFormatError("a system message needs content or output_config settings",
+                              (*path, "content"))
     if isinstance(msg.content, str):
-        return [_text(msg.content, (*path, "content"))]
+        return msg, [_text(msg.content, (*path, "content"))]
     if not isinstance(msg.content, list):
         raise WireFormatError("Input should be a valid string or a valid list", (*path, "content"))
     out = []
-    for k, raw in enumerate(msg.content):
-        block = dispatch(raw, (*path, "content", k), {"text": _Text})
+    for k, raw_block in enumerate(msg.content):
+        block = dispatch(raw_block, (*path, "content", k), {"text": _Text})
         assert isinstance(block, _Text)
         out.append(_text(block.text, (*path, "content", k), block))
-    return out
+    return msg, out
 
 
-def _turns(messages: list[Any], system: list[TextBlock]) -> list[Turn]:
-    """The alternating turns; ``role: "system"`` messages' text is appended to ``system``."""
+def _turns(messages: list[Any], system: list[TextBlock], placed: list[PlacedMessage],
+           said: list[_SystemMessage]) -> list[Turn]:
+    """The alternating turns. A ``role: "system"`` message's text is appended to ``system``
+    (unless its ``clear_at: "next_user_message"`` has cleared it), the message kept in
+    ``placed`` with its place and in ``said`` for its per-message fields."""
     if not messages:
         raise WireFormatError("at least one message is required", ("messages",))
     turns: list[Turn] = []
-    kept = [i for i, m in enumerate(messages) if not (isinstance(m, dict) and m.get("role") == "system")]
+    roles = [m.get("role") if isinstance(m, dict) else None for m in messages]
+    kept = [i for i, role in enumerate(roles) if role != "system"]
     last = kept[-1] if kept else -1
+    last_user = max((i for i, role in enumerate(roles) if role == "user"), default=-1)
     for i, raw in enumerate(messages):
         path: Path = ("messages", i)
-        msg = validate(_Message, raw, path)
-        if msg.role == "system":
-            system.extend(_system_message(msg, path))
+        if roles[i] == "system":
+            said_msg, text = _system_message(raw, path)
+            if said_msg.clear_at == "next_user_message" and last_user > i:
+                text = []  # the API shows it only until the next user message
+            system.extend(text)
+            said.append(said_msg)
+            placed.append(system_messages.place([t.blocks for t in turns], raw, len(text)))
             continue
+        msg = validate(_Message, raw, path)
         if isinstance(msg.content, str):
             blocks: list[tuple[Path, ContentBlock]] = (
                 [((*path, "content"), TextBlock(text=msg.content))] if msg.content else []
@@ -286,6 +317,9 @@ def _turns(messages: list[Any], system: list[TextBlock]) -> list[Turn]:
             turns[-1].blocks.extend(blocks)  # the API combines consecutive same-role turns
         else:
             turns.append(Turn(role=msg.role, path=path, blocks=blocks))
+    for turn in turns:
+        if turn.role == "assistant":
+            turn.blocks = pair_blocks(turn.blocks)
     if not turns or turns[0].role != "user":
         raise WireFormatError('first message must use the "user" role', ("messages",))
     check_tool_pairing(turns, _PAIRING)
@@ -307,17 +341,18 @@ def _system(system: Any) -> list[TextBlock]:
     return out
 
 
-def _tools(tools: list[Any] | None, passthrough: Passthrough) -> list[ToolSpec]:
-    """The custom tools; server tools go to ``passthrough`` (an Anthropic upstream runs them,
-    any other backend must refuse them)."""
+def _tools(tools: list[Any] | None, mcp_servers: Any, passthrough: Passthrough,
+           server: ServerTools) -> list[ToolSpec]:
+    """The tools the model sees. Server tools and Anthropic-defined ones are read by
+    :mod:`.server_tools` (and kept in ``passthrough`` for an Anthropic upstream)."""
     specs: list[ToolSpec] = []
     names: set[str] = set()
+    toolsets: dict[str, Any] = {}
     for k, raw in enumerate(tools or []):
         if isinstance(raw, dict) and raw.get("type") not in (None, "custom"):
-            server = validate(_ServerTool, raw, ("tools", k))
-            name = server.name
-            passthrough.tools.append(raw)
-            passthrough.required.append(f"tools.{k}: {server.type}")
+            name, spec = decode_tool(raw, ("tools", k), passthrough, server, toolsets)
+            if spec is not None:
+                specs.append(spec)
         else:
             tool = validate(_Tool, raw, ("tools", k))
             check_input_schema(tool.input_schema, ("tools", k, "input_schema"))
@@ -327,10 +362,16 @@ def _tools(tools: list[Any] | None, passthrough: Passthrough) -> list[ToolSpec]:
                 passthrough.tool_fields[name] = extras
             specs.append(ToolSpec(name=name, description=tool.description or "",
                                   input_schema=tool.input_schema, strict=bool(tool.strict),
-                                  cache=hint(tool.cache_control)))
+                                  cache=hint(tool.cache_control),
+                                  deferred=bool(tool.defer_loading),
+                                  input_examples=list(tool.input_examples or [])))
         if name in names:
             raise WireFormatError("Tool names must be unique.", ("tools", k, "name"))
         names.add(name)
+        passthrough.tool_order.append(name)
+    if not passthrough.tools and not any("type" in f for f in passthrough.tool_fields.values()):
+        passthrough.tool_order = []  # custom tools only: their order is the neutral one
+    decode_mcp_servers(mcp_servers, server, toolsets)
     return specs
 
 
@@ -343,12 +384,6 @@ def _refuse_betas(req: _Request) -> None:
             "without `thread`",
             ("thread",),
             details={"error_code": "thread_unsupported_request", "unsupported": []},
-        )
-    if req.mcp_servers is not None:
-        raise WireFormatError(
-            "the MCP connector is not supported by this gateway: connect the MCP servers in "
-            "the client and pass their tools as `tools`",
-            ("mcp_servers",),
         )
 
 
@@ -386,16 +421,21 @@ def decode_request(data: Any) -> Request:
 
     What the neutral model cannot carry is kept in ``Request.passthrough`` for an Anthropic
     upstream: the fields in ``_FORWARDED`` (``context_management`` among them), server
-    tools, custom tools' extra fields. ``thinking`` becomes ``Request.reasoning``.
+    tools, custom tools' extra fields, mid-conversation system messages in their place.
+    ``thinking`` becomes ``Request.reasoning``, its effort the last one a system message set
+    (``output_config.effort`` on that message) or else the request's own.
     """
     req = validate(_Request, data, ())
     _refuse_betas(req)
-    reasoning = thinking.decode_settings(
-        req.thinking, req.output_config.effort if req.output_config is not None else None)
     system = _system(req.system)
-    turns = _turns(req.messages, system)
-    passthrough = Passthrough(api=TARGET)
-    tools = _tools(req.tools, passthrough)
+    placed: list[PlacedMessage] = []
+    said: list[_SystemMessage] = []
+    turns = _turns(req.messages, system, placed, said)
+    reasoning = thinking.decode_settings(req.thinking, system_messages.turn_effort(
+        said, req.output_config.effort if req.output_config is not None else None))
+    passthrough = Passthrough(api=TARGET, messages=placed)
+    server = ServerTools()
+    tools = _tools(req.tools, req.mcp_servers, passthrough, server)
     passthrough.fields = {k: data[k] for k in _FORWARDED if data.get(k) is not None}
     return Request(
         model=req.model,
@@ -415,147 +455,7 @@ def decode_request(data: Any) -> Request:
         ),
         response_schema=_response_schema(req, ("output_config", "format")),
         reasoning=reasoning,
+        server_tools=server if server else None,
+        context_edits=decode_edits(data.get("context_management")),
         passthrough=passthrough if passthrough != Passthrough(api=TARGET) else None,
     )
-
-
-# --- request encoding --------------------------------------------------------------------
-
-
-def _encode_image(image: ImageBlock, path: Path, strict: bool) -> dict[str, Any]:
-    return with_control(_image_body(image, path, strict), image.cache)
-
-
-def _image_body(image: ImageBlock, path: Path, strict: bool) -> dict[str, Any]:
-    if image.url is not None:
-        return {"type": "image", "source": {"type": "url", "url": image.url}}
-    if image.media_type not in IMAGE_MEDIA_TYPES:
-        unsupported(
-            f"image media type {image.media_type!r} is not one of {', '.join(IMAGE_MEDIA_TYPES)}",
-            (*path, "media_type"),
-            TARGET,
-            strict,
-        )
-        return {"type": "text", "text": image_placeholder(image).text}
-    return {
-        "type": "image",
-        "source": {"type": "base64", "media_type": image.media_type, "data": image.data},
-    }
-
-
-def _encode_result(block: ToolResultBlock, path: Path, strict: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.tool_use_id}
-    parts: list[dict[str, Any]] = []
-    for k, part in enumerate(block.content):
-        if isinstance(part, TextBlock):
-            parts.append(with_control({"type": "text", "text": part.text}, part.cache))
-        elif isinstance(part, JsonBlock):
-            # Documented conversion: Messages results carry no JSON parts, so the value
-            # travels as its JSON text.
-            parts.append({"type": "text", "text": json_text(part.value)})
-        else:
-            parts.append(_encode_image(part, (*path, "content", k), strict))
-    if parts:
-        out["content"] = _shorthand(parts)
-    if block.is_error:
-        out["is_error"] = True
-    return with_control(out, block.cache)
-
-
-def _shorthand(blocks: list[dict[str, Any]]) -> Any:
-    """One text block without a breakpoint is written as its string, as the API's own
-    examples do; anything else as the list."""
-    if len(blocks) == 1 and blocks[0]["type"] == "text" and "cache_control" not in blocks[0]:
-        return blocks[0]["text"]
-    return blocks
-
-
-def _encode_block(block: ContentBlock, path: Path, role: str, strict: bool
-                  ) -> dict[str, Any] | None:
-    """A history block's Messages form; None for a thinking block that is dropped."""
-    if isinstance(block, (ThinkingBlock, RedactedThinkingBlock)):
-        return thinking.encode_history(block, path, role, strict)
-    if isinstance(block, TextBlock):
-        return with_control({"type": "text", "text": block.text}, block.cache)
-    if isinstance(block, ImageBlock):
-        return _encode_image(block, path, strict)
-    if isinstance(block, ToolUseBlock):
-        return with_control({"type": "tool_use", "id": block.id, "name": block.name,
-                             "input": block.input}, block.cache)
-    return _encode_result(block, path, strict)
-
-
-def encode_request(req: Request, *, strict: bool = True) -> dict[str, Any]:
-    """:class:`Request` -> Messages API body. Single-text turns and results use the string
-    shorthand, as the API's own examples do. Raises :class:`ConversionError` for what the
-    API cannot carry (strict) or applies the documented fallback (``strict=False``)."""
-    req = place_blocks(req, TARGET, strict)
-    out: dict[str, Any] = {"model": req.model}
-    if req.max_tokens is None:
-        unsupported("the Messages API requires max_tokens", ("max_tokens",), TARGET, strict)
-        out["max_tokens"] = 4096
-    else:
-        out["max_tokens"] = req.max_tokens
-    if req.model is None:
-        unsupported("the Messages API requires a model", ("model",), TARGET, strict)
-        out["model"] = ""
-    if req.system:
-        out["system"] = _shorthand([with_control({"type": "text", "text": b.text}, b.cache)
-                                    for b in req.system])
-    messages = []
-    for i, msg in enumerate(req.messages):
-        encoded = (_encode_block(b, ("messages", i, "content", j), msg.role, strict)
-                   for j, b in enumerate(msg.content))
-        blocks = [b for b in encoded if b is not None]
-        messages.append({"role": msg.role, "content": _shorthand(blocks)})
-    out["messages"] = messages
-    forward = req.passthrough if req.passthrough is not None and req.passthrough.api == TARGET else None
-    if req.tools or (forward is not None and forward.tools):
-        out["tools"] = [_encode_tool(t, forward) for t in req.tools]
-        if forward is not None:
-            out["tools"].extend(forward.tools)
-    if req.tool_choice is not None:
-        choice: dict[str, Any] = {"type": req.tool_choice.type}
-        if req.tool_choice.name is not None:
-            choice["name"] = req.tool_choice.name
-        if req.tool_choice.disable_parallel_tool_use:
-            choice["disable_parallel_tool_use"] = True
-        out["tool_choice"] = choice
-    if req.stop_sequences:
-        out["stop_sequences"] = list(req.stop_sequences)
-    if req.reasoning is not None:
-        out["thinking"] = thinking.encode_settings(req.reasoning, strict)
-    for key in ("temperature", "top_p", "top_k"):
-        value = getattr(req, key)
-        if value is not None:
-            out[key] = value
-    if req.metadata:
-        extra = sorted(k for k in req.metadata if k != "user_id")
-        if extra:
-            unsupported(
-                f"Messages metadata carries only user_id, not {', '.join(extra)}",
-                ("metadata", extra[0]),
-                TARGET,
-                strict,
-            )
-        if "user_id" in req.metadata:
-            out["metadata"] = {"user_id": req.metadata["user_id"]}
-    if forward is not None:
-        for key, value in forward.fields.items():
-            out.setdefault(key, value)
-    if req.response_schema is not None:
-        config = out.setdefault("output_config", {})
-        config.setdefault("format", {"type": "json_schema", "schema": req.response_schema})
-    return out
-
-
-def _encode_tool(tool: ToolSpec, extra: Passthrough | None) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": tool.name}
-    if tool.description:
-        out["description"] = tool.description
-    out["input_schema"] = public_schema(tool.input_schema)
-    if tool.strict:
-        out["strict"] = True
-    if extra is not None:
-        out.update(extra.tool_fields.get(tool.name, {}))
-    return with_control(out, tool.cache)

@@ -20,7 +20,13 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...errors import WireFormatError
-from ...messages import RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolUseBlock
+from ...messages import (
+    SERVER_TOOL_BLOCKS,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+)
 from ...stream import (
     BlockStart,
     BlockStop,
@@ -33,21 +39,29 @@ from ...stream import (
     ThinkingDelta,
     ThinkingJoiner,
     ToolInputDelta,
+    tool_input,
 )
 from .._common import Path
 from .cache import decode_usage, encode_usage
+from .context import decode_applied, encode_applied
 from .errors import backend_error
 from .responses import _STOP_OUT, _response_block, _stop_reason, server_side_block
+from .server_tools import answer_blocks, is_paired_block, pair_blocks, upstream_block
 
 
 def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
     """Neutral events -> Messages SSE event payloads (each has its ``type``; the SSE
     ``event:`` name is that type). No ``ping``: the server adds those."""
     started: dict[str, Any] = {}
+    edits: Any = None  # the context edits applied, told at the end (message_delta)
     thoughts: dict[int, _Thought] = {}
-    for event in events:
+    # A server tool's neutral block is two wire blocks (its use, its result), an MCP
+    # listing none: each neutral index -> the wire index its later events go to.
+    wire = _WireIndex()
+    for event in wire.renumbered(events):
         if isinstance(event, MessageStart):
             started = encode_usage(event.usage)
+            edits = event.applied_edits
             yield {
                 "type": "message_start",
                 "message": {
@@ -61,6 +75,19 @@ def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
                     "usage": started,
                 },
             }
+        elif isinstance(event, BlockStart) and isinstance(event.block, SERVER_TOOL_BLOCKS):
+            for k, block in enumerate(answer_blocks(event.block)):
+                at = event.index + k
+                if k:
+                    yield {"type": "content_block_stop", "index": at - 1}
+                if block["type"] in ("server_tool_use", "mcp_tool_use"):
+                    yield {"type": "content_block_start", "index": at,
+                           "content_block": {**block, "input": {}}}
+                    yield _delta(at, {"type": "input_json_delta",
+                                      "partial_json": json.dumps(block["input"],
+                                                                 ensure_ascii=False)})
+                else:
+                    yield {"type": "content_block_start", "index": at, "content_block": block}
         elif isinstance(event, BlockStart):
             yield from _start(event, thoughts)
         elif isinstance(event, TextDelta):
@@ -80,12 +107,13 @@ def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
                 yield _delta(event.index, {"type": "signature_delta", "signature": thought.signature})
             yield {"type": "content_block_stop", "index": event.index}
         elif isinstance(event, MessageDelta):
+            edits = event.applied_edits if event.applied_edits is not None else edits
             # The input side again only where the end corrects the start (the API's own
             # message_delta repeats it; clients read it from either).
             usage = {key: value for key, value in encode_usage(event.usage).items()
                      if value and value != started.get(key) and key != "output_tokens"}
             usage["output_tokens"] = event.usage.output_tokens
-            yield {
+            delta: dict[str, Any] = {
                 "type": "message_delta",
                 "delta": {
                     "stop_reason": _STOP_OUT[event.stop_reason] if event.stop_reason else None,
@@ -93,8 +121,40 @@ def encode_events(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
                 },
                 "usage": usage,
             }
+            if edits is not None:
+                delta["context_management"] = encode_applied(edits)
+            yield delta
         elif isinstance(event, MessageStop):
             yield {"type": "message_stop"}
+
+
+class _WireIndex:
+    """The wire index of each neutral block: a server tool's block takes two (its use, then
+    its result), one with no Messages form none (left out with its stop)."""
+
+    def __init__(self) -> None:
+        self.next = 0
+        self.of: dict[int, int] = {}  # neutral index -> its last wire index
+        self.skipped: set[int] = set()
+
+    def renumbered(self, events: Iterable[StreamEvent]) -> Iterator[StreamEvent]:
+        """The events with wire indices; a server block's start carries its first."""
+        for event in events:
+            index = getattr(event, "index", None)
+            if isinstance(event, BlockStart):
+                width = len(list(answer_blocks(event.block))) \
+                    if isinstance(event.block, SERVER_TOOL_BLOCKS) else 1
+                if width == 0:
+                    self.skipped.add(event.index)
+                    continue
+                first = self.next
+                self.next += width
+                self.of[event.index] = self.next - 1
+                yield event.model_copy(update={"index": first})
+            elif index is None:
+                yield event
+            elif index not in self.skipped:
+                yield event.model_copy(update={"index": self.of.get(index, index)})
 
 
 class _Thought:
@@ -121,6 +181,7 @@ def _start(event: BlockStart, thoughts: dict[int, _Thought]) -> Iterator[dict[st
     elif isinstance(block, TextBlock):
         start = {"type": "text", "text": ""}
     else:
+        assert isinstance(block, ToolUseBlock)
         start = {"type": "tool_use", "id": block.id, "name": block.name, "input": {}}
     yield {"type": "content_block_start", "index": event.index, "content_block": start}
     if isinstance(block, TextBlock) and block.text:
@@ -147,11 +208,60 @@ def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], path: Pa
     return value
 
 
+class _Joining:
+    """The blocks of a tool search or an MCP call in an upstream's stream: the use (its
+    input streamed as JSON deltas) and then the result (whole in its start), held until the
+    result stops and then given as one neutral block."""
+
+    def __init__(self) -> None:
+        self.uses: dict[int, tuple[dict[str, Any], list[str]]] = {}  # wire index -> use
+        self.stopped: dict[str, tuple[Path, Any]] = {}  # use id -> validated use
+        self.results: dict[int, tuple[Path, Any]] = {}  # wire index -> validated result
+
+    def takes(self, kind: str, index: int, data: dict[str, Any], path: Path) -> bool:
+        """Whether this event belongs to such a block (and is kept here)."""
+        if kind == "content_block_start":
+            raw = data.get("content_block")
+            if not is_paired_block(raw):
+                return False
+            assert isinstance(raw, dict)
+            if raw["type"] in ("server_tool_use", "mcp_tool_use"):
+                self.uses[index] = (raw, [])
+            else:
+                self.results[index] = ((*path, "content_block"),
+                                       upstream_block(raw, (*path, "content_block")))
+            return True
+        if index in self.uses:
+            delta = data.get("delta")
+            if kind == "content_block_delta" and isinstance(delta, dict):
+                piece = delta.get("partial_json")
+                if isinstance(piece, str):
+                    self.uses[index][1].append(piece)
+            elif kind == "content_block_stop":
+                raw, pieces = self.uses.pop(index)
+                text = "".join(pieces)
+                full = {**raw, "input": tool_input(text, index, str(raw.get("name")))
+                        if text.strip() else raw.get("input") or {}}
+                use = upstream_block(full, path)
+                self.stopped[use.id] = (path, use)
+            return True
+        return index in self.results
+
+    def done(self, index: int) -> Any:
+        """The neutral block whose result stopped at ``index``."""
+        path, result = self.results.pop(index)
+        use = self.stopped.pop(result.tool_use_id, None)
+        if use is None:
+            raise WireFormatError(f"a {result.type} block without its use before it", path)
+        return pair_blocks([use, (path, result)])[0][1]
+
+
 def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
     """Messages SSE event payloads (dicts, or JSON text) -> neutral events. ``ping`` is
     skipped; an ``error`` event raises :class:`BackendError`."""
     skipped: set[int] = set()  # indices of server-side blocks, left out
     renumber: dict[int, int] = {}  # index on the wire -> neutral index (contiguous)
+    joining = _Joining()  # a tool search's or MCP call's use and result, joined
     for n, raw in enumerate(events):
         data = json.loads(raw) if isinstance(raw, (str, bytes)) else raw
         path: Path = (n,)
@@ -162,6 +272,13 @@ def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
             continue
         if kind in ("content_block_start", "content_block_delta", "content_block_stop"):
             wire_index = _get(data, "index", int, path)
+            if joining.takes(kind, wire_index, data, path):
+                if kind == "content_block_stop" and wire_index in joining.results:
+                    block = joining.done(wire_index)
+                    index = renumber.setdefault(wire_index, len(renumber))
+                    yield BlockStart(index=index, block=block)
+                    yield BlockStop(index=index)
+                continue
             if kind == "content_block_start" and server_side_block(data.get("content_block")):
                 skipped.add(wire_index)
             if wire_index in skipped:
@@ -226,6 +343,7 @@ def decode_events(events: Iterable[Any]) -> Iterator[StreamEvent]:
                 stop_reason=_stop_reason(delta.get("stop_reason"), (*path, "delta", "stop_reason")),
                 stop_sequence=delta.get("stop_sequence"),
                 usage=decode_usage(data.get("usage")),
+                applied_edits=decode_applied(data.get("context_management")),
             )
         elif kind == "message_stop":
             yield MessageStop()

@@ -39,6 +39,7 @@ from typing import Any
 
 from ...messages import Message, Reasoning, RedactedThinkingBlock, Request, ThinkingBlock
 from .._common import Path, dispatch, unsupported
+from . import system_messages
 from ._wire import (
     _THINKING,
     TARGET,
@@ -104,8 +105,10 @@ def sendable(request: Request) -> Request:
     """``request`` without the history thinking blocks the Messages API cannot take back
     (:func:`refusal`), each dropped with a log line: an Anthropic upstream then gets every
     block it issued, and no other vendor's reasoning it would refuse. An assistant turn left
-    with nothing goes too."""
+    with nothing goes too. Mid-conversation system messages kept for the upstream keep their
+    place among the blocks that stay."""
     messages: list[Message] = []
+    kept_at: list[list[int] | None] = []
     changed = False
     for i, msg in enumerate(request.messages):
         kept = []
@@ -114,14 +117,24 @@ def sendable(request: Request) -> Request:
                     block, ("messages", i, "content", j), msg.role, False) is None:
                 changed = True
                 continue
-            kept.append(block)
+            kept.append(j)
         if kept or not msg.content:
             messages.append(msg if len(kept) == len(msg.content)
-                            else Message(role=msg.role, content=kept))
-        # else: a turn that held only dropped thinking goes, rather than reach the API empty
-        # (which it refuses); the turns on either side are the API's to join, as it does
-        # with consecutive turns of one role
-    return request.model_copy(update={"messages": messages}) if changed else request
+                            else Message(role=msg.role, content=[msg.content[j] for j in kept]))
+            kept_at.append(kept)
+        else:
+            # a turn that held only dropped thinking goes, rather than reach the API empty
+            # (which it refuses); the turns on either side are the API's to join, as it does
+            # with consecutive turns of one role
+            kept_at.append(None)
+    if not changed:
+        return request
+    update: dict[str, Any] = {"messages": messages}
+    passthrough = request.passthrough
+    if passthrough is not None and passthrough.messages:
+        update["passthrough"] = passthrough.model_copy(
+            update={"messages": system_messages.remap(passthrough.messages, kept_at)})
+    return request.model_copy(update=update)
 
 
 def answer_text(block: ThinkingBlock) -> str:

@@ -24,6 +24,7 @@ from ...messages import (
     TextBlock,
     ThinkingBlock,
     ToolChoice,
+    ToolReferenceBlock,
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
@@ -35,9 +36,11 @@ from .._common import (
     Turn,
     check_input_schema,
     check_tool_pairing,
+    dropped,
     image_placeholder,
     one_key,
     place_blocks,
+    reference_placeholder,
     unsupported,
     validate,
 )
@@ -376,12 +379,19 @@ def _encode_block(block: ContentBlock, path: Path, strict: bool, binary: bool,
         return _encode_image(block, path, strict, binary)
     if isinstance(block, ToolUseBlock):
         return {"toolUse": {"toolUseId": block.id, "name": block.name, "input": block.input}}
+    if not isinstance(block, ToolResultBlock):
+        dropped(f"Converse has no form for a {block.type} block", path, TARGET, strict)
+        return None
     parts: list[dict[str, Any]] = []
     for k, part in enumerate(block.content):
         if isinstance(part, TextBlock):
             parts.append({"text": part.text})
         elif isinstance(part, JsonBlock):
             parts.append({"json": part.value})
+        elif isinstance(part, ToolReferenceBlock):
+            unsupported("a toolResult cannot carry a tool reference", (*path, "content", k),
+                        TARGET, strict)
+            parts.append({"text": reference_placeholder(part).text})
         else:
             parts.append(_encode_image(part, (*path, "content", k), strict, binary))
     result: dict[str, Any] = {"toolUseId": block.tool_use_id, "content": parts}

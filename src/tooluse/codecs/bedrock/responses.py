@@ -12,6 +12,7 @@ from typing import Any
 
 from ...errors import BackendError, ConversionError, WireFormatError
 from ...messages import (
+    SERVER_TOOL_BLOCKS,
     ContentBlock,
     RedactedThinkingBlock,
     Response,
@@ -19,7 +20,7 @@ from ...messages import (
     ThinkingBlock,
     ToolUseBlock,
 )
-from .._common import Path, one_key, validate
+from .._common import Path, dropped, one_key, validate
 from ._wire import TARGET, _ResponseIn, _ToolUse
 from .cache import decode_usage, encode_usage
 from .reasoning import decode_block, encode_block
@@ -87,6 +88,9 @@ def _response_block_out(block: ContentBlock, path: Path) -> dict[str, Any] | Non
         return {"text": block.text}
     if isinstance(block, ToolUseBlock):
         return {"toolUse": {"toolUseId": block.id, "name": block.name, "input": block.input}}
+    if isinstance(block, SERVER_TOOL_BLOCKS):
+        dropped(f"Converse has no form for a {block.type} block", path, TARGET, False)
+        return None
     raise ConversionError(f"a response cannot hold a {block.type} block", path, target=TARGET)
 
 
@@ -102,7 +106,7 @@ def encode_response(resp: Response, *, latency_ms: int = 0) -> dict[str, Any]:
                 ],
             }
         },
-        "stopReason": resp.stop_reason or "end_turn",
+        "stopReason": "end_turn" if resp.stop_reason in (None, "pause_turn") else resp.stop_reason,
         "usage": encode_usage(resp.usage),
         "metrics": {"latencyMs": latency_ms},
     }

@@ -18,7 +18,14 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...errors import WireFormatError
-from ...messages import RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from ...messages import (
+    SERVER_TOOL_BLOCKS,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    Usage,
+)
 from ...stream import (
     BlockStart,
     BlockStop,
@@ -31,6 +38,7 @@ from ...stream import (
     ThinkingDelta,
     ToolInputDelta,
     merge_usage,
+    without_blocks,
 )
 from .._common import Path, one_key
 from .cache import decode_usage, encode_usage
@@ -46,7 +54,7 @@ def encode_events(events: Iterable[StreamEvent], *, latency_ms: int = 0) -> Iter
     started = usage = Usage()
     tool_blocks: set[int] = set()
     summaries: set[int] = set()  # thinking blocks whose summary was dropped (logged once)
-    for event in events:
+    for event in without_blocks(events, SERVER_TOOL_BLOCKS):
         if isinstance(event, MessageStart):
             started = usage = event.usage
             yield {"messageStart": {"role": "assistant"}}
@@ -72,7 +80,7 @@ def encode_events(events: Iterable[StreamEvent], *, latency_ms: int = 0) -> Iter
                                 "Converse delta holds it)", event.index)
                 if thinking.signature:
                     yield _delta(event.index, {"reasoningContent": {"signature": thinking.signature}})
-            elif event.block.text:
+            elif isinstance(event.block, TextBlock) and event.block.text:
                 yield _delta(event.index, {"text": event.block.text})
         elif isinstance(event, TextDelta):
             yield _delta(event.index, {"text": event.text})

@@ -9,7 +9,10 @@ of XML.
 The documented ``<parameter>`` holds only ``<name>``, ``<type>`` and ``<description>``. What a
 model also needs (required or optional, the allowed values, a default, the shape of a nested
 object or array) goes into the description text and, for nested shapes, as the parameter's
-JSON Schema: models read both, and a grammar or the parser never depends on it.
+JSON Schema: models read both, and a grammar or the parser never depends on it. A tool's
+example inputs (``ToolSpec.input_examples``, Messages ``input_examples``) follow its
+parameters as ``<examples>``, each written as the ``<invoke>`` the model would write (with
+``style="json"``: an ``input_examples`` list beside the schema).
 
 Placement of the caller's own system prompt: *after* the tools section, separated by a blank
 line. That is the order the Messages API uses for its tool prompt, and it leaves the
@@ -22,7 +25,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol
 
+from ...messages import ToolUseBlock
 from ._text import escape
+from .render import render_invoke
 from .schema import resolve, schema_types, type_label
 
 __all__ = ["TOOLS_PREAMBLE", "VALUE_RULES", "render_tool_description", "render_tools_prompt"]
@@ -173,16 +178,35 @@ def render_tool_description(tool: _ToolLike) -> str:
                 "</parameter>",
             ]
         )
-    lines.extend(["</parameters>", "</tool_description>"])
+    lines.append("</parameters>")
+    lines.extend(_examples(tool))
+    lines.append("</tool_description>")
     return "\n".join(lines)
 
 
+def _examples(tool: _ToolLike) -> list[str]:
+    """The tool's example inputs (``input_examples``), each written as the call the model
+    would write: ``<examples>`` of ``<example>`` blocks."""
+    examples = getattr(tool, "input_examples", None) or []
+    if not examples:
+        return []
+    lines = ["<examples>"]
+    for example in examples:
+        call = ToolUseBlock(id="example", name=tool.name, input=dict(example))
+        lines.extend(["<example>", render_invoke(call), "</example>"])
+    lines.append("</examples>")
+    return lines
+
+
 def _render_tool_json(tool: _ToolLike) -> str:
-    document = {
+    document: dict[str, Any] = {
         "name": tool.name,
         "description": tool.description or "",
         "input_schema": dict(tool.input_schema or {"type": "object"}),
     }
+    examples = getattr(tool, "input_examples", None)
+    if examples:
+        document["input_examples"] = [dict(e) for e in examples]
     return f"<tool>{escape(_compact_json(document))}</tool>"
 
 

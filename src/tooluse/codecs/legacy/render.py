@@ -94,7 +94,8 @@ def framed(text: str) -> str:
     return body
 
 
-def _render_invoke(call: ToolUseBlock) -> str:
+def render_invoke(call: ToolUseBlock) -> str:
+    """One ``<invoke>`` of a call (the model's own way of writing it)."""
     lines = ["<invoke>", f"<tool_name>{escape(call.name)}</tool_name>", "<parameters>"]
     lines.extend(render_parameter(k, v) for k, v in call.input.items())
     lines.extend(["</parameters>", "</invoke>"])
@@ -107,7 +108,7 @@ def render_function_calls(calls: Sequence[ToolUseBlock], *, close: bool = True) 
     ``close=False`` leaves out ``</function_calls>``, which is how a completion looks when the
     stop sequence ended it.
     """
-    parts = [FUNCTION_CALLS_START, *(_render_invoke(c) for c in calls)]
+    parts = [FUNCTION_CALLS_START, *(render_invoke(c) for c in calls)]
     if close:
         parts.append(FUNCTION_CALLS_STOP)
     return "\n".join(parts)

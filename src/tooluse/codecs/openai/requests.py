@@ -50,6 +50,7 @@ from ...messages import (
     TextBlock,
     ThinkingBlock,
     ToolChoice,
+    ToolReferenceBlock,
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
@@ -69,6 +70,7 @@ from .._common import (
     json_text,
     parse_data_url,
     place_blocks,
+    reference_placeholder,
     unsupported,
     validate,
 )
@@ -380,6 +382,10 @@ def _tool_message(block: ToolResultBlock, path: Path, strict: bool) -> dict[str,
             texts.append(part.text)
         elif isinstance(part, JsonBlock):
             texts.append(json_text(part.value))
+        elif isinstance(part, ToolReferenceBlock):
+            unsupported("a tool message cannot carry a tool reference", (*path, "content", k),
+                        TARGET, strict)
+            texts.append(reference_placeholder(part).text)
         else:
             unsupported(
                 "a tool message cannot carry an image", (*path, "content", k), TARGET, strict

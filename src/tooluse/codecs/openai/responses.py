@@ -10,8 +10,16 @@ import time
 from typing import Any
 
 from ...errors import ConversionError, WireFormatError
-from ...messages import ContentBlock, Response, TextBlock, ThinkingBlock, ToolUseBlock, Usage
-from .._common import Path, usage_of_totals, validate
+from ...messages import (
+    SERVER_TOOL_BLOCKS,
+    ContentBlock,
+    Response,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    Usage,
+)
+from .._common import Path, dropped, usage_of_totals, validate
 from ._reasoning import ReasoningText, read_reasoning
 from ._wire import TARGET, _CallIn, _ResponseIn
 from .requests import _arguments, _split_turn
@@ -29,6 +37,7 @@ _FINISH_OUT = {
     "max_tokens": "length",
     "tool_use": "tool_calls",
     "content_filtered": "content_filter",
+    "pause_turn": "stop",
 }
 
 
@@ -103,6 +112,10 @@ def encode_response(resp: Response, *, created: int | None = None) -> dict[str, 
 
     def other(k: int, b: ContentBlock) -> str | None:
         if reasoning.take(b, ("content", k)):
+            return None
+        if isinstance(b, SERVER_TOOL_BLOCKS):
+            dropped(f"Chat Completions has no form for a {b.type} block", ("content", k),
+                    TARGET, False)
             return None
         raise ConversionError(f"a response cannot hold a {b.type} block", ("content", k),
                               target=TARGET)

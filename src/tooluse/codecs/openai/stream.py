@@ -15,7 +15,14 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...errors import WireFormatError
-from ...messages import RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from ...messages import (
+    SERVER_TOOL_BLOCKS,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    Usage,
+)
 from ...stream import (
     BlockStart,
     BlockStop,
@@ -29,6 +36,7 @@ from ...stream import (
     ThinkingJoiner,
     ToolInputDelta,
     merge_usage,
+    without_blocks,
 )
 from .._common import Path, dropped
 from ._reasoning import read_reasoning
@@ -60,7 +68,7 @@ def encode_events(
         return {"id": ident, "object": "chat.completion.chunk", "created": stamp, "model": model,
                 "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
 
-    for event in events:
+    for event in without_blocks(events, SERVER_TOOL_BLOCKS):
         if isinstance(event, MessageStart):
             ident, model, started = event.id, event.model, event.usage
             yield chunk({"role": "assistant", "content": ""})
@@ -77,7 +85,7 @@ def encode_events(
             elif isinstance(block, RedactedThinkingBlock):
                 dropped("Chat Completions cannot carry a redacted thinking block",
                         ("content", event.index), TARGET, False)
-            elif block.text:
+            elif isinstance(block, TextBlock) and block.text:
                 yield chunk({"content": block.text})
         elif isinstance(event, TextDelta):
             yield chunk({"content": event.text})

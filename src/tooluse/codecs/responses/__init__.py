@@ -13,8 +13,9 @@
 from __future__ import annotations
 
 from ._wire import TARGET as TARGET
-from .errors import backend_error, error_body, error_code, error_param
-from .requests import decode_request, encode_request, stream_requested
+from .errors import backend_error, default_param, error_body, error_code, error_param
+from .request_encoding import encode_request
+from .requests import decode_request, stream_requested
 from .responses import decode_response, echo_fields, encode_response
 from .stream import StreamEncoder, decode_events, encode_events
 
@@ -24,6 +25,7 @@ __all__ = [
     "decode_events",
     "decode_request",
     "decode_response",
+    "default_param",
     "echo_fields",
     "encode_events",
     "encode_request",

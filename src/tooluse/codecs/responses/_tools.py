@@ -25,6 +25,7 @@ from typing import Any
 from ...messages import Request
 from ...tools.schema import LARK_KEY
 from ._wire import TARGET
+from .shell_tools import KINDS as CLIENT_RUN
 
 __all__ = ["CUSTOM_INPUT", "ToolKinds", "custom_schema", "joined_name"]
 
@@ -79,8 +80,9 @@ class ToolKinds:
         if passthrough is None or passthrough.api != TARGET:
             return
         for neutral, fields in passthrough.tool_fields.items():
+            kind = fields.get("type")
             self._tools[neutral] = WireTool(
-                kind="custom" if fields.get("type") == "custom" else "function",
+                kind=kind if kind == "custom" or kind in CLIENT_RUN else "function",
                 name=str(fields.get("name", neutral)),
                 namespace=fields.get("namespace"),
             )

@@ -138,7 +138,7 @@ class _Refusal(ItemModel):
 
 class _InputImage(ItemModel):
     type: Literal["input_image"]
-    image_url: str | None = None
+    image_url: str | None = Field(default=None, min_length=1)  # "" is no image: a 400, as in Chat
     file_id: str | None = None
     detail: str | None = None
 

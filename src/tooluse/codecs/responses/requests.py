@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from typing import Any
 
 from pydantic import BaseModel
@@ -33,13 +32,11 @@ from ...errors import WireFormatError
 from ...messages import (
     ContentBlock,
     ImageBlock,
-    JsonBlock,
     Message,
     Passthrough,
-    RedactedThinkingBlock,
     Request,
+    ServerTools,
     TextBlock,
-    ThinkingBlock,
     ToolChoice,
     ToolResultBlock,
     ToolSpec,
@@ -51,19 +48,15 @@ from .._common import (
     Turn,
     check_input_schema,
     check_tool_pairing,
-    data_url,
     dispatch,
-    dropped,
-    json_text,
-    place_blocks,
-    unsupported,
     validate,
 )
 from ..openai.requests import _arguments, _image
-from ._reasoning import block_item, decode_item, decode_settings, encode_settings
-from ._tools import CUSTOM_INPUT, ToolKinds, custom_description, custom_schema, joined_name
+from ._reasoning import decode_item, decode_settings
+from ._tools import CUSTOM_INPUT, custom_description, custom_schema, joined_name
 from ._wire import (
     TARGET,
+    ItemModel,
     _CustomTool,
     _CustomToolCall,
     _FunctionCall,
@@ -83,13 +76,28 @@ from ._wire import (
     _Request,
     _TextConfig,
 )
+from .server_tools import ITEMS as SERVER_ITEMS
+from .server_tools import decode_item as decode_server_item
+from .server_tools import decode_tool as decode_server_tool
+from .shell_tools import ITEMS as SHELL_ITEMS
+from .shell_tools import KINDS as CLIENT_RUN
+from .shell_tools import decode_item as decode_shell_item
+from .shell_tools import decode_tool as decode_shell_tool
 
-__all__ = ["custom_text", "decode_request", "encode_call", "encode_request", "stream_requested"]
+__all__ = ["decode_request", "stream_requested"]
 
 #: Server tools that are dropped (not refused) on a backend that cannot run them: the model
 #: may search, and answers without it; Codex sends ``web_search`` in its default config.
 DROPPABLE_SERVER_TOOLS = ("web_search", "web_search_2025_08_26", "web_search_preview",
                           "web_search_preview_2025_03_11")
+
+#: Server tools OpenAI runs on its own servers, with what each does there (for the refusal).
+VENDOR_RUN = {
+    "file_search": "OpenAI searches your vector stores for the model",
+    "code_interpreter": "OpenAI runs the model's code in its own container",
+    "image_generation": "OpenAI generates the images",
+    "computer_use_preview": "OpenAI drives a computer environment for the model",
+}
 
 #: Forwarded verbatim to a Responses upstream, ignored by other backends.
 _FORWARDED = ("reasoning", "include", "prompt_cache_key", "prompt_cache_retention",
@@ -108,7 +116,7 @@ _USER_PARTS: dict[str, type[BaseModel]] = {**_TEXT_PARTS, "input_image": _InputI
 _ITEMS: dict[str, type[BaseModel]] = {"message": _Message, "function_call": _FunctionCall,
           "function_call_output": _FunctionCallOutput, "custom_tool_call": _CustomToolCall,
           "custom_tool_call_output": _FunctionCallOutput, "reasoning": _ReasoningItem,
-          "item_reference": _ItemReference}
+          "item_reference": _ItemReference, **SERVER_ITEMS}
 
 
 def stream_requested(data: Any) -> bool:
@@ -185,6 +193,13 @@ def _items(raw: str | list[Any] | None, system: list[TextBlock],
         path: Path = ("input", i)
         if isinstance(data, dict) and "type" not in data and "role" in data:
             data = {**data, "type": "message"}
+        if isinstance(data, dict) and data.get("type") in SHELL_ITEMS:
+            side, block = decode_shell_item(data, path)
+            if turns and turns[-1].role == side:
+                turns[-1].blocks.append((path, block))
+            else:
+                turns.append(Turn(role=side, path=path, blocks=[(path, block)]))
+            continue
         item = dispatch(data, path, _ITEMS)
         role: str
         blocks: list[ContentBlock]
@@ -209,6 +224,12 @@ def _items(raw: str | list[Any] | None, system: list[TextBlock],
             role = "assistant"
             blocks = [ToolUseBlock(id=item.call_id, name=joined_name(item.namespace, item.name),
                                    input={CUSTOM_INPUT: item.input})]
+        elif isinstance(item, ItemModel) and item.__class__ in SERVER_ITEMS.values():
+            so_far = [b for _, b in turns[-1].blocks] if turns and turns[-1].role == "assistant" \
+                else []
+            role, blocks = decode_server_item(item, path, so_far)
+            if not blocks:
+                continue
         else:
             assert isinstance(item, _FunctionCallOutput)
             role, blocks = "user", [_output(item, path)]
@@ -234,7 +255,8 @@ def _function(raw: Any, path: Path, namespace: str | None, passthrough: Passthro
                                          **({"format": fmt} if fmt else {}),
                                          **({"namespace": namespace} if namespace else {})}
         return ToolSpec(name=name, description=custom_description(tool.description or "", fmt),
-                        input_schema=custom_schema(fmt), strict=fmt is not None)
+                        input_schema=custom_schema(fmt), strict=fmt is not None,
+                        deferred=bool(tool.defer_loading))
     fn = validate(_FunctionTool, {"strict": None, **raw} if isinstance(raw, dict) else raw, path)
     schema = fn.parameters if fn.parameters is not None else {"type": "object", "properties": {}}
     if fn.parameters is not None:
@@ -244,10 +266,11 @@ def _function(raw: Any, path: Path, namespace: str | None, passthrough: Passthro
         passthrough.tool_fields[name] = {"name": fn.name, "namespace": namespace}
     # The API's default for ``strict`` is true: the call must match the schema.
     return ToolSpec(name=name, description=fn.description or "", input_schema=schema,
-                    strict=fn.strict is not False)
+                    strict=fn.strict is not False, deferred=bool(fn.defer_loading))
 
 
-def _tools(raw: list[Any] | None, passthrough: Passthrough) -> list[ToolSpec]:
+def _tools(raw: list[Any] | None, passthrough: Passthrough, server: ServerTools
+           ) -> list[ToolSpec]:
     specs: list[ToolSpec] = []
     names: set[str] = set()
 
@@ -273,10 +296,17 @@ def _tools(raw: list[Any] | None, passthrough: Passthrough) -> list[ToolSpec]:
                     raise WireFormatError("Input tag found using 'type' does not match any of "
                                           "the expected tags: 'function', 'custom'", (*where, "type"))
                 add(_function(member, where, ns.name, passthrough, sub == "custom"), where)
+        elif isinstance(tool, dict) and kind in CLIENT_RUN:
+            spec = decode_shell_tool(tool, path, passthrough)
+            if spec is not None:
+                add(spec, path)
+        elif isinstance(tool, dict) and decode_server_tool(tool, path, passthrough, server):
+            continue
         elif isinstance(kind, str) and kind:
             passthrough.tools.append(tool)
             if kind not in DROPPABLE_SERVER_TOOLS:
-                passthrough.required.append(f"tools.{k}: {kind}")
+                why = VENDOR_RUN.get(kind)
+                passthrough.required.append(f"tools.{k}: {kind}" + (f": {why}" if why else ""))
         else:
             dispatch(tool, path, {"function": _FunctionTool, "custom": _CustomTool})
     return specs
@@ -375,7 +405,8 @@ def decode_request(data: Any, /, *, previous: Request | None = None) -> Request:
         raise WireFormatError("input must hold at least one message or item", ("input",))
     check_tool_pairing(turns, _PAIRING)
     passthrough = Passthrough(api=TARGET)
-    tools = _tools(req.tools, passthrough)
+    server = ServerTools(show_listings=True)
+    tools = _tools(req.tools, passthrough, server)
     choice, offered = _tool_choice(req.tool_choice, req.parallel_tool_calls, tools, passthrough)
     passthrough.fields = {k: data[k] for k in _FORWARDED if data.get(k) is not None}
     user = req.safety_identifier or req.user
@@ -391,184 +422,6 @@ def decode_request(data: Any, /, *, previous: Request | None = None) -> Request:
         metadata={"user_id": user} if user is not None else {},
         response_schema=_response_schema(req.text),
         reasoning=reasoning,
+        server_tools=server if server else None,
         passthrough=passthrough if passthrough != Passthrough(api=TARGET) else None,
     )
-
-
-# --- request encoding ----------------------------------------------------------------------
-
-
-def _image_part(image: ImageBlock) -> dict[str, Any]:
-    url = image.url if image.url is not None else data_url(image.media_type or "", image.data or "")
-    return {"type": "input_image", "image_url": url, "detail": "auto"}
-
-
-def _output_item(block: ToolResultBlock, kinds: ToolKinds, calls: dict[str, str], path: Path,
-                 strict: bool) -> dict[str, Any]:
-    parts: list[dict[str, Any]] = []
-    for part in block.content:
-        if isinstance(part, TextBlock):
-            parts.append({"type": "input_text", "text": part.text})
-        elif isinstance(part, JsonBlock):
-            parts.append({"type": "input_text", "text": json_text(part.value)})
-        else:
-            parts.append(_image_part(part))
-    if block.is_error:
-        unsupported("the Responses API cannot mark a tool output as an error",
-                    (*path, "is_error"), TARGET, strict)
-        parts.insert(0, {"type": "input_text", "text": "Error: "})
-    custom = kinds.is_custom(calls.get(block.tool_use_id, ""))
-    output: Any = parts
-    if not parts or len(parts) == 1 and parts[0]["type"] == "input_text":
-        output = parts[0]["text"] if parts else ""
-    return {"type": "custom_tool_call_output" if custom else "function_call_output",
-            "call_id": block.tool_use_id, "output": output}
-
-
-def encode_call(block: ToolUseBlock, kinds: ToolKinds) -> dict[str, Any]:
-    """A ``tool_use`` block as a ``function_call`` or ``custom_tool_call`` item (no id or
-    status: the response encoder adds them)."""
-    wire = kinds.of(block.name)
-    if wire.kind == "custom":
-        item: dict[str, Any] = {"type": "custom_tool_call", "call_id": block.id,
-                                "name": wire.name, "input": custom_text(block.input)}
-    else:
-        item = {"type": "function_call", "call_id": block.id, "name": wire.name,
-                "arguments": json.dumps(block.input, ensure_ascii=False)}
-    if wire.namespace:
-        item["namespace"] = wire.namespace
-    return item
-
-
-def custom_text(value: dict[str, Any]) -> str:
-    """A custom tool call's text from its neutral input."""
-    text = value.get(CUSTOM_INPUT, "")
-    return text if isinstance(text, str) else json.dumps(text, ensure_ascii=False)
-
-
-def _input(req: Request, kinds: ToolKinds, strict: bool) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    calls: dict[str, str] = {}
-    for i, msg in enumerate(req.messages):
-        path: Path = ("messages", i, "content")
-        if msg.role == "assistant":
-            for j, block in enumerate(msg.content):
-                if isinstance(block, TextBlock):
-                    items.append({"role": "assistant", "content": block.text})
-                elif isinstance(block, ToolUseBlock):
-                    calls[block.id] = block.name
-                    items.append(encode_call(block, kinds))
-                elif isinstance(block, ThinkingBlock):
-                    items.append(block_item(block))
-                elif isinstance(block, RedactedThinkingBlock):
-                    dropped("the Responses API has no redacted reasoning (another API's opaque "
-                            "thinking)", (*path, j), TARGET, strict)
-                else:
-                    unsupported(f"an assistant message cannot carry a {block.type} block",
-                                (*path, j), TARGET, strict)
-            continue
-        parts: list[dict[str, Any]] = []
-        for j, block in enumerate(msg.content):
-            if isinstance(block, ToolResultBlock):
-                items.append(_output_item(block, kinds, calls, (*path, j), strict))
-            elif isinstance(block, TextBlock):
-                parts.append({"type": "input_text", "text": block.text})
-            elif isinstance(block, ImageBlock):
-                parts.append(_image_part(block))
-            elif isinstance(block, (ThinkingBlock, RedactedThinkingBlock)):
-                dropped(f"a {block.type} block belongs in an assistant turn", (*path, j), TARGET,
-                        strict)
-        if parts:
-            items.append({"role": "user", "content": parts})
-    return items
-
-
-def _encode_tools(req: Request, kinds: ToolKinds) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    namespaces: dict[str, dict[str, Any]] = {}
-    fields = req.passthrough.tool_fields if req.passthrough is not None and (
-        req.passthrough.api == TARGET) else {}
-    for spec in req.tools:
-        wire = kinds.of(spec.name)
-        if wire.kind == "custom":
-            extra = fields.get(spec.name, {})
-            tool: dict[str, Any] = {"type": "custom", "name": wire.name}
-            description = extra.get("description", spec.description)
-            if description:
-                tool["description"] = description
-            if "format" in extra:
-                tool["format"] = extra["format"]
-        else:
-            tool = {"type": "function", "name": wire.name,
-                    **({"description": spec.description} if spec.description else {}),
-                    "parameters": spec.input_schema, "strict": spec.strict}
-        if wire.namespace:
-            if wire.namespace not in namespaces:
-                meta = fields.get(f"namespace:{wire.namespace}", {})
-                namespaces[wire.namespace] = {"type": "namespace", "name": wire.namespace,
-                                              "description": meta.get("description", ""),
-                                              "tools": []}
-                out.append(namespaces[wire.namespace])
-            namespaces[wire.namespace]["tools"].append(tool)
-        else:
-            out.append(tool)
-    return out
-
-
-def encode_request(req: Request, /, *, strict: bool = True) -> dict[str, Any]:
-    """:class:`Request` -> a Responses body, stateless (``store: false``: the whole
-    conversation is in ``input``)."""
-    req = place_blocks(req, TARGET, strict)
-    if req.model is None:
-        unsupported("the Responses API requires a model", ("model",), TARGET, strict)
-    kinds = ToolKinds(req)
-    out: dict[str, Any] = {"model": req.model or ""}
-    if req.system:  # the first block is the instructions, others developer messages
-        out["instructions"] = req.system[0].text
-    out["input"] = [{"role": "developer", "content": b.text} for b in req.system[1:]]
-    out["input"].extend(_input(req, kinds, strict))
-    if req.tools:
-        out["tools"] = _encode_tools(req, kinds)
-    choice = req.tool_choice
-    if choice is not None:
-        if choice.type == "tool":
-            assert choice.name is not None
-            wire = kinds.of(choice.name)
-            out["tool_choice"] = {"type": wire.kind, "name": wire.name,
-                                  **({"namespace": wire.namespace} if wire.namespace else {})}
-        else:
-            out["tool_choice"] = {"auto": "auto", "any": "required", "none": "none"}[choice.type]
-        if choice.disable_parallel_tool_use:
-            out["parallel_tool_calls"] = False
-    if req.max_tokens is not None:
-        out["max_output_tokens"] = req.max_tokens
-    if req.temperature is not None:
-        out["temperature"] = req.temperature
-    if req.top_p is not None:
-        out["top_p"] = req.top_p
-    if req.top_k is not None:
-        unsupported("the Responses API has no top_k", ("top_k",), TARGET, strict)
-    if req.stop_sequences:
-        unsupported("the Responses API has no stop sequences", ("stop_sequences",), TARGET, strict)
-    if req.metadata:
-        extra = sorted(k for k in req.metadata if k != "user_id")
-        if extra:
-            unsupported(f"the Responses API carries only user_id (as 'safety_identifier'), not "
-                        f"{', '.join(extra)}", ("metadata", extra[0]), TARGET, strict)
-        if "user_id" in req.metadata:
-            out["safety_identifier"] = str(req.metadata["user_id"])
-    if req.response_schema is not None:
-        out["text"] = {"format": {"type": "json_schema", "name": "response",
-                                  "schema": req.response_schema, "strict": True}}
-    forward = req.passthrough if req.passthrough is not None and (
-        req.passthrough.api == TARGET) else None
-    if forward is not None:
-        for key, value in forward.fields.items():
-            out.setdefault(key, value)
-        if forward.tools:
-            out["tools"] = [*out.get("tools", []), *forward.tools]
-    if forward is None or "reasoning" not in forward.fields:  # a client's own is sent as it is
-        for key, value in encode_settings(req.reasoning, strict).items():
-            out.setdefault(key, value)
-    out["store"] = False
-    return out

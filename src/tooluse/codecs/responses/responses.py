@@ -22,12 +22,14 @@ from typing import Any
 
 from ...errors import ConversionError, WireFormatError
 from ...messages import (
+    SERVER_TOOL_BLOCKS,
     ContentBlock,
     RedactedThinkingBlock,
     Request,
     Response,
     TextBlock,
     ThinkingBlock,
+    ToolSearchBlock,
     ToolUseBlock,
     Usage,
 )
@@ -43,10 +45,14 @@ from ._wire import (
     _ReasoningIn,
     _ResponseIn,
 )
-from .requests import encode_call
+from .request_encoding import encode_call
+from .server_tools import ITEMS as SERVER_ITEMS
+from .server_tools import ServerItems, echo_tool, item_of, search_items
+from .shell_tools import ITEMS as SHELL_ITEMS
+from .shell_tools import decode_item as decode_shell_item
 
 __all__ = ["answer_blocks", "decode_response", "echo_fields", "encode_response", "envelope",
-           "item_id", "output_item", "status_of", "usage_body"]
+           "item_id", "output_item", "output_items", "server_items", "status_of", "usage_body"]
 
 #: Request fields a response object repeats, with the API's defaults.
 _ECHO_DEFAULTS: dict[str, Any] = {
@@ -68,7 +74,19 @@ def echo_fields(data: dict[str, Any] | None = None) -> dict[str, Any]:
             out[key] = data[key]
     if data is not None and isinstance(data.get("text"), dict):
         out["text"] = {**_ECHO_DEFAULTS["text"], **data["text"]}
+    if isinstance(out["tools"], list):
+        # a function tool with its strict; an mcp tool without its secrets
+        out["tools"] = [_echo_tool(echo_tool(t)) for t in out["tools"]]
     return out
+
+
+def _echo_tool(tool: Any) -> Any:
+    """A tool as the response object shows it: a function tool always with ``strict`` (the
+    default the API applied, true) and ``parameters``, as the API writes it."""
+    if not isinstance(tool, dict) or tool.get("type") != "function":
+        return tool
+    return {**tool, "strict": True if tool.get("strict") is None else tool["strict"],
+            "parameters": tool.get("parameters")}
 
 
 def item_id(prefix: str, response_id: str, index: int) -> str:
@@ -82,6 +100,8 @@ def status_of(stop_reason: str | None) -> tuple[str, dict[str, str] | None]:
         return "incomplete", {"reason": "max_output_tokens"}
     if stop_reason == "content_filtered":
         return "incomplete", {"reason": "content_filter"}
+    if stop_reason == "pause_turn":  # the server's limit on the tools it runs in one turn
+        return "incomplete", {"reason": "max_tool_calls"}
     return "completed", None
 
 
@@ -120,12 +140,40 @@ def output_item(block: ContentBlock, response_id: str, index: int, kinds: ToolKi
                              "logprobs": []}]}
     if isinstance(block, ToolUseBlock):
         item = encode_call(block, kinds)
-        prefix = "ctc" if item["type"] == "custom_tool_call" else "fc"
+        prefix = _PREFIXES.get(item["type"], "fc")
         return {"id": item_id(prefix, response_id, index), **item, "status": status}
     if isinstance(block, ThinkingBlock):
         return block_item(block, item_id("rs", response_id, index))
     raise ConversionError(f"a response cannot hold a {block.type} block", ("content", index),
                           target=TARGET)
+
+
+def server_items(block: ContentBlock, response_id: str, index: int, kinds: ToolKinds,
+                 request: Request | None) -> list[dict[str, Any]]:
+    """A block of a tool the server ran as its output items, with their ids: a tool search
+    is two (``tool_search_call``, ``tool_search_output``), an MCP listing or call one (an
+    approval request keeps its own id, which the client answers with)."""
+    if isinstance(block, ToolSearchBlock):
+        call, output = search_items(block, request, kinds)
+        return [{"id": item_id("tsc", response_id, index), **call},
+                {"id": item_id("tso", response_id, index), **output}]
+    item = item_of(block)
+    prefix = "mcpl" if item["type"] == "mcp_list_tools" else "mcp"
+    return [{"id": item_id(prefix, response_id, index), **item}]
+
+
+def output_items(block: ContentBlock, response_id: str, index: int, kinds: ToolKinds,
+                 status: str = "completed", request: Request | None = None
+                 ) -> list[dict[str, Any]]:
+    """Content block ``index`` of a response as its output items."""
+    if isinstance(block, SERVER_TOOL_BLOCKS):
+        return server_items(block, response_id, index, kinds, request)
+    return [output_item(block, response_id, index, kinds, status)]
+
+
+#: Item id prefixes of calls other than functions.
+_PREFIXES = {"custom_tool_call": "ctc", "local_shell_call": "lsh", "shell_call": "sh",
+             "apply_patch_call": "apc"}
 
 
 def answer_blocks(content: list[ContentBlock]) -> list[ContentBlock]:
@@ -168,8 +216,9 @@ def encode_response(resp: Response, /, *, request: Request | None = None,
     kinds = ToolKinds(request)
     status, incomplete = status_of(resp.stop_reason)
     item_status = "incomplete" if status == "incomplete" else "completed"
-    output = [output_item(b, response_id, k, kinds, item_status)
-              for k, b in enumerate(answer_blocks(resp.content))]
+    output: list[dict[str, Any]] = []
+    for block in answer_blocks(resp.content):  # ids by position, as the stream names them
+        output.extend(output_items(block, response_id, len(output), kinds, item_status, request))
     return envelope(response_id, created_at=time.time() if created_at is None else created_at,
                     model=resp.model, status=status, output=output,
                     echo=echo if echo is not None else echo_fields(), usage=resp.usage,
@@ -205,6 +254,10 @@ def decode_output_item(raw: Any, path: Path) -> list[ContentBlock]:
                              input={CUSTOM_INPUT: custom.input})]
     if kind == "reasoning":
         return [decode_item(validate(_ReasoningIn, raw, path), path)]
+    if kind in ("local_shell_call", "shell_call", "apply_patch_call"):
+        model = SHELL_ITEMS[kind]
+        return [decode_shell_item({k: v for k, v in raw.items() if k in model.model_fields},
+                                  path)[1]]
     if not isinstance(kind, str):
         raise WireFormatError("an output item needs a type", (*path, "type"))
     return []  # web_search_call and other server-side items
@@ -218,8 +271,12 @@ def decode_response(data: Any, /) -> Response:
 
         raise backend_error({"error": resp.error or {"message": "the response failed"}})
     content: list[ContentBlock] = []
+    server = ServerItems()
     for k, raw in enumerate(resp.output):
-        content.extend(decode_output_item(raw, ("output", k)))
+        if isinstance(raw, dict) and raw.get("type") in SERVER_ITEMS:
+            content.extend(server.add(raw, ("output", k)))
+        else:
+            content.extend(decode_output_item(raw, ("output", k)))
     reason = resp.incomplete_details.reason if resp.incomplete_details is not None else None
     return Response(
         id=resp.id, model=resp.model, content=content,

@@ -42,6 +42,7 @@ import jiter
 
 from ...errors import BackendErrorKind, WireFormatError
 from ...messages import (
+    SERVER_TOOL_BLOCKS,
     RedactedThinkingBlock,
     Request,
     TextBlock,
@@ -50,6 +51,7 @@ from ...messages import (
     Usage,
 )
 from ...stream import (
+    WHOLE_BLOCKS,
     BlockStart,
     BlockStop,
     MessageDelta,
@@ -61,14 +63,28 @@ from ...stream import (
     ThinkingDelta,
     ToolInputDelta,
     merge_usage,
+    tool_input,
 )
 from .._common import dropped, validate
 from ._reasoning import decode_item, reasoning_item
 from ._tools import CUSTOM_INPUT, ToolKinds, joined_name
 from ._wire import TARGET, _ReasoningIn
-from .errors import backend_error, error_code, response_error
-from .requests import encode_call
-from .responses import echo_fields, envelope, item_id, status_of, stop_reason_of, usage_of
+from .errors import backend_error, default_param, error_code, response_error
+from .request_encoding import encode_call
+from .responses import (
+    decode_output_item,
+    echo_fields,
+    envelope,
+    item_id,
+    output_item,
+    server_items,
+    status_of,
+    stop_reason_of,
+    usage_of,
+)
+from .server_tools import ITEMS as SERVER_ITEMS
+from .server_tools import ServerItems
+from .shell_tools import KINDS as CLIENT_RUN
 
 #: The stream events of a reasoning item's parts the decoder reads (the ``.done`` ones
 #: repeat what the deltas brought; the finished item is read at ``output_item.done``).
@@ -107,6 +123,7 @@ class StreamEncoder:
     def __init__(self, *, request: Request | None = None, echo: dict[str, Any] | None = None,
                  response_id: str | None = None, created_at: float | None = None) -> None:
         self.kinds = ToolKinds(request)
+        self.request = request
         self.echo = echo if echo is not None else echo_fields()
         self.response_id = response_id or ""
         self.created_at = time.time() if created_at is None else created_at
@@ -115,7 +132,9 @@ class StreamEncoder:
         self.started = False
         self.done: dict[int, dict[str, Any]] = {}
         self.open: dict[int, _Open] = {}
-        self.skipped: set[int] = set()  # redacted thinking blocks, which have no form here
+        # redacted thinking blocks, which have no form here, and server tools' blocks, whose
+        # items are sent whole at their start
+        self.skipped: set[int] = set()
         self.usage = Usage()
         self.stop_reason: str | None = None
         #: The final response object, once the stream ended (completed, incomplete, failed).
@@ -174,6 +193,13 @@ class StreamEncoder:
     def _start(self, event: BlockStart) -> Iterator[dict[str, Any]]:
         index = len(self.done) + len(self.open)
         block = event.block
+        if isinstance(block, SERVER_TOOL_BLOCKS):
+            self.skipped.add(event.index)  # whole here: its stop has nothing to add
+            for item in server_items(block, self.response_id, index, self.kinds,
+                                     self.request):
+                yield from self._server_item(index, item)
+                index += 1
+            return
         if isinstance(block, TextBlock):
             item = {"id": item_id("msg", self.response_id, index), "type": "message",
                     "status": "in_progress", "role": "assistant", "content": []}
@@ -201,6 +227,11 @@ class StreamEncoder:
             for number, part in enumerate(block.summary):
                 yield from self._thinking(thinking, part, number)
             return
+        assert isinstance(block, ToolUseBlock)
+        if self.kinds.of(block.name).kind in CLIENT_RUN:
+            # its item is made of the whole input: added and done when the input is
+            self.open[event.index] = _Open(index, {"type": "client_run", "call": block})
+            return
         call = encode_call(block, self.kinds)
         prefix = "ctc" if call["type"] == "custom_tool_call" else "fc"
         if call["type"] == "custom_tool_call":
@@ -211,6 +242,35 @@ class StreamEncoder:
         self.open[event.index] = _Open(index, item)
         yield self._event("response.output_item.added", output_index=index, item=item)
 
+    def _server_item(self, index: int, item: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """The events of an item of a tool the server ran, which is whole already: added
+        (in progress), its own progress events, done."""
+        kind, ids = item["type"], {"item_id": item["id"], "output_index": index}
+        if kind == "mcp_call":
+            started = {**item, "arguments": "", "output": None, "error": None,
+                       "status": "in_progress"}
+            yield self._event("response.output_item.added", output_index=index, item=started)
+            yield self._event("response.mcp_call_arguments.delta", **ids,
+                              delta=item["arguments"])
+            yield self._event("response.mcp_call_arguments.done", **ids,
+                              arguments=item["arguments"])
+            yield self._event("response.mcp_call.in_progress", **ids)
+            yield self._event("response.mcp_call.failed" if item["status"] == "failed"
+                              else "response.mcp_call.completed", **ids)
+        elif kind == "mcp_list_tools":
+            yield self._event("response.output_item.added", output_index=index,
+                              item={**item, "tools": [], "error": None})
+            yield self._event("response.mcp_list_tools.in_progress", **ids)
+            yield self._event("response.mcp_list_tools.failed" if item.get("error")
+                              else "response.mcp_list_tools.completed", **ids)
+        elif "status" in item:
+            yield self._event("response.output_item.added", output_index=index,
+                              item={**item, "status": "in_progress"})
+        else:
+            yield self._event("response.output_item.added", output_index=index, item=item)
+        self.done[index] = item
+        yield self._event("response.output_item.done", output_index=index, item=item)
+
     def _text(self, state: _Open, text: str) -> Iterator[dict[str, Any]]:
         state.parts.append(text)
         yield self._event("response.output_text.delta", item_id=state.item["id"],
@@ -219,6 +279,8 @@ class StreamEncoder:
 
     def _arguments(self, state: _Open, fragment: str) -> Iterator[dict[str, Any]]:
         state.parts.append(fragment)
+        if state.item["type"] == "client_run":
+            return
         if state.item["type"] == "function_call":
             yield self._event("response.function_call_arguments.delta", item_id=state.item["id"],
                               output_index=state.output_index, delta=fragment)
@@ -292,6 +354,15 @@ class StreamEncoder:
             return
         status = "incomplete" if self.stop_reason == "max_tokens" else "completed"
         text = "".join(state.parts)
+        if item["type"] == "client_run":
+            call = item["call"].model_copy(update={"input": tool_input(
+                text, state.output_index, item["call"].name, complete=False)})
+            item = output_item(call, self.response_id, index, self.kinds, status)
+            yield self._event("response.output_item.added", output_index=index,
+                              item={**item, "status": "in_progress"})
+            self.done[index] = item
+            yield self._event("response.output_item.done", output_index=index, item=item)
+            return
         if item["type"] == "message":
             part = _text_part(text)
             yield self._event("response.output_text.done", item_id=item["id"], output_index=index,
@@ -318,7 +389,8 @@ class StreamEncoder:
              param: str | None = None) -> list[dict[str, Any]]:
         """The events that end a started stream on a failure: ``error``, then
         ``response.failed`` holding what was produced so far."""
-        error = self._event("error", code=error_code(kind), message=message, param=param)
+        error = self._event("error", code=error_code(kind), message=message,
+                            param=param or default_param(kind))
         self.final = self._body("failed", error=response_error(kind, message))
         return [error, self._event("response.failed", response=self.final)]
 
@@ -369,6 +441,7 @@ class _StreamDecoder:
         self.reasoning: dict[Any, _Seen] = {}  # output_index -> a reasoning item's deltas
         self.next_index = 0
         self.ended = False
+        self.server = ServerItems()
 
     def feed(self, data: Any, n: int) -> Iterator[StreamEvent]:
         if not isinstance(data, dict):
@@ -413,6 +486,22 @@ class _StreamDecoder:
                                  partial_json=json.dumps(str(data.get("delta", "")))[1:-1])
         elif kind in _REASONING_EVENTS:
             yield from self._reasoning(kind, data, position, n)
+        elif kind == "response.output_item.done" and position not in self.blocks and \
+                isinstance(data.get("item"), dict) and data["item"].get("type") in (
+                    "local_shell_call", "shell_call", "apply_patch_call"):
+            call = decode_output_item(data["item"], (n, "item"))[0]
+            assert isinstance(call, ToolUseBlock)
+            yield BlockStart(index=self.next_index, block=call.model_copy(update={"input": {}}))
+            yield ToolInputDelta(index=self.next_index, partial_json=json.dumps(call.input))
+            yield BlockStop(index=self.next_index)
+            self.next_index += 1
+        elif kind == "response.output_item.done" and position not in self.blocks and \
+                isinstance(data.get("item"), dict) and data["item"].get("type") in SERVER_ITEMS:
+            for block in self.server.add(data["item"], (n, "item")):
+                assert isinstance(block, WHOLE_BLOCKS)
+                yield BlockStart(index=self.next_index, block=block)
+                yield BlockStop(index=self.next_index)
+                self.next_index += 1
         elif kind == "response.output_item.done" and position in self.blocks:
             if self.blocks[position][1] == "reasoning":
                 yield from self._reasoning_done(data.get("item"), position, n)
@@ -431,7 +520,8 @@ class _StreamDecoder:
             usage = response.get("usage") or {}
             details = response.get("incomplete_details") or {}
             calls = any(isinstance(o, dict) and o.get("type") in (
-                "function_call", "custom_tool_call") for o in response.get("output") or [])
+                "function_call", "custom_tool_call", "local_shell_call", "shell_call",
+                "apply_patch_call") for o in response.get("output") or [])
             yield MessageDelta(
                 stop_reason=stop_reason_of(response.get("status"), details.get("reason"), calls),
                 usage=usage_of(usage))

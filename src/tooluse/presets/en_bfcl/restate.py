@@ -94,8 +94,9 @@ _NOT_NAMES = frozenset({"I", "I'm", "I'd", "I've", "I'll", "Can I", "Could I", "
 #: A quoted string: the same quote mark on both sides, not an apostrophe within a word.
 _QUOTED = re.compile(r"""(?<!\w)(?:'([^'"\n]{1,80})'|"([^'"\n]{1,80})"|‘([^‘’\n]{1,80})’"""
                      r"""|“([^“”\n]{1,80})”)(?!\w)""")
-#: Dates are not names: a date goes where a date went ("on May 3rd 2022").
-_DATE = re.compile(rf"(?:{MONTH})\.?\s*\d", re.IGNORECASE)
+#: Dates are not names: a date goes where a date went ("on May 3rd 2022"). Any word that
+#: starts with a month's name reads as one ("Maroon 5" too), as when the preset was measured.
+_DATE = re.compile(rf"(?:{MONTH})[a-z]*\.?\s*\d", re.IGNORECASE)
 #: Numbers written as words are a count, not a lowercase value.
 _NUMBER_WORDS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight",
                            "nine", "ten", "twice", "once"})

@@ -191,3 +191,26 @@ def test_recursive_and_fanning_references_stay_small() -> None:
     fan = {f"p{i}": {"$ref": "#"} for i in range(10)}
     wild = ToolSpec(name="t", input_schema={"type": "object", "properties": fan})
     assert len(render_tools_prompt([wild])) < 50_000
+
+
+def test_input_examples_follow_their_tool_as_calls() -> None:
+    from tooluse.codecs.legacy.prompt import render_tools_prompt
+    from tooluse.messages import Request, ToolSpec
+    from tooluse.prompting.text_prompt import build_text_prompt
+
+    tool = ToolSpec(name="get_weather", description="Weather of a city.",
+                    input_schema={"type": "object", "properties": {"city": {"type": "string"}}},
+                    input_examples=[{"city": "Paris"}, {"city": "a < b"}])
+    text = render_tools_prompt([tool])
+    examples = text[text.index("<examples>"):text.index("</examples>")]
+    assert examples.count("<example>") == 2
+    assert "<tool_name>get_weather</tool_name>\n<parameters>\n<city>Paris</city>" in examples
+    assert "<city>a &lt; b</city>" in examples
+    assert text.index("</parameters>") < text.index("<examples>") < text.index("</tool_description>")
+    assert '"input_examples": [{"city": "Paris"}' in render_tools_prompt([tool], style="json")
+    plain = tool.model_copy(update={"input_examples": []})
+    assert "<examples>" not in render_tools_prompt([plain])
+    # the text model's prompt holds them (the system message the tools are described in)
+    request = Request(messages=[{"role": "user", "content": "hi"}], tools=[tool])  # type: ignore[list-item]
+    messages, *_ = build_text_prompt(request)
+    assert "<city>Paris</city>" in messages[0]["content"]

@@ -1,0 +1,95 @@
+"""Usage and key limits on PostgreSQL, for gateway replicas that share them
+(``usage_store = "postgresql://..."`` in the config; the ``[postgres]`` extra).
+
+The tables are the SQLite store's (:mod:`.usage_store`), created when missing. An admission
+takes a transaction-scoped advisory lock on its key, so two replicas cannot both take a
+key's last place in a minute; usage rows are added with upserts that sum.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._migrations import SchemaVersionError, migrate_postgres
+from .response_store_pg import _redacted
+from .usage_store import (
+    SCHEMA,
+    UPSERT_MINUTE,
+    UPSERT_USAGE,
+    USAGE_COLUMNS,
+    UsageRecord,
+    UsageStore,
+    usage_row,
+)
+
+__all__ = ["PostgresUsageStore"]
+
+
+def _v1(db: Any) -> None:
+    """The schema before versions: the SQLite store's tables, in PostgreSQL's types."""
+    for statement in SCHEMA:
+        db.execute(statement.replace(" REAL ", " DOUBLE PRECISION ").replace("INTEGER", "BIGINT"))
+
+
+#: The store's schema, one step a version (:mod:`tooluse._migrations`): append, never edit.
+MIGRATIONS = (_v1,)
+
+
+class PostgresUsageStore(UsageStore):
+    """Usage and limits in the PostgreSQL database at ``url``. Raises :class:`OSError`
+    naming the database when it cannot be reached."""
+
+    def __init__(self, url: str, *, pool_size: int = 4, connect_timeout: float = 10.0) -> None:
+        super().__init__()
+        try:
+            import psycopg
+            from psycopg_pool import ConnectionPool
+        except ImportError:
+            raise OSError("a postgresql:// usage store needs psycopg: "
+                          "pip install 'tooluse[postgres]'") from None
+        self.url = url
+        try:
+            with psycopg.connect(url, connect_timeout=max(1, round(connect_timeout)),
+                                 autocommit=True) as db:
+                migrate_postgres(db, "usage", MIGRATIONS, where=_redacted(url))
+        except SchemaVersionError as exc:
+            raise OSError(f"cannot open the usage store: {exc}") from None
+        except psycopg.Error as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise OSError(f"cannot open the usage store {_redacted(url)}: {reason}") from None
+        self._pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=True,
+                                    kwargs={"autocommit": True}, timeout=connect_timeout)
+
+    def _admit(self, key: str, minute: int, elapsed: float, rpm: int | None,
+               tpm: int | None) -> tuple[float, str] | None:
+        with self._pool.connection() as db, db.transaction():
+            db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (key,))
+            rows = db.execute("SELECT minute, requests, tokens FROM usage_minutes "
+                              "WHERE key = %s AND minute >= %s", (key, minute - 1)).fetchall()
+            refused = self.decide({int(m): (int(r), int(t)) for m, r, t in rows}, minute,
+                                  elapsed, rpm, tpm)
+            if refused is None:
+                db.execute(UPSERT_MINUTE.format(p="%s"), (key, minute, 1, 0))
+                db.execute("DELETE FROM usage_minutes WHERE key = %s AND minute < %s",
+                           (key, minute - 1))
+        return refused
+
+    def _store(self, records: list[UsageRecord]) -> None:
+        with self._pool.connection() as db, db.transaction(), db.cursor() as cursor:
+            cursor.executemany(UPSERT_USAGE.format(p="%s"), [usage_row(r) for r in records])
+            minutes = [(r.key, int(r.at // 60), 0, r.tokens) for r in records if r.tokens]
+            if minutes:
+                cursor.executemany(UPSERT_MINUTE.format(p="%s"), minutes)
+
+    def totals(self, key: str | None = None) -> list[dict[str, Any]]:
+        sql = f"SELECT {', '.join(USAGE_COLUMNS)} FROM usage"
+        args: tuple[Any, ...] = ()
+        if key is not None:
+            sql += " WHERE key = %s"
+            args = (key,)
+        with self._pool.connection() as db:
+            rows = db.execute(sql + " ORDER BY key, model, route", args).fetchall()
+        return [dict(zip(USAGE_COLUMNS, row, strict=True)) for row in rows]
+
+    def _close(self) -> None:
+        self._pool.close()
