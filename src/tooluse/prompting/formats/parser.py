@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..._jsonvalue import json_type
 from ...codecs.legacy import CallItem, Item, ParseProblem, TextItem, ToolLike, new_tool_use_id
+from ...codecs.legacy.schema import schema_types
 from ...grammar.json_calls import JsonCallStyle
 from ...messages import ToolUseBlock
 from ..text_model import partial_suffix
@@ -59,7 +61,9 @@ class JsonCallParser:
 
     def __init__(self, tools: Sequence[ToolLike] | None, style: JsonCallStyle, *,
                  id_factory: Callable[[], str] | None = None) -> None:
-        self._tools = None if tools is None else {t.name for t in tools}
+        self._schemas: dict[str, Mapping[str, Any]] | None = None if tools is None \
+            else {t.name: t.input_schema for t in tools}
+        self._tools = None if self._schemas is None else set(self._schemas)
         self.style = style
         self._new_id = id_factory or new_tool_use_id
         #: The marker that opens calls (Hermes: ``<tool_call>``, Mistral ``[TOOL_CALLS]``);
@@ -227,7 +231,7 @@ class JsonCallParser:
         """One call's JSON object: a call, or a problem naming what is wrong."""
         try:
             value: Any = json.loads(text)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             self._problem(f"malformed tool call: not JSON ({exc})", self._raw)
             self._raw = ""
             return
@@ -240,6 +244,8 @@ class JsonCallParser:
             problem = f"malformed tool call: unknown tool {name!r} (known tools: {known})"
         elif not isinstance(args, dict):
             problem = f"malformed tool {name!r}: its {self.style.args_key!r} is not an object"
+        elif wrong := self._wrong_types(name, args):
+            problem = f"malformed tool {name!r}: " + "; ".join(wrong)
         else:
             self._flush_text()
             self._out.append(CallItem(ToolUseBlock(id=self._new_id(), name=name, input=args),
@@ -248,6 +254,25 @@ class JsonCallParser:
             return
         self._problem(problem, self._raw)
         self._raw = ""
+
+    def _wrong_types(self, name: str, args: dict[str, Any]) -> list[str]:
+        """Each argument whose JSON type its property's schema does not allow (the XML
+        parser's check: a value it cannot read as its schema's type is no call). What else
+        the schema asks (required, bounds...) is left to validation, as there."""
+        schema = self._schemas.get(name) if self._schemas is not None else None
+        properties = schema.get("properties") if isinstance(schema, Mapping) else None
+        if not isinstance(properties, Mapping):
+            return []
+        wrong = []
+        for key, value in args.items():
+            if key not in properties:
+                continue
+            allowed = schema_types(properties[key], schema)
+            got = json_type(value)
+            if allowed and got not in allowed and not (got == "integer" and "number" in allowed):
+                expected = " or ".join(sorted(allowed))
+                wrong.append(f"parameter {key!r}: expected {expected}, got {got}")
+        return wrong
 
     # -- output ----------------------------------------------------------------------------
     def _emit_text(self, text: str) -> None:
