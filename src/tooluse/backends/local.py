@@ -137,6 +137,8 @@ class LocalBackend(PromptToolsBackend):
             # These read the XML format's tags while decoding: no part of a native format.
             text.no_repeat = text.calls_follow_request = False
             text.copy_values = None
+            # The call threshold reads the probability of the format's own opening.
+            text.call_open_byte = tool_format.opener().encode()[0]
         reminder = options.none_reminder
         super().__init__(
             text, style=options.style, grammar=options.grammar,

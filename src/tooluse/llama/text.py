@@ -51,8 +51,6 @@ __all__ = ["GrammarEngine", "LlamaTextBackend"]
 
 GrammarEngine = Literal["auto", "fast", "llama", "llguidance"]
 
-_OPEN_TAG = ord("<")
-
 #: How many of the model's best tokens are checked against the grammar before falling
 #: back to every token that can start with an allowed byte.
 _TOP_CANDIDATES = 32
@@ -93,6 +91,9 @@ class LlamaTextBackend:
         #: ``auto``: start a call when the model gives it at least this probability
         #: (None: plain argmax / sampling decides).
         self.call_threshold = call_threshold
+        #: The first byte of the call block (``<`` in the XML format; a family's own
+        #: format sets its opener's: Llama 3.x ``{``, Mistral ``[``).
+        self.call_open_byte = ord("<")
         #: Leave the last token of grammar-forced text to the model (token healing).
         self.heal_forced = heal_forced
         #: KV states of tool system prompts saved on disk, shared between processes.
@@ -360,9 +361,9 @@ class LlamaTextBackend:
         is a better decision rule than argmax for it.
         """
         allowed = matcher.allowed_bytes(state)
-        if _OPEN_TAG not in allowed or len(allowed) == 1:
+        if self.call_open_byte not in allowed or len(allowed) == 1:
             return None  # not a choice between a call and text
-        ids = self.loaded.first_byte_index().get(_OPEN_TAG)
+        ids = self.loaded.first_byte_index().get(self.call_open_byte)
         if ids is None:
             return None
         logits = seq.logits().astype(np.float64)
