@@ -21,7 +21,7 @@ from typing import Any
 
 from ..messages import ToolChoice, ToolSpec
 from .ir import Chars, Node, Rep, Rule, alt, opt, seq
-from .tool_calls import GrammarLimits, ToolGrammar, _Rules, value_grammar
+from .tool_calls import GrammarLimits, ToolGrammar, _Rules, grammar_key, value_grammar
 
 __all__ = ["JsonCallStyle", "json_call_grammar"]
 
@@ -90,17 +90,8 @@ def json_call_grammar(
     the first calls are to those tools, in order; ``only_first``: no others); ``auto`` lets
     the model choose between text and calls. Cached per tool set, choice, schema, limits
     and style."""
-    choice = choice or ToolChoice()
-    limits = limits or GrammarLimits()
-    key = (
-        "json-calls", style,
-        tuple(json.dumps(t.model_dump(), sort_keys=True, default=str) for t in tools),
-        choice.type, choice.name, choice.disable_parallel_tool_use, limits,
-        None if response_schema is None else json.dumps(response_schema, sort_keys=True),
-        ((first,) if isinstance(first, str) else tuple(first))
-        if choice.type == "any" and first else None,
-        bool(only_first and first and choice.type == "any"),
-    )
+    key = ("json-calls", style,
+           *grammar_key(tools, choice, limits, response_schema, first, only_first))
     return _build(key)
 
 

@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..._jsonvalue import json_type
-from ...codecs.legacy import CallItem, Item, ParseProblem, TextItem, ToolLike, new_tool_use_id
+from ...codecs.legacy import CallItem, Item, ToolLike, new_tool_use_id
+from ...codecs.legacy.items import ItemSink
 from ...codecs.legacy.schema import schema_types
 from ...grammar.json_calls import JsonCallStyle
 from ...messages import ToolUseBlock
@@ -55,7 +56,7 @@ def _object_end(text: str, start: int) -> int | None:
     return None
 
 
-class JsonCallParser:
+class JsonCallParser(ItemSink):
     """Feed an answer in ``style`` in chunks; get text, calls and problems as soon as they
     are certain (see the module docstring). ``tools`` turns on name checking."""
 
@@ -125,10 +126,10 @@ class JsonCallParser:
         if self._state == "block":
             rest = self._buf.strip(_WS)
             if rest.startswith("{"):
-                self._problem("the call's JSON object is not closed at end of input",
+                self._emit_problem("the call's JSON object is not closed at end of input",
                               self._raw + self._buf)
             elif rest and rest != self.style.block_close.strip(_WS):
-                self._problem(f"unexpected text in the call block: {rest[:40]!r}",
+                self._emit_problem(f"unexpected text in the call block: {rest[:40]!r}",
                               self._raw + self._buf)
         elif self._buf:
             self._emit_text(self._buf)
@@ -222,7 +223,7 @@ class JsonCallParser:
             return
         if close and close.startswith(self._buf):
             return  # the closing text may be completing
-        self._problem(f"unexpected text in the call block: {self._buf[:40]!r}",
+        self._emit_problem(f"unexpected text in the call block: {self._buf[:40]!r}",
                       self._raw + self._buf)
         self._raw, self._buf = "", ""
         self._state = "out" if self._marker else "text"
@@ -232,7 +233,7 @@ class JsonCallParser:
         try:
             value: Any = json.loads(text)
         except (ValueError, RecursionError) as exc:
-            self._problem(f"malformed tool call: not JSON ({exc})", self._raw)
+            self._emit_problem(f"malformed tool call: not JSON ({exc})", self._raw)
             self._raw = ""
             return
         name = value.get(self.style.name_key) if isinstance(value, dict) else None
@@ -252,7 +253,7 @@ class JsonCallParser:
                                       self._raw))
             self._raw = ""
             return
-        self._problem(problem, self._raw)
+        self._emit_problem(problem, self._raw)
         self._raw = ""
 
     def _wrong_types(self, name: str, args: dict[str, Any]) -> list[str]:
@@ -273,22 +274,3 @@ class JsonCallParser:
                 expected = " or ".join(sorted(allowed))
                 wrong.append(f"parameter {key!r}: expected {expected}, got {got}")
         return wrong
-
-    # -- output ----------------------------------------------------------------------------
-    def _emit_text(self, text: str) -> None:
-        if text:
-            self._text.append(text)
-
-    def _flush_text(self) -> None:
-        if self._text:
-            self._out.append(TextItem("".join(self._text)))
-            self._text = []
-
-    def _problem(self, message: str, raw: str) -> None:
-        self._flush_text()
-        self._out.append(ParseProblem(message, raw))
-
-    def _take(self) -> list[Item]:
-        self._flush_text()
-        out, self._out = self._out, []
-        return out
