@@ -260,3 +260,36 @@ def test_through_the_gateway_a_native_call_streams_input_json_deltas() -> None:
     assert final.stop_reason == "tool_use"
     assert [(b.type, getattr(b, "input", None)) for b in final.content] == [
         ("text", None), ("tool_use", {"city": "Paris"})]
+
+
+class ScoringText(ScriptedText):
+    """A scripted model that also scores continuations (every one alike)."""
+
+    def __init__(self, *completions: str | tuple[str, TextEnd]) -> None:
+        super().__init__(*completions)
+        self.scored: list[Sequence[str]] = []
+
+    def score_continuations(self, messages: Sequence[dict[str, Any]],
+                            continuations: Sequence[str], **options: Any) -> list[float]:
+        self.scored.append(list(continuations))
+        return [0.0 for _ in continuations]
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["xml", "hermes"])
+def test_the_call_decision_calibrated_on_the_xml_opener_is_off_in_a_native_format(
+        native: bool) -> None:
+    """A decision whose threshold every score reaches forces a call in the XML format; in
+    a native one it does not run (its threshold means nothing for another opener), and the
+    model's text stays text."""
+    from tooluse.prompting.decide import CALL_OPENER, Decision
+
+    text = ScoringText("It is sunny.")
+    backend = PromptToolsBackend(text, tool_format=HermesFormat() if native else None,
+                                 decision=Decision("opener", -1.0))
+    message = accumulate(backend.stream(_ask()))
+    decided = [CALL_OPENER] in text.scored
+    assert decided is not native
+    if native:
+        assert text.asked[0]["prefill"] == "" and message.text() == "It is sunny."
+    else:
+        assert text.asked[0]["prefill"].startswith("<function_calls>")
