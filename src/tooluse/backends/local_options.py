@@ -78,6 +78,17 @@ class LocalOptions:
       uses what only llguidance enforces — ``pattern``, ``format``, bounds, ``allOf``... —
       and ``llguidance`` is installed), ``"fast"``, ``"llguidance"`` or ``"llama"``
       (docs/local.md);
+    - ``tool_format``: how the model is prompted with tools and writes its calls:
+      ``"xml"`` (the seeds' ``<function_calls>`` format, described in a system prompt),
+      ``"native"`` (the model family's own, chosen from its chat template: Qwen2.5/Qwen3's
+      ``<tool_call>``, Llama 3.1+'s JSON calls, Mistral's ``[TOOL_CALLS]``; an error where
+      the template renders no tools), ``"auto"`` (the default: native where the chat
+      template renders tools in a known family's format, else XML; the bundled
+      SmolLM2-135M's renders none, so it stays XML), or a family's name (``"hermes"``,
+      ``"llama3"``, ``"mistral"``) (:mod:`tooluse.prompting.formats`, docs/local.md). In a
+      native format ``style``, ``no_repeat``, ``more_calls``, ``copy_values`` (which read
+      the XML format's tags), ``call_decision`` and ``more_calls_margin`` (calibrated on
+      the XML call opener) do not apply;
     - ``style``: ``"xml"`` (``<tool_description>`` blocks) or ``"json"`` (JSON Schema);
     - ``n_ctx`` (0: the model's trained context), ``n_threads`` (default: the cores, at
       most 8), ``n_threads_decode`` (default: 1 for a file under 1 GiB), ``n_batch``,
@@ -147,6 +158,7 @@ class LocalOptions:
 
     grammar: bool = True
     grammar_engine: GrammarEngine = "auto"
+    tool_format: Literal["xml", "native", "auto", "hermes", "llama3", "mistral"] = "auto"
     style: Literal["xml", "json"] = "xml"
     n_ctx: int = 0
     n_threads: int | None = None

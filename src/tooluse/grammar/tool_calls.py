@@ -40,7 +40,7 @@ from .ir import Chars, Native, Node, Rep, Rule, alt, opt, seq, to_gbnf
 from .lark import LARK_KEY, has_native, lark_subgrammar, native_lark, to_lark, to_llguidance
 from .matcher import Matcher
 
-__all__ = ["GrammarLimits", "ToolGrammar", "tool_call_grammar", "value_grammar"]
+__all__ = ["GrammarLimits", "ToolGrammar", "grammar_key", "tool_call_grammar", "value_grammar"]
 
 FUNCTION_CALLS_OPEN = "<function_calls>\n"
 FUNCTION_CALLS_CLOSE = "</function_calls>"
@@ -423,17 +423,23 @@ def tool_call_grammar(
     Results are cached per tool set, choice, schema and limits, so a tool loop compiles its
     grammar once.
     """
+    return _build(grammar_key(tools, choice, limits, response_schema, first, only_first))
+
+
+def grammar_key(tools: Sequence[ToolSpec], choice: ToolChoice | None,
+                limits: GrammarLimits | None, response_schema: Mapping[str, Any] | None,
+                first: str | Sequence[str] | None, only_first: bool) -> tuple[Any, ...]:
+    """What a grammar of calls depends on, hashable (the key its builder is cached by):
+    the tools, the choice, the limits, the response schema and the plan's first tools."""
     choice = choice or ToolChoice()
-    limits = limits or GrammarLimits()
-    key = (
+    return (
         tuple(json.dumps(t.model_dump(), sort_keys=True, default=str) for t in tools),
-        choice.type, choice.name, choice.disable_parallel_tool_use, limits,
+        choice.type, choice.name, choice.disable_parallel_tool_use, limits or GrammarLimits(),
         None if response_schema is None else json.dumps(response_schema, sort_keys=True),
         ((first,) if isinstance(first, str) else tuple(first))
         if choice.type == "any" and first else None,
         bool(only_first and first and choice.type == "any"),
     )
-    return _build(key)
 
 
 @lru_cache(maxsize=64)

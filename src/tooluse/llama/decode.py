@@ -67,7 +67,8 @@ class TurnDecoder:
     def __init__(self, backend: Engine, seq: Seq, turn: DecodingTurn,
                  stop: Sequence[str], temperature: float, top_p: float | None,
                  top_k: int | None, grammar: ToolGrammar | None, prefill: str,
-                 conversation: str | None, copier: ValueCopier | None) -> None:
+                 conversation: str | None, copier: ValueCopier | None,
+                 specials: tuple[str, ...] = ()) -> None:
         import numpy as np
 
         self.backend, self.seq, self.turn, self.np = backend, seq, turn, np
@@ -80,7 +81,9 @@ class TurnDecoder:
             else None
         self.sampler = backend._llama_sampler(grammar, temperature) if (
             grammar is not None and backend.engine == "llama") else None
-        self.pieces = backend.loaded.pieces()
+        # A family's special tokens the answer may write stand for their text here.
+        self.pieces = backend.loaded.pieces_with(specials) if specials \
+            else backend.loaded.pieces()
         self.eog = backend.loaded.eog_tokens()
         self.rng = np.random.default_rng(backend.loaded.settings.seed)
         self.decoder = codecs.getincrementaldecoder("utf-8")("replace")

@@ -37,6 +37,7 @@ class LlamaTextBackend(Protocol):
     loaded: LoadedModel
     heal_forced: bool
     call_threshold: float | None
+    call_open_byte: int
     last_end: TextEnd | None
 
     def tokenize(self, text: str) -> list[int]: ...
@@ -53,7 +54,6 @@ log = logging.getLogger(__name__)
 
 #: Forced tokens held back for the model to write (token healing): those at a tag boundary.
 _TAG_BYTES = frozenset(b"<>")
-_OPEN_TAG = ord("<")
 #: Compiled matchers kept per loaded model (copied for each turn).
 _MAX_GRAMMARS = 32
 
@@ -146,9 +146,9 @@ def _allowed(np: Any, matcher: Any, bitmask: Any, n_vocab: int) -> Any:
 
 def _call_first(np: Any, backend: LlamaTextBackend, allowed: Any, logits: Any) -> int | None:
     """Under ``auto``, at the turn's first token: the best allowed token opening the call
-    block (``<``) when the model gives those at least ``call_threshold`` probability and
+    block (its first byte: ``<`` in the XML format) when the model gives those at least ``call_threshold`` probability and
     text is allowed too (the fast engine's rule, :meth:`LlamaTextBackend._call_or_text`)."""
-    ids = backend.loaded.first_byte_index().get(_OPEN_TAG)
+    ids = backend.loaded.first_byte_index().get(backend.call_open_byte)
     if ids is None or backend.call_threshold is None:
         return None
     callers = ids[allowed[ids]]

@@ -201,6 +201,7 @@ class LoadedModel:
     _pieces: list[bytes] | None = None
     _first_byte: dict[int, Any] | None = None
     _eog: frozenset[int] | None = None
+    _with_specials: dict[tuple[str, ...], list[bytes]] = field(default_factory=dict)
 
     _solo: SoloSeq = field(init=False, repr=False)
 
@@ -247,6 +248,21 @@ class LoadedModel:
                 pieces.append(buf.raw[:n] if n > 0 else b"")
             self._pieces = pieces
         return self._pieces
+
+    def pieces_with(self, specials: Sequence[str]) -> list[bytes]:
+        """:meth:`pieces`, with each of ``specials`` that is one control token of the model
+        (``[TOOL_CALLS]`` of Mistral's tokenizer) standing for its text: a grammar that
+        allows the text then allows the model's own token for it."""
+        key = tuple(specials)
+        found = self._with_specials.get(key)
+        if found is None:
+            found = list(self.pieces())
+            for text in key:
+                ids = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+                if len(ids) == 1 and not found[ids[0]]:
+                    found[ids[0]] = text.encode("utf-8")
+            self._with_specials[key] = found
+        return found
 
     def first_byte_index(self) -> dict[int, Any]:
         """Token ids grouped by their first byte (numpy arrays), for grammar fallbacks."""

@@ -20,7 +20,7 @@ rather than calling ``create_chat_completion``, for three reasons:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any, Literal, Unpack
@@ -50,8 +50,6 @@ from .turn import DecodingTurn, start_turn
 __all__ = ["GrammarEngine", "LlamaTextBackend"]
 
 GrammarEngine = Literal["auto", "fast", "llama", "llguidance"]
-
-_OPEN_TAG = ord("<")
 
 #: How many of the model's best tokens are checked against the grammar before falling
 #: back to every token that can start with an allowed byte.
@@ -93,6 +91,9 @@ class LlamaTextBackend:
         #: ``auto``: start a call when the model gives it at least this probability
         #: (None: plain argmax / sampling decides).
         self.call_threshold = call_threshold
+        #: The first byte of the call block (``<`` in the XML format; a family's own
+        #: format sets its opener's: Llama 3.x ``{``, Mistral ``[``).
+        self.call_open_byte = ord("<")
         #: Leave the last token of grammar-forced text to the model (token healing).
         self.heal_forced = heal_forced
         #: KV states of tool system prompts saved on disk, shared between processes.
@@ -115,21 +116,32 @@ class LlamaTextBackend:
             else think_tags
 
     # -- prompt -------------------------------------------------------------------------------
+    @property
+    def chat_template(self) -> str:
+        """The chat template the prompt is rendered with (the GGUF's, or the override)."""
+        return str(self._formatter.template)
+
     def render(self, messages: Sequence[TextMessage], prefill: str = "",
-               think: bool | None = None) -> str:
+               think: bool | None = None,
+               tools: Sequence[Mapping[str, Any]] | None = None) -> str:
         """The prompt text: the model's own chat template, then the prefill. ``think``
         (a thinking model's turn may think, or not) goes to the template as
         ``enable_thinking``, and the think section is left to the prompting layer
-        (:func:`~tooluse.prompting.thinking.assistant_start`)."""
-        switch = {} if think is None else {"enable_thinking": think}
+        (:func:`~tooluse.prompting.thinking.assistant_start`). ``tools`` go to the template
+        as ``tools=`` (a model family's own tool format); without them it is rendered as
+        before, without the variable."""
+        switch: dict[str, Any] = {} if think is None else {"enable_thinking": think}
+        if tools:
+            switch["tools"] = [dict(t) for t in tools]
         result = self._formatter(messages=[dict(m) for m in messages], **switch)
         return assistant_start(str(result.prompt), think) + prefill
 
     def tokenize(self, text: str) -> list[int]:
         return list(self.loaded.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
-    def prompt_tokens(self, messages: Sequence[TextMessage], prefill: str = "") -> int:
-        return len(self.tokenize(self.render(messages, prefill)))
+    def prompt_tokens(self, messages: Sequence[TextMessage], prefill: str = "",
+                      tools: Sequence[Mapping[str, Any]] | None = None) -> int:
+        return len(self.tokenize(self.render(messages, prefill, tools=tools)))
 
     def context_length(self) -> int:
         return int(self.loaded.llm.n_ctx())
@@ -138,7 +150,7 @@ class LlamaTextBackend:
     def generate_text(self, messages: Sequence[TextMessage],
                       **options: Unpack[GenerationOptions]) -> Iterator[str | TextEnd]:
         g = Generation(**options)
-        prompt = self.render(messages, g.prefill, g.think)
+        prompt = self.render(messages, g.prefill, g.think, g.tools)
         if (turn := current_turn()) is not None:
             turn.rendered(prompt)
         system = system_text(messages)
@@ -151,10 +163,12 @@ class LlamaTextBackend:
                 else None
             yield from self._generate(seq, prompt, tokens, g.stop, g.max_tokens, g.temperature, g.top_p,
                                       g.top_k, g.grammar, system, g.prefill,
-                                      users if self.calls_follow_request else None, copier)
+                                      users if self.calls_follow_request else None, copier,
+                                      tuple(g.specials or ()))
 
     def score_continuations(self, messages: Sequence[TextMessage], continuations: Sequence[str],
-                            *, prefill: str = "") -> list[float]:
+                            *, prefill: str = "",
+                            tools: Sequence[Mapping[str, Any]] | None = None) -> list[float]:
         """The model's log-likelihood of each whole continuation after ``messages`` and
         ``prefill`` (natural log, summed over its tokens).
 
@@ -163,7 +177,7 @@ class LlamaTextBackend:
         tokens. The prompt's KV cache is reused and left as it was."""
         import numpy as np
 
-        prompt = self.render(messages, prefill)
+        prompt = self.render(messages, prefill, tools=tools)
         llm = self.loaded.llm
         tokens = self.tokenize(prompt)
         if len(tokens) >= llm.n_ctx():
@@ -184,14 +198,15 @@ class LlamaTextBackend:
                   top_p: float | None, top_k: int | None, grammar: ToolGrammar | None,
                   system: str = "", prefill: str = "",
                   conversation: str | None = None,
-                  copier: ValueCopier | None = None) -> Iterator[str | TextEnd]:
+                  copier: ValueCopier | None = None,
+                  specials: tuple[str, ...] = ()) -> Iterator[str | TextEnd]:
         if grammar and (llg := llguidance.matcher_for(self.loaded, grammar, self.engine)):
             yield from llguidance.generate(self, seq, llg, prompt, tokens, stop, max_tokens,
                                             temperature, top_p, top_k, system)
             return
         turn = self._start_turn(seq, prompt, tokens, max_tokens, system)
         yield from TurnDecoder(self, seq, turn, stop, temperature, top_p, top_k, grammar,
-                               prefill, conversation, copier).run()
+                               prefill, conversation, copier, specials).run()
 
     def _banned(self, guard: NoRepeat, matcher: Matcher | None, state: MatchState | None,
                 pieces: list[bytes]) -> set[int]:
@@ -346,9 +361,9 @@ class LlamaTextBackend:
         is a better decision rule than argmax for it.
         """
         allowed = matcher.allowed_bytes(state)
-        if _OPEN_TAG not in allowed or len(allowed) == 1:
+        if self.call_open_byte not in allowed or len(allowed) == 1:
             return None  # not a choice between a call and text
-        ids = self.loaded.first_byte_index().get(_OPEN_TAG)
+        ids = self.loaded.first_byte_index().get(self.call_open_byte)
         if ids is None:
             return None
         logits = seq.logits().astype(np.float64)

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from typing import Literal
+from typing import Literal, Protocol
 
 from ..codecs.legacy import (
     FUNCTION_CALLS_STOP,
     CallItem,
     Item,
-    LegacyParser,
     ParseProblem,
     TextItem,
 )
@@ -22,11 +21,23 @@ from .assist import added, steered
 from .text_model import TextEnd
 from .thinking import ThinkSplitter
 
-__all__ = ["CALLS_OPEN", "Emitter", "earlier_calls"]
+__all__ = ["CALLS_OPEN", "CallParser", "Emitter", "earlier_calls"]
 
 _WS = " \t\r\n"
 #: The opening of a call block (a stop string where calls are not allowed).
 CALLS_OPEN = "<function_calls>"
+
+
+class CallParser(Protocol):
+    """What the emitter reads an answer with: :class:`~tooluse.codecs.legacy.LegacyParser`
+    (the XML format) or :class:`~.formats.parser.JsonCallParser` (a family's own)."""
+
+    @property
+    def call_failing(self) -> str | None: ...
+
+    def feed(self, chunk: str) -> list[Item]: ...
+
+    def close(self) -> list[Item]: ...
 
 
 def _call_key(block: ToolUseBlock) -> str:
@@ -49,9 +60,11 @@ class Emitter:
     before the rest (None: the answer is all text and calls).
     """
 
-    def __init__(self, parser: LegacyParser | None, history: set[str] | None = None,
+    def __init__(self, parser: CallParser | None, history: set[str] | None = None,
                  think: ThinkSplitter | None = None) -> None:
         self.parser = parser
+        #: Stop strings of the format's own: reaching one is no user's stop sequence.
+        self.format_stops: tuple[str, ...] = (FUNCTION_CALLS_STOP, CALLS_OPEN)
         self.think = think
         #: A thinking block is open (its index is ``index``); how many were emitted.
         self.thinking_open = False
@@ -240,9 +253,8 @@ class Emitter:
         yield BlockStop(index=self.index)
 
     def user_stop(self, end: TextEnd) -> bool:
-        return end.reason == "stop" and end.stop_sequence not in (
-            None, FUNCTION_CALLS_STOP, CALLS_OPEN
-        )
+        return end.reason == "stop" and end.stop_sequence is not None \
+            and end.stop_sequence not in self.format_stops
 
     def stop_reason(self, end: TextEnd) -> Literal["end_turn", "tool_use", "max_tokens",
                                                     "stop_sequence"]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, TypedDict, Unpack, runtime_checkable
+from typing import Any, Literal, Protocol, TypedDict, Unpack, runtime_checkable
 
 from ..errors import BackendError
 from ..grammar.tool_calls import ToolGrammar
@@ -22,8 +22,10 @@ from .hints import ToolNaming, ValueFocus
 __all__ = ["CountingTextBackend", "Generation", "GenerationOptions", "StopScanner",
            "TextBackend", "TextEnd", "TextMessage", "context_error", "partial_suffix"]
 
-#: ``{"role": "system" | "user" | "assistant", "content": "..."}``
-TextMessage = dict[str, str]
+#: ``{"role": "system" | "user" | "assistant", "content": "..."}``; in a model family's own
+#: tool format (:mod:`.formats`) also ``{"role": "tool", "tool_call_id", "name", "content"}``
+#: and an assistant turn's ``tool_calls``, as Hugging Face chat templates read them.
+TextMessage = dict[str, Any]
 
 
 @dataclass
@@ -71,6 +73,14 @@ class GenerationOptions(TypedDict, total=False):
     #: (True) or is not to (False). A backend whose chat template has a switch for it
     #: (Qwen3's ``enable_thinking``) passes it on; any other ignores it.
     think: bool | None
+    #: The tools for the chat template (``tools=``, each ``{"type": "function", "function":
+    #: {...}}``), in a model family's own tool format (:mod:`.formats`); None: the template
+    #: is rendered without tools (the XML format describes them in the system prompt).
+    tools: Sequence[Mapping[str, Any]] | None
+    #: Special tokens the answer may write (a family's call marker, e.g. ``[TOOL_CALLS]``):
+    #: a backend that knows its model's special tokens lets the model choose them, their
+    #: text standing for them; any other ignores it.
+    specials: Sequence[str] | None
 
 
 @dataclass(frozen=True)
@@ -87,6 +97,8 @@ class Generation:
     focus: ValueFocus | None = None
     naming: Mapping[str, ToolNaming] | None = None
     think: bool | None = None
+    tools: Sequence[Mapping[str, Any]] | None = None
+    specials: Sequence[str] | None = None
 
 
 @runtime_checkable
@@ -114,8 +126,9 @@ class CountingTextBackend(Protocol):
     a prompt over its context is then refused before the answer starts (an HTTP 400 even
     for a stream), and ``count_tokens`` is exact."""
 
-    def prompt_tokens(self, messages: Sequence[TextMessage], prefill: str = "") -> int:
-        """The tokens of the rendered prompt."""
+    def prompt_tokens(self, messages: Sequence[TextMessage], prefill: str = "",
+                      tools: Sequence[Mapping[str, Any]] | None = None) -> int:
+        """The tokens of the rendered prompt (``tools``: as :class:`GenerationOptions`)."""
         ...
 
     def context_length(self) -> int:

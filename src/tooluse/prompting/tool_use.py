@@ -21,6 +21,11 @@ Messages API does for its models (``docs/legacy.md``):
   a thinking model (``think_tags``) a request asking for reasoning gets a bounded think
   section in the grammar, and the history's thinking goes back to the chat template
   (:mod:`.thinking`).
+
+With ``tool_format`` (a :class:`~.formats.NativeFormat`) all of this is done in a model
+family's own format instead of the XML one: the chat template renders the tools and the
+conversation (``tool_calls``, ``tool`` messages) as the model was trained, and the calls are
+constrained, parsed and streamed in the family's wrapping (:mod:`.formats`).
 """
 
 from __future__ import annotations
@@ -51,10 +56,11 @@ from ..trace import TextPass, current_turn
 from .assist import Assist, Plan, PlanContext
 from .decide import Decision, decides
 from .emitter import Emitter, earlier_calls
+from .formats import JsonCallParser, NativeFormat, template_tools
 from .per_context import PerContext
 from .text_model import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
 from .text_prompt import build_text_prompt, reminded
-from .thinking import ThinkSplitter
+from .thinking import THINK_OPEN, ThinkSplitter, think_budget, thinking_grammar
 
 __all__ = ["PromptToolsBackend", "build_text_prompt"]
 
@@ -100,6 +106,14 @@ class PromptToolsBackend(Backend):
     answer (:mod:`.thinking`); None (the default) asks the text backend (its ``think_tags``
     attribute: the local backend reads the chat template). A leading think section is read
     as thinking on any model.
+
+    ``tool_format``: a model family's own format (:class:`~.formats.NativeFormat`, chosen
+    from the chat template by :func:`~.formats.choose`); None (the default): the XML
+    format. In a native format the text backend gets the tools for its chat template
+    (``tools``), ``style`` does not apply (the template describes the tools), and what reads
+    or reopens the XML call block does not run: the preset's ``asked_more``, the call
+    ``decision`` and ``more_calls_margin`` (their thresholds are calibrated on the XML
+    call opener).
     """
 
     name = "prompt"
@@ -129,6 +143,7 @@ class PromptToolsBackend(Backend):
         tools_under_none: bool = True,
         none_reminder: str | None = None,
         think_tags: bool | None = None,
+        tool_format: NativeFormat | None = None,
         decision: Decision | None = None,
         more_calls_margin: float | None = None,
     ) -> None:
@@ -149,6 +164,7 @@ class PromptToolsBackend(Backend):
         self.none_reminder = none_reminder
         self.think_tags = bool(getattr(text_backend, "think_tags", False)) \
             if think_tags is None else think_tags
+        self.tool_format = tool_format
         #: Under ``auto``: the call decision from the model's likelihood (None: the text
         #: backend's own, e.g. argmax) (:mod:`.decide`).
         self.decision = decision
@@ -158,6 +174,8 @@ class PromptToolsBackend(Backend):
 
     def _prompt(self, request: Request) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
         try:
+            if self.tool_format is not None:
+                return self._native_prompt(request)
             return build_text_prompt(
                 request, style=self.style, grammar=self.grammar, limits=self.limits,
                 tools_under_none=self.tools_under_none, none_reminder=self.none_reminder,
@@ -168,11 +186,61 @@ class PromptToolsBackend(Backend):
         except ValueError as exc:  # e.g. tool_choice naming an unknown tool
             raise BackendError(str(exc), kind="invalid_request") from exc
 
+    def _native_prompt(self, request: Request
+                       ) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
+        """:meth:`_prompt` in the native format, with a think section as in the XML one."""
+        assert self.tool_format is not None
+        prompt = self.tool_format.build(request, grammar=self.grammar, limits=self.limits,
+                                        tools_under_none=self.tools_under_none,
+                                        thinking_model=self.think_tags)
+        reasoning = request.reasoning
+        grammar, prefill = prompt.grammar, prompt.prefill
+        continuing = bool(request.messages) and request.messages[-1].role == "assistant"
+        if self.think_tags and reasoning is not None and reasoning.on and not continuing:
+            if grammar is not None:
+                grammar, prefill = thinking_grammar(grammar, think_budget(reasoning)), ""
+            elif not prefill:
+                prefill = THINK_OPEN + "\n"
+        return prompt.messages, prefill, prompt.stops, grammar
+
+    def _template_tools(self, request: Request) -> dict[str, Any]:
+        """The text backend's options that give its chat template the tools (a native
+        format; none in the XML one, whose system prompt describes them)."""
+        if self.tool_format is None or not request.tools:
+            return {}
+        choice = request.tool_choice or ToolChoice()
+        if choice.type == "none" and not self.tools_under_none:
+            return {}
+        options: dict[str, Any] = {"tools": template_tools(request.tools)}
+        if self.tool_format.specials:
+            options["specials"] = list(self.tool_format.specials)
+        return options
+
+    def _parser(self, request: Request) -> LegacyParser | JsonCallParser | None:
+        """The parser of the answer's calls in the format in use (None without tools)."""
+        if not request.tools:
+            return None
+        if self.tool_format is not None:
+            return self.tool_format.parser(request.tools)
+        return LegacyParser(request.tools)
+
+    def _choice_grammar(self, request: Request, choice: ToolChoice,
+                        response_schema: Any = None, **plan: Any) -> ToolGrammar:
+        """The grammar of the answer under ``choice`` in the format in use."""
+        if self.tool_format is not None:
+            return self.tool_format.grammar(request.tools, choice, self.limits, response_schema,
+                                            **plan)
+        return tool_call_grammar(request.tools, choice, self.limits, response_schema, **plan)
+
     def count_tokens(self, request: Request) -> int | None:
         """The tokens of the rendered prompt (exact), when the text backend can count."""
         if not isinstance(self.text_backend, CountingTextBackend):
             return None
-        messages, prefill, _, _ = self._prompt(self._retrieve(request)[0])
+        request = self._retrieve(request)[0]
+        messages, prefill, _, _ = self._prompt(request)
+        tools = self._template_tools(request).get("tools")
+        if tools:
+            return self.text_backend.prompt_tokens(messages, prefill, tools)
         return self.text_backend.prompt_tokens(messages, prefill)
 
     def stream(self, request: Request) -> Iterator[StreamEvent]:
@@ -182,7 +250,7 @@ class PromptToolsBackend(Backend):
         if (turn := current_turn()) is not None:
             turn.text_prompt(messages)
             turn.tools_left_out = list(left_out)
-        self._check_room(messages, prefill)
+        self._check_room(messages, prefill, self._template_tools(request).get("tools"))
         planned: dict[str, float] = {}
         plan = Plan()
         thinks = self.think_tags and request.reasoning is not None and request.reasoning.on
@@ -217,11 +285,13 @@ class PromptToolsBackend(Backend):
         )
         yield MessageStop()
 
-    def _check_room(self, messages: list[TextMessage], prefill: str) -> None:
+    def _check_room(self, messages: list[TextMessage], prefill: str,
+                    tools: Any = None) -> None:
         """A prompt the text model's context cannot hold fails before the first event, when
         the text backend can count (the gateway answers an HTTP error, not a stream)."""
         if isinstance(self.text_backend, CountingTextBackend):
-            used = self.text_backend.prompt_tokens(messages, prefill)
+            used = self.text_backend.prompt_tokens(messages, prefill, tools) if tools \
+                else self.text_backend.prompt_tokens(messages, prefill)
             limit = self.text_backend.context_length()
             if used >= limit:
                 raise context_error(used, limit)
@@ -239,6 +309,7 @@ class PromptToolsBackend(Backend):
         }
         if self.think_tags:
             options["think"] = thinks
+        options.update(self._template_tools(request))
         steering: tuple[str, ...] = ()
         if grammar is not None and request.tools:
             hints, steering = self.assist.generation_hints(request)
@@ -250,8 +321,10 @@ class PromptToolsBackend(Backend):
         """The emitter of the answer's events, told what steered and planned its calls,
         whether to hold them for edits made together, and the preset's call editor; the
         prefill parsed (it is the start of the answer, not new text)."""
-        emitter = Emitter(LegacyParser(request.tools) if request.tools else None,
-                          history=earlier_calls(request), think=ThinkSplitter())
+        emitter = Emitter(self._parser(request), history=earlier_calls(request),
+                          think=ThinkSplitter())
+        if self.tool_format is not None:
+            emitter.format_stops = self.tool_format.format_stops()
         emitter.steering = steering
         if plan.first:
             emitter.planned = [(plan.steered_by, None),
@@ -283,9 +356,9 @@ class PromptToolsBackend(Backend):
             # model does this instead of answering. Ask for the answer as text (same prompt,
             # so the cached prefix is reused; the grammar, or a stop string, rules out calls).
             emitter.repeated = None
-            emitter.parser = LegacyParser(request.tools)  # the dropped call block is over
+            emitter.parser = self._parser(request)  # the dropped call block is over
             emitter.held = ""
-            text_only = tool_call_grammar(request.tools, ToolChoice(type="none"), self.limits) \
+            text_only = self._choice_grammar(request, ToolChoice(type="none")) \
                 if grammar is not None else None
             # As under ``none`` with the tools in the prompt: the reminder to answer.
             again = reminded(messages, self.none_reminder) \
@@ -307,6 +380,7 @@ class PromptToolsBackend(Backend):
             yield from self._one_more(request, emitter, messages, prefill + "".join(written),
                                       options, end)
         elif grammar is not None and self.more_calls_margin is not None and emitter.blocks \
+                and self.tool_format is None \
                 and emitter.repeated is None and end.reason != "length" \
                 and not choice.disable_parallel_tool_use:
             yield from self._more_calls(request, emitter, messages,
@@ -391,13 +465,16 @@ class PromptToolsBackend(Backend):
         choice = request.tool_choice or ToolChoice()
         if score is None or choice.type not in ("auto", "any"):
             return prefill, grammar, Plan()
-        opener = "<function_calls>\n<invoke>\n<tool_name>"
+        opener = "<function_calls>\n<invoke>\n<tool_name>" if self.tool_format is None \
+            else self.tool_format.opener()
+        tools = self._template_tools(request)
+        tools.pop("specials", None)
         context = PlanContext([t.name for t in request.tools],
-                              lambda continuations: score(messages, continuations),
-                              lambda ends: score(messages, ends, prefill=opener))
+                              lambda continuations: score(messages, continuations, **tools),
+                              lambda ends: score(messages, ends, prefill=opener, **tools))
         plan = self.assist.plan(request, context) or Plan()
         if plan.call is None and plan.first is None and self.decision is not None \
-                and choice.type == "auto" and decides(request):
+                and self.tool_format is None and choice.type == "auto" and decides(request):
             call, value = self.decision.calls(
                 lambda msgs, conts: score(msgs, conts, prefill=prefill), messages)
             plan.diagnostics["decide_score"] = value
@@ -405,8 +482,8 @@ class PromptToolsBackend(Backend):
                 plan.call = True
                 plan.steered_by += ("call_decision",)
         if plan.call is False:
-            text_only = tool_call_grammar(request.tools, ToolChoice(type="none"),
-                                          self.limits, request.response_schema)
+            text_only = self._choice_grammar(request, ToolChoice(type="none"),
+                                             request.response_schema)
             return "", text_only, plan
         if plan.first is None and self.score_tools and (choice.type == "any" or plan.call):
             # Scoring the first tool commits to a call: under ``auto`` only once decided.
@@ -414,11 +491,10 @@ class PromptToolsBackend(Backend):
             plan.steered_by += ("score_tools",)
         if plan.first is None and not plan.call:
             return prefill, grammar, plan
-        forced = tool_call_grammar(
-            request.tools,
+        forced = self._choice_grammar(
+            request,
             ToolChoice(type="any", disable_parallel_tool_use=choice.disable_parallel_tool_use),
-            self.limits, request.response_schema, first=plan.first,
-            only_first=plan.only_first)
+            request.response_schema, first=plan.first, only_first=plan.only_first)
         return forced.prefill, forced, plan
 
     def _one_more(self, request: Request, emitter: Emitter, messages: list[TextMessage],
@@ -432,7 +508,11 @@ class PromptToolsBackend(Backend):
 
         ``name=""`` (``asked_more``): a call to the same tool as the last, forced, recorded
         as added by the rule (its values are the model's). ``name=None``: the model
-        chooses the tool as well (the caller records what steered it)."""
+        chooses the tool as well (the caller records what steered it).
+
+        Not in a native format: the call block it reopens is the XML one."""
+        if self.tool_format is not None:
+            return None
         cut = answer.rfind("</invoke>") + len("</invoke>")
         left = int(options["max_tokens"]) - end.output_tokens
         if cut < len("</invoke>") or left <= 0 \

@@ -1,5 +1,6 @@
 """What :class:`~tooluse.codecs.legacy.LegacyParser` reads a completion into: text, calls and
-problems (:data:`Item`), and what it needs to know of a tool (:class:`ToolLike`)."""
+problems (:data:`Item`), what it needs to know of a tool (:class:`ToolLike`), and how a
+parser gathers its items (:class:`ItemSink`, shared with the native formats' parser)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any, Protocol
 
 from ...messages import ToolUseBlock
 
-__all__ = ["CallItem", "Item", "ParseProblem", "TextItem", "ToolLike"]
+__all__ = ["CallItem", "Item", "ItemSink", "ParseProblem", "TextItem", "ToolLike"]
 
 
 @dataclass(frozen=True)
@@ -47,3 +48,30 @@ class ToolLike(Protocol):
 
     @property
     def input_schema(self) -> Mapping[str, Any]: ...
+
+
+class ItemSink:
+    """A parser's items as it reads: text gathered and given out as one item before the
+    next call or problem, so no text is lost or split needlessly. A parser sets ``_out``
+    and ``_text`` to empty lists when it starts (and restarts)."""
+
+    _out: list[Item]
+    _text: list[str]
+
+    def _emit_text(self, text: str) -> None:
+        if text:
+            self._text.append(text)  # joined once, in _flush_text: no quadratic concatenation
+
+    def _flush_text(self) -> None:
+        if self._text:
+            self._out.append(TextItem("".join(self._text)))
+            self._text = []
+
+    def _emit_problem(self, message: str, raw: str) -> None:
+        self._flush_text()
+        self._out.append(ParseProblem(message, raw))
+
+    def _take(self) -> list[Item]:
+        self._flush_text()
+        out, self._out = self._out, []
+        return out

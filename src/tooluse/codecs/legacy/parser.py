@@ -36,7 +36,7 @@ from typing import Any
 
 from ...messages import ToolUseBlock
 from ._text import new_tool_use_id, unescape
-from .items import CallItem, Item, ParseProblem, TextItem, ToolLike
+from .items import CallItem, Item, ItemSink, ToolLike
 from .schema import ConversionProblem, ValueReader
 
 __all__ = ["MAX_TAG", "LegacyParser"]
@@ -136,7 +136,7 @@ def _strip_one_newline(text: str) -> str:
     return text.removesuffix("\n")
 
 
-class LegacyParser:
+class LegacyParser(ItemSink):
     """Feed a completion in chunks; get text, calls and problems as soon as they are certain.
 
     ``tools`` (anything with ``name`` and ``input_schema``: :class:`ToolSpec`, ``Tool``) turns
@@ -541,24 +541,6 @@ class LegacyParser:
             readers = {key: ValueReader(sub, schema) for key, sub in props.items()}
             self._reader_cache[tool] = readers
         return readers
-
-    def _emit_text(self, text: str) -> None:
-        if text:
-            self._text.append(text)  # joined once, in _flush_text: no quadratic concatenation
-
-    def _flush_text(self) -> None:
-        if self._text:
-            self._out.append(TextItem("".join(self._text)))
-            self._text = []
-
-    def _emit_problem(self, message: str, raw: str) -> None:
-        self._flush_text()
-        self._out.append(ParseProblem(message, raw))
-
-    def _take(self) -> list[Item]:
-        self._flush_text()
-        out, self._out = self._out, []
-        return out
 
 
 _OPENERS = ("<function_calls", "<invoke")

@@ -1,0 +1,295 @@
+"""Each family's own format through PromptToolsBackend, over a scripted text model: what the
+model writes under ``auto`` (no model's choice involved), a well-formed call streamed as
+the XML path streams one (its ``input_json`` deltas join to its input, through the gateway
+too), and bad model output (a cut call, invalid JSON, an unknown tool, text after the call,
+arguments of the wrong type) with the XML path's guarantees: the text kept as text, never a
+crash, never a cut call passed as complete."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from tooluse.messages import Message, Request, TextBlock, ToolChoice, ToolSpec
+from tooluse.prompting import PromptToolsBackend, TextEnd, ToolGrammar
+from tooluse.prompting.formats import HermesFormat, Llama3Format, MistralFormat, NativeFormat
+from tooluse.stream import (
+    BlockStart,
+    BlockStop,
+    MessageDelta,
+    StreamEvent,
+    TextDelta,
+    ToolInputDelta,
+    accumulate,
+)
+
+WEATHER = ToolSpec(
+    name="get_weather", description="Gets the current weather in a city.",
+    input_schema={"type": "object", "properties": {
+        "city": {"type": "string"}, "days": {"type": "integer"}},
+        "required": ["city"]})
+
+FORMATS: dict[str, NativeFormat] = {
+    "hermes": HermesFormat(), "llama3": Llama3Format(), "mistral": MistralFormat()}
+
+
+def _calls(family: str, *objects: str) -> str:
+    """The answer a model of ``family`` writes for these call objects."""
+    if family == "hermes":
+        return "\n".join(f"<tool_call>\n{o}\n</tool_call>" for o in objects)
+    if family == "llama3":
+        return "; ".join(objects)
+    return "[TOOL_CALLS] [" + ", ".join(objects) + "]"
+
+
+def _object(name: str = "get_weather", args: str = '{"city": "Paris"}',
+            family: str = "hermes") -> str:
+    key = "parameters" if family == "llama3" else "arguments"
+    return f'{{"name": "{name}", "{key}": {args}}}'
+
+
+class ScriptedText:
+    """Replays scripted completions in small chunks, as a model writes them; takes the
+    chat template's options (``tools``, ``specials``) as a local text backend does."""
+
+    model = "scripted"
+
+    def __init__(self, *completions: str | tuple[str, TextEnd]) -> None:
+        self.completions = list(completions)
+        self.asked: list[dict[str, Any]] = []
+
+    def generate_text(self, messages: Sequence[dict[str, Any]], *, prefill: str = "",
+                      stop: Sequence[str] = (), max_tokens: int = 1024,
+                      grammar: ToolGrammar | None = None,
+                      **options: Any) -> Iterator[str | TextEnd]:
+        self.asked.append(dict(prefill=prefill, stop=list(stop), grammar=grammar, **options))
+        item = self.completions.pop(0)
+        text, end = item if isinstance(item, tuple) else (item, TextEnd(reason="end"))
+        for stop_string in stop:
+            if stop_string in text:
+                text = text[: text.index(stop_string)]
+                end = TextEnd(reason="stop", stop_sequence=stop_string)
+        for i in range(0, len(text), 3):
+            yield text[i: i + 3]
+        end.input_tokens, end.output_tokens = 50, len(text) // 4
+        yield end
+
+
+def _backend(family: str, *answers: str | tuple[str, TextEnd],
+             grammar: bool = False) -> tuple[PromptToolsBackend, ScriptedText]:
+    text = ScriptedText(*answers)
+    return PromptToolsBackend(text, grammar=grammar, tool_format=FORMATS[family]), text
+
+
+def _ask(choice: str = "auto") -> Request:
+    return Request(messages=[Message(role="user", content=[TextBlock(
+        text="What is the weather in Paris?")])], tools=[WEATHER],
+        tool_choice=ToolChoice(type=choice), max_tokens=64)  # type: ignore[arg-type]
+
+
+def _well_formed(events: list[StreamEvent]) -> dict[int, str]:
+    """Blocks open, get their deltas, close; returns each call block's joined input JSON."""
+    open_blocks: set[int] = set()
+    joined: dict[int, str] = {}
+    for event in events:
+        if isinstance(event, BlockStart):
+            assert event.index not in open_blocks
+            open_blocks.add(event.index)
+            if event.block.type == "tool_use":
+                joined[event.index] = ""
+        elif isinstance(event, ToolInputDelta):
+            assert event.index in open_blocks
+            joined[event.index] += event.partial_json
+        elif isinstance(event, TextDelta):
+            assert event.index in open_blocks
+        elif isinstance(event, BlockStop):
+            open_blocks.remove(event.index)
+    assert not open_blocks
+    return joined
+
+
+def _stop_reason(events: list[StreamEvent]) -> str | None:
+    return next(e.stop_reason for e in events if isinstance(e, MessageDelta))
+
+
+@pytest.mark.parametrize("family", sorted(FORMATS))
+@pytest.mark.parametrize("grammar", [True, False], ids=["grammar", "free"])
+def test_a_call_under_auto_streams_input_json_that_joins_to_its_input(
+        family: str, grammar: bool) -> None:
+    """Whatever the model's choice, when what it writes under ``auto`` is a call in its
+    family's format, the call comes back parsed, streamed as the XML path streams one."""
+    answer = _calls(family, _object(family=family), _object(
+        args='{"city": "Lyon", "days": 2}', family=family))
+    backend, text = _backend(family, answer, grammar=grammar)
+    events = list(backend.stream(_ask()))
+    joined = _well_formed(events)
+    message = accumulate(events)
+    assert [(c.name, c.input) for c in message.tool_uses] == [
+        ("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Lyon", "days": 2})]
+    assert [json.loads(j) for j in joined.values()] == [c.input for c in message.tool_uses]
+    assert _stop_reason(events) == "tool_use"
+    assert not message.text().strip()
+    # The template got the tools; under auto nothing is prefilled.
+    assert text.asked[0]["tools"][0]["function"]["name"] == "get_weather"
+    assert text.asked[0]["prefill"] == ""
+
+
+@pytest.mark.parametrize("family", sorted(FORMATS))
+def test_text_under_auto_is_text(family: str) -> None:
+    backend, _ = _backend(family, "It is sunny in Paris {today}.", grammar=True)
+    events = list(backend.stream(_ask()))
+    _well_formed(events)
+    message = accumulate(events)
+    assert not message.tool_uses and message.text() == "It is sunny in Paris {today}."
+    assert _stop_reason(events) == "end_turn"
+
+
+def _bad(family: str, kind: str) -> tuple[str | tuple[str, TextEnd], str]:
+    """A bad answer of ``kind`` and a part of it that must come back as text."""
+    if kind == "cut":
+        answer = _calls(family, _object(family=family))
+        cut = answer[:answer.index("Paris") + 3]
+        return (cut, TextEnd(reason="length")), '"Par'
+    if kind == "invalid_json":
+        return _calls(family, _object(args="{city: Paris}", family=family)), "{city: Paris}"
+    if kind == "unknown_tool":
+        return _calls(family, _object(name="get_wether", family=family)), "get_wether"
+    if kind == "wrong_type":
+        return _calls(family, _object(args='{"city": ["Paris"], "days": "two"}',
+                                      family=family)), '"two"'
+    if kind == "not_an_object":
+        return _calls(family, _object(args='"Paris"', family=family)), '"Paris"'
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("family", sorted(FORMATS))
+@pytest.mark.parametrize("kind", ["cut", "invalid_json", "unknown_tool", "wrong_type",
+                                  "not_an_object"])
+def test_bad_output_is_kept_as_text_and_never_a_call(family: str, kind: str) -> None:
+    """Without a grammar (a text backend that cannot constrain) the model may write
+    anything: what is not a whole, valid call is the model's text, kept."""
+    answer, kept = _bad(family, kind)
+    backend, _ = _backend(family, answer)
+    events = list(backend.stream(_ask()))
+    _well_formed(events)
+    message = accumulate(events)
+    assert not message.tool_uses
+    assert kept in message.text()
+    assert _stop_reason(events) == ("max_tokens" if kind == "cut" else "end_turn")
+
+
+@pytest.mark.parametrize("family", sorted(FORMATS))
+def test_a_second_call_cut_by_the_limit_is_not_passed_as_complete(family: str) -> None:
+    whole = _calls(family, _object(family=family), _object(
+        args='{"city": "Lyon"}', family=family))
+    cut = whole[:whole.rindex("Lyon")]
+    backend, _ = _backend(family, (cut, TextEnd(reason="length")))
+    events = list(backend.stream(_ask()))
+    _well_formed(events)
+    message = accumulate(events)
+    assert [c.input for c in message.tool_uses] == [{"city": "Paris"}]
+    assert _stop_reason(events) == "max_tokens"  # the turn was cut inside a call
+    assert message.text().rstrip().endswith('"')
+
+
+@pytest.mark.parametrize("family", sorted(FORMATS))
+def test_text_after_the_call_is_kept_after_it(family: str) -> None:
+    answer = _calls(family, _object(family=family)) + "\nI asked for the weather."
+    backend, _ = _backend(family, answer)
+    events = list(backend.stream(_ask()))
+    _well_formed(events)
+    message = accumulate(events)
+    assert [c.input for c in message.tool_uses] == [{"city": "Paris"}]
+    assert message.text().strip().endswith("I asked for the weather.")
+    kinds = [b.type for b in message.content]
+    assert kinds.index("tool_use") < len(kinds) - 1 and kinds[-1] == "text"
+    assert _stop_reason(events) == "tool_use"
+
+
+def test_a_bad_call_among_good_ones_is_text_between_them() -> None:
+    answer = _calls("hermes", _object(), _object(name="nope"), _object(
+        args='{"city": "Lyon"}'))
+    backend, _ = _backend("hermes", answer)
+    backend.stop_on_malformed_call = False
+    message = accumulate(backend.stream(_ask()))
+    assert [c.input for c in message.tool_uses] == [{"city": "Paris"}, {"city": "Lyon"}]
+    assert [b.type for b in message.content] == ["tool_use", "text", "tool_use"]
+    assert '"nope"' in message.text()
+    # By default the turn ends where a call can no longer parse (as in the XML format):
+    # the calls before it stand, what was written of it is text.
+    backend, _ = _backend("hermes", answer)
+    events = list(backend.stream(_ask()))
+    message = accumulate(events)
+    assert [c.input for c in message.tool_uses] == [{"city": "Paris"}]
+    assert '"nope"' in message.text() and "Lyon" not in message.text()
+    assert backend.last_end is not None
+    assert backend.last_end.timings.get("stopped_at_malformed_call") == 1.0
+
+
+@pytest.mark.parametrize("family", sorted(FORMATS))
+def test_absurd_nesting_is_text_not_a_crash(family: str) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    answer = _calls(family, _object(args=f'{{"city": {deep}}}', family=family))
+    backend, _ = _backend(family, answer)
+    message = accumulate(backend.stream(_ask()))
+    assert not message.tool_uses and "[[[" in message.text()
+
+
+def test_through_the_gateway_a_native_call_streams_input_json_deltas() -> None:
+    """The Anthropic SDK reads a native-format call's stream as it reads the XML path's:
+    ``input_json`` events whose partial JSON joins to the call's input."""
+    anthropic = pytest.importorskip("anthropic")
+    from tooluse.server import ServerThread, create_app
+
+    backend, _ = _backend("hermes", "Let me look.\n" + _calls("hermes", _object()),
+                          grammar=True)
+    tools = [{"name": WEATHER.name, "description": WEATHER.description,
+              "input_schema": WEATHER.input_schema}]
+    with ServerThread(create_app(backend)) as server:
+        client = anthropic.Anthropic(base_url=server.url, api_key="k", max_retries=0)
+        with client.messages.stream(
+                model="local", max_tokens=64, tools=tools, tool_choice={"type": "auto"},
+                messages=[{"role": "user", "content": "What is the weather in Paris?"}]) as s:
+            events = list(s)
+            final = s.get_final_message()
+    partial = "".join(e.partial_json for e in events if e.type == "input_json")
+    assert json.loads(partial) == {"city": "Paris"}
+    assert final.stop_reason == "tool_use"
+    assert [(b.type, getattr(b, "input", None)) for b in final.content] == [
+        ("text", None), ("tool_use", {"city": "Paris"})]
+
+
+class ScoringText(ScriptedText):
+    """A scripted model that also scores continuations (every one alike)."""
+
+    def __init__(self, *completions: str | tuple[str, TextEnd]) -> None:
+        super().__init__(*completions)
+        self.scored: list[Sequence[str]] = []
+
+    def score_continuations(self, messages: Sequence[dict[str, Any]],
+                            continuations: Sequence[str], **options: Any) -> list[float]:
+        self.scored.append(list(continuations))
+        return [0.0 for _ in continuations]
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["xml", "hermes"])
+def test_the_call_decision_calibrated_on_the_xml_opener_is_off_in_a_native_format(
+        native: bool) -> None:
+    """A decision whose threshold every score reaches forces a call in the XML format; in
+    a native one it does not run (its threshold means nothing for another opener), and the
+    model's text stays text."""
+    from tooluse.prompting.decide import CALL_OPENER, Decision
+
+    text = ScoringText("It is sunny.")
+    backend = PromptToolsBackend(text, tool_format=HermesFormat() if native else None,
+                                 decision=Decision("opener", -1.0))
+    message = accumulate(backend.stream(_ask()))
+    decided = [CALL_OPENER] in text.scored
+    assert decided is not native
+    if native:
+        assert text.asked[0]["prefill"] == "" and message.text() == "It is sunny."
+    else:
+        assert text.asked[0]["prefill"].startswith("<function_calls>")
