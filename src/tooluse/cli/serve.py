@@ -199,7 +199,7 @@ def _responses_store(args: argparse.Namespace) -> str:
     path = getattr(args, "responses_store", None)
     if path:
         return str(path)
-    from ..server.response_store import default_store_path
+    from ..server.stores.responses import default_store_path
 
     return str(default_store_path())
 

@@ -24,28 +24,28 @@ from starlette.routing import Route
 from ..backend import Backend
 from ..backends.registry import load_backend
 from ..trace.store import TraceStore, open_store
-from .body import DEFAULT_MAX_BODY_BYTES
-from .chat_api import CHAT, chat_completions_endpoint
+from .apis.chat import CHAT, chat_completions_endpoint
+from .apis.converse import CONVERSE, converse_endpoint, converse_stream_endpoint
+from .apis.endpoint import WireApi
+from .apis.info import count_tokens_endpoint, model_endpoint, models_endpoint
+from .apis.messages import MESSAGES, messages_endpoint
+from .apis.openapi import openapi_endpoint
+from .apis.responses import create_response, delete_response, get_response, list_input_items
+from .apis.usage import usage_endpoint
 from .common import output_error
-from .converse_api import CONVERSE, converse_endpoint, converse_stream_endpoint
-from .endpoint import WireApi
 from .errors import ErrorKind, GatewayError
-from .info_api import count_tokens_endpoint, model_endpoint, models_endpoint
+from .http.body import DEFAULT_MAX_BODY_BYTES
 from .keys import KeyRing
-from .messages_api import MESSAGES, messages_endpoint
-from .openapi import openapi_endpoint
-from .response_store import ResponseStore
-from .responses_api import create_response, delete_response, get_response, list_input_items
 from .route_config import GatewayConfig, load_config
 from .routes import RouteTable
 from .routing import Router
 from .server_tools import ServerToolOptions
 from .state import GatewayState
 from .stores import open_response_store, open_usage_store
+from .stores.responses import ResponseStore
+from .stores.usage import UsageStore, default_usage_path
 from .trace_page import trace_routes
 from .tracing import TraceMiddleware
-from .usage_api import usage_endpoint
-from .usage_store import UsageStore, default_usage_path
 
 __all__ = ["create_app", "reload_app"]
 
@@ -141,7 +141,7 @@ def create_app(
       ``ping`` keep-alive.
     - ``close_backend``: close the backend on shutdown (default: only when built from a spec).
     - ``responses_store``: where ``/v1/responses`` keeps stored responses: a
-      :class:`~.response_store.ResponseStore`, a SQLite file path, or a ``postgresql://``
+      :class:`~.stores.responses.ResponseStore`, a SQLite file path, or a ``postgresql://``
       URL for replicas that share their responses (default: SQLite in memory).
     - ``trace``: keep a trace of every model request (:mod:`tooluse.trace`) in this
       :class:`~tooluse.trace.store.TraceStore` or SQLite file, and serve the trace page at
@@ -151,7 +151,7 @@ def create_app(
     - ``server_tool_turns``, ``server_tool_timeout``: the model turns and seconds one request
       may take while the gateway runs its tool search and MCP calls (default 8 and 300).
     - ``usage_store``: where a config's keys' usage and limits are kept: a
-      :class:`~.usage_store.UsageStore`, a SQLite file or a ``postgresql://`` URL
+      :class:`~.stores.usage.UsageStore`, a SQLite file or a ``postgresql://`` URL
       (default: the config's ``usage_store``, else ``~/.cache/tooluse/usage.sqlite3``).
     """
     if (backend is None) == (config is None):

@@ -6,7 +6,7 @@ The gateway's APIs answer errors in three shapes, parsed differently: the Anthro
 ``{"error": {"message", "type", "param", "code"}}``. Everything that can fail inside the
 gateway (a malformed body, a missing key, a backend failure, a bug) becomes one
 :class:`GatewayError` carrying a format-neutral *kind*; each API's
-:class:`~.endpoint.WireApi` turns it into the native response (``error_response``). Which
+:class:`~.apis.endpoint.WireApi` turns it into the native response (``error_response``). Which
 status and error name each kind gets is the API's own fact, so it comes from the codec's
 ``error_body`` table; the API modules add only the HTTP side (headers, request ids, the 413
 of the gateway's own body cap, the exception members a ConverseStream frame may name).

@@ -5,7 +5,7 @@ APIs do not have, state:
 
 - ``POST /v1/responses`` answers (whole, or as the numbered ``response.*`` SSE stream) and,
   unless the request says ``store: false``, keeps the response in the app's
-  :class:`~.response_store.ResponseStore`: the response object, the request's input items
+  :class:`~..stores.responses.ResponseStore`: the response object, the request's input items
   and the conversation so far, which a later ``previous_response_id`` continues;
 - ``GET``/``DELETE /v1/responses/{id}`` and ``GET /v1/responses/{id}/input_items``.
 
@@ -24,23 +24,23 @@ import anyio.to_thread
 from starlette.requests import Request as HttpRequest
 from starlette.responses import Response
 
-from .._greenlet_bridge import blocking
-from ..codecs import responses as codec
-from ..messages import Message, Request, TextBlock
-from ..messages import Response as NeutralResponse
-from ..stream import Accumulator, StreamEvent
-from ..telemetry import chat_span
-from .body import parse_json_object, read_body
-from .common import input_error, output_error
-from .disconnect import ClientGone, unless_disconnected
-from .encoding import JsonResponse
+from ..._greenlet_bridge import blocking
+from ...codecs import responses as codec
+from ...messages import Message, Request, TextBlock
+from ...messages import Response as NeutralResponse
+from ...stream import Accumulator, StreamEvent
+from ...telemetry import chat_span
+from ..common import input_error, output_error
+from ..errors import GatewayError
+from ..http.body import parse_json_object, read_body
+from ..http.disconnect import ClientGone, unless_disconnected
+from ..http.encoding import JsonResponse
+from ..http.sse import named_event
+from ..routing import Plan
+from ..state import GatewayState, new_id
+from ..stores.responses import ResponseStore
 from .endpoint import WireApi, check_key
-from .errors import GatewayError
 from .origins import logged_stream, response_headers
-from .response_store import ResponseStore
-from .routing import Plan
-from .sse import named_event
-from .state import GatewayState, new_id
 
 __all__ = ["RESPONSES", "create_response", "delete_response", "get_response",
            "list_input_items"]

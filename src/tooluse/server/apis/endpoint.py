@@ -1,8 +1,8 @@
 """One endpoint function for every API, parameterised by a small per-API object.
 
 The front ends differ only in facts of their wire format, which each gathers in one
-:class:`WireApi` (``MESSAGES`` in :mod:`.messages_api`, ``CHAT`` in :mod:`.chat_api`,
-``CONVERSE``/``CONVERSE_STREAM`` in :mod:`.converse_api`):
+:class:`WireApi` (``MESSAGES`` in :mod:`.messages`, ``CHAT`` in :mod:`.chat`,
+``CONVERSE``/``CONVERSE_STREAM`` in :mod:`.converse`):
 
 - the codec (is a stream asked for, decode the request, encode the response and the stream);
 - the error shape (status, body, extra headers, and the in-stream error chunk);
@@ -25,19 +25,19 @@ from typing import Any
 from starlette.requests import Request as HttpRequest
 from starlette.responses import Response
 
-from ..messages import Request
-from ..messages import Response as NeutralResponse
-from ..stream import StreamEvent
-from ..telemetry import chat_span
-from .auth import check_api_key
-from .body import parse_json_object, read_body
-from .common import input_error, output_error
-from .disconnect import ClientGone, unless_disconnected
-from .encoding import JsonResponse, json_bytes
-from .errors import GatewayError
+from ...messages import Request
+from ...messages import Response as NeutralResponse
+from ...stream import StreamEvent
+from ...telemetry import chat_span
+from ..common import input_error, output_error
+from ..errors import GatewayError
+from ..http.auth import check_api_key
+from ..http.body import parse_json_object, read_body
+from ..http.disconnect import ClientGone, unless_disconnected
+from ..http.encoding import JsonResponse, json_bytes
+from ..routing import Plan
+from ..state import GatewayState
 from .origins import logged_stream, response_headers
-from .routing import Plan
-from .state import GatewayState
 
 __all__ = ["WireApi", "api_endpoint", "check_key"]
 

@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from .._bounded_table import prune, sqlite_setup
-from .._migrations import SchemaVersionError, migrate_sqlite
+from ..._bounded_table import prune, sqlite_setup
+from ..._migrations import SchemaVersionError, migrate_sqlite
 
 __all__ = [
     "DEFAULT_MAX_RESPONSES",
@@ -220,5 +220,5 @@ def stored_from_row(row: tuple[Any, ...]) -> StoredResponse:
 
 def dumps(value: Any) -> str:
     """Compact JSON with ASCII escapes: a lone surrogate an upstream sent (see
-    server/encoding.py) cannot be stored as UTF-8 text, its escape can."""
+    server/http/encoding.py) cannot be stored as UTF-8 text, its escape can."""
     return json.dumps(value, ensure_ascii=True, separators=(",", ":"))

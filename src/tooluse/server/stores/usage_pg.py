@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._migrations import SchemaVersionError, migrate_postgres
-from .response_store_pg import _redacted
-from .usage_store import (
+from ..._migrations import SchemaVersionError, migrate_postgres
+from .responses_pg import _redacted
+from .usage import (
     SCHEMA,
     UPSERT_MINUTE,
     UPSERT_USAGE,

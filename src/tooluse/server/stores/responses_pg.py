@@ -22,9 +22,9 @@ import re
 import time
 from typing import Any
 
-from .._bounded_table import postgres_setup, prune
-from .._migrations import Migration, SchemaVersionError, migrate_postgres
-from .response_store import (
+from ..._bounded_table import postgres_setup, prune
+from ..._migrations import Migration, SchemaVersionError, migrate_postgres
+from .responses import (
     DEFAULT_MAX_RESPONSES,
     ResponseStore,
     StoredResponse,

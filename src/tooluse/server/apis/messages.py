@@ -15,14 +15,14 @@ from typing import Any
 
 from starlette.requests import Request as HttpRequest
 
-from ..codecs import anthropic as codec
-from ..messages import Passthrough, Request
-from ..messages import Response as NeutralResponse
-from ..stream import StreamEvent
+from ...codecs import anthropic as codec
+from ...messages import Passthrough, Request
+from ...messages import Response as NeutralResponse
+from ...stream import StreamEvent
+from ..errors import GatewayError
+from ..http.sse import PING, named_event
+from ..state import new_id
 from .endpoint import WireApi, api_endpoint, check_key
-from .errors import GatewayError
-from .sse import PING, named_event
-from .state import new_id
 
 __all__ = ["MESSAGES", "messages_endpoint"]
 

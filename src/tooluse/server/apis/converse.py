@@ -19,15 +19,15 @@ from typing import Any, Final
 
 from starlette.requests import Request as HttpRequest
 
-from ..codecs import bedrock as codec
-from ..messages import Request
-from ..messages import Response as NeutralResponse
-from ..stream import StreamEvent
-from .auth import check_api_key, verify_sigv4
+from ...codecs import bedrock as codec
+from ...messages import Request
+from ...messages import Response as NeutralResponse
+from ...stream import StreamEvent
+from ..errors import ErrorKind, GatewayError
+from ..http.auth import check_api_key, verify_sigv4
+from ..http.eventstream import encode_event, encode_exception
+from ..state import GatewayState
 from .endpoint import WireApi, api_endpoint
-from .errors import ErrorKind, GatewayError
-from .eventstream import encode_event, encode_exception
-from .state import GatewayState
 
 __all__ = ["CONVERSE", "CONVERSE_STREAM", "converse_endpoint", "converse_stream_endpoint"]
 

@@ -25,15 +25,15 @@ import anyio.to_thread
 from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse, Response
 
-from ..errors import WireFormatError
-from .auth import check_api_key
-from .body import parse_json_object, read_body
-from .chat_api import CHAT
-from .common import input_error, output_error
+from ...errors import WireFormatError
+from ..common import input_error, output_error
+from ..errors import GatewayError
+from ..http.auth import check_api_key
+from ..http.body import parse_json_object, read_body
+from ..state import GatewayState
+from .chat import CHAT
 from .endpoint import WireApi
-from .errors import GatewayError
-from .messages_api import MESSAGES
-from .state import GatewayState
+from .messages import MESSAGES
 
 __all__ = ["CHARS_PER_TOKEN", "count_tokens_endpoint", "estimate_tokens", "model_endpoint",
            "models_endpoint"]

@@ -14,14 +14,14 @@ from typing import Any
 
 from starlette.requests import Request as HttpRequest
 
-from ..codecs import openai as codec
-from ..messages import Request
-from ..messages import Response as NeutralResponse
-from ..stream import StreamEvent
+from ...codecs import openai as codec
+from ...messages import Request
+from ...messages import Response as NeutralResponse
+from ...stream import StreamEvent
+from ..errors import GatewayError
+from ..http.sse import DONE, data_only
+from ..state import new_id
 from .endpoint import WireApi, api_endpoint, check_key
-from .errors import GatewayError
-from .sse import DONE, data_only
-from .state import new_id
 
 __all__ = ["CHAT", "chat_completions_endpoint"]
 
