@@ -64,12 +64,12 @@ LAYERS: list[tuple[str, ...]] = [
     ("tooluse.backends",),
     ("tooluse.runner",),
     ("tooluse.eval",),
-    # the gateway, lowest first: its one error (and the mapping of failures to it); HTTP
+    # the gateway, lowest first: its one error and which failure becomes which; HTTP
     # plumbing that knows no API; the Responses and usage stores; the routing of a request
     # to a backend (config, keys, routes, policy, the per-request state); the wire APIs
     # (one table of them, a module each, the endpoint they share, the OpenAPI document);
     # the app that mounts them (and the tracing, the trace page, the threads and workers)
-    ("tooluse.server.errors", "tooluse.server.common"),
+    ("tooluse.server.errors",),
     ("tooluse.server.http",),
     ("tooluse.server.stores",),
     (

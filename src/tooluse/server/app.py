@@ -32,8 +32,7 @@ from .apis.messages import MESSAGES, messages_endpoint
 from .apis.openapi import openapi_endpoint
 from .apis.responses import create_response, delete_response, get_response, list_input_items
 from .apis.usage import usage_endpoint
-from .common import output_error
-from .errors import ErrorKind, GatewayError
+from .errors import ErrorKind, GatewayError, output_error
 from .http.body import DEFAULT_MAX_BODY_BYTES
 from .keys import KeyRing
 from .route_config import GatewayConfig, load_config

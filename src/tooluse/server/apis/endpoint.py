@@ -29,15 +29,14 @@ from ...messages import Request
 from ...messages import Response as NeutralResponse
 from ...stream import StreamEvent
 from ...telemetry import chat_span
-from ..common import input_error, output_error
-from ..errors import GatewayError
+from ..errors import GatewayError, input_error, output_error
 from ..http.auth import check_api_key
 from ..http.body import parse_json_object, read_body
 from ..http.disconnect import ClientGone, unless_disconnected
 from ..http.encoding import JsonResponse, json_bytes
 from ..routing import Plan
 from ..state import GatewayState
-from .origins import logged_stream, response_headers
+from .call_origins import logged_stream, response_headers
 
 __all__ = ["WireApi", "api_endpoint", "check_key"]
 

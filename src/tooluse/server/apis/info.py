@@ -26,8 +26,7 @@ from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse, Response
 
 from ...errors import WireFormatError
-from ..common import input_error, output_error
-from ..errors import GatewayError
+from ..errors import GatewayError, input_error, output_error
 from ..http.auth import check_api_key
 from ..http.body import parse_json_object, read_body
 from ..state import GatewayState

@@ -30,8 +30,7 @@ from ...messages import Message, Request, TextBlock
 from ...messages import Response as NeutralResponse
 from ...stream import Accumulator, StreamEvent
 from ...telemetry import chat_span
-from ..common import input_error, output_error
-from ..errors import GatewayError
+from ..errors import GatewayError, input_error, output_error
 from ..http.body import parse_json_object, read_body
 from ..http.disconnect import ClientGone, unless_disconnected
 from ..http.encoding import JsonResponse
@@ -39,8 +38,8 @@ from ..http.sse import named_event
 from ..routing import Plan
 from ..state import GatewayState, new_id
 from ..stores.responses import ResponseStore
+from .call_origins import logged_stream, response_headers
 from .endpoint import WireApi, check_key
-from .origins import logged_stream, response_headers
 
 __all__ = ["RESPONSES", "create_response", "delete_response", "get_response",
            "list_input_items"]

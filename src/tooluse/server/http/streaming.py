@@ -41,8 +41,7 @@ from starlette.types import Receive, Scope, Send
 
 from ..._greenlet_bridge import iterate
 from ...cancel import CancelSignal, cancelling
-from ..common import output_error
-from ..errors import GatewayError
+from ..errors import GatewayError, output_error
 
 __all__ = ["DEFAULT_STREAM_THREADS", "GatewayStreamingResponse"]
 
