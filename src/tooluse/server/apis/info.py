@@ -31,7 +31,7 @@ from ..http.auth import check_api_key
 from ..http.body import parse_json_object, read_body
 from ..state import GatewayState
 from .chat import CHAT
-from .endpoint import WireApi
+from .endpoint import Exchange, WireApi
 from .messages import MESSAGES
 
 __all__ = ["CHARS_PER_TOKEN", "count_tokens_endpoint", "estimate_tokens", "model_endpoint",
@@ -51,7 +51,7 @@ async def count_tokens_endpoint(request: HttpRequest) -> Response:
         data = parse_json_object(await read_body(request, state.max_body_bytes))
         if "stream" in data:
             raise WireFormatError("Extra inputs are not permitted", ("stream",))
-        neutral = MESSAGES.decode({"max_tokens": 1, **data}, request)
+        neutral = MESSAGES.decode(Exchange(request, {"max_tokens": 1, **data}, request_id))
         backend = state.router.backend_for(neutral.model, request.headers)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return MESSAGES.error_response(input_error(exc), request_id)
