@@ -24,14 +24,9 @@ from starlette.routing import Route
 from ..backend import Backend
 from ..backends.registry import load_backend
 from ..trace.store import TraceStore, open_store
-from .apis.chat import CHAT, chat_completions_endpoint
-from .apis.converse import CONVERSE, converse_endpoint, converse_stream_endpoint
 from .apis.endpoint import WireApi
-from .apis.info import count_tokens_endpoint, model_endpoint, models_endpoint
-from .apis.messages import MESSAGES, messages_endpoint
 from .apis.openapi import openapi_endpoint
-from .apis.responses import create_response, delete_response, get_response, list_input_items
-from .apis.usage import usage_endpoint
+from .apis.table import APIS, api_of_path
 from .errors import ErrorKind, GatewayError, output_error
 from .http.body import DEFAULT_MAX_BODY_BYTES
 from .keys import KeyRing
@@ -55,13 +50,9 @@ _KIND_OF_STATUS: dict[int, ErrorKind] = {
 }
 
 
-def _api_of(path: str) -> WireApi:
-    """The API whose error shape answers for ``path`` (also for paths no route matched)."""
-    if path.startswith("/model/"):
-        return CONVERSE
-    if path.startswith(("/v1/chat", "/v1/models", "/v1/responses")):
-        return CHAT
-    return MESSAGES
+def _api_of(request: HttpRequest) -> WireApi:
+    """The API whose error shape answers for ``request`` (also on paths no route matched)."""
+    return api_of_path(request.url.path).error_api(request.headers)
 
 
 async def _http_exception(request: HttpRequest, exc: Exception) -> Response:
@@ -74,14 +65,14 @@ async def _http_exception(request: HttpRequest, exc: Exception) -> Response:
         message = f"method {request.method} is not allowed on {request.url.path}"
     else:
         message = str(exc.detail)
-    response = _api_of(request.url.path).error_response(GatewayError(message, kind))
+    response = _api_of(request).error_response(GatewayError(message, kind))
     response.status_code = exc.status_code
     return response
 
 
 async def _unexpected(request: HttpRequest, exc: Exception) -> Response:
     """Last resort: a bug outside the endpoints' own handling; no traceback leaks."""
-    return _api_of(request.url.path).error_response(output_error(exc))
+    return _api_of(request).error_response(output_error(exc))
 
 
 async def _health(request: HttpRequest) -> Response:
@@ -195,20 +186,9 @@ def create_app(
             if traces is not None and not isinstance(trace, TraceStore):
                 traces.close()
 
-    routes = [
-        Route("/v1/messages", messages_endpoint, methods=["POST"]),
-        Route("/v1/messages/count_tokens", count_tokens_endpoint, methods=["POST"]),
-        Route("/v1/models", models_endpoint, methods=["GET"]),
-        Route("/v1/models/{model_id:path}", model_endpoint, methods=["GET"]),
-        Route("/model/{model_id:path}/converse-stream", converse_stream_endpoint, methods=["POST"]),
-        Route("/model/{model_id:path}/converse", converse_endpoint, methods=["POST"]),
-        Route("/v1/chat/completions", chat_completions_endpoint, methods=["POST"]),
-        Route("/v1/responses", create_response, methods=["POST"]),
-        Route("/v1/responses/{response_id}", get_response, methods=["GET"]),
-        Route("/v1/responses/{response_id}", delete_response, methods=["DELETE"]),
-        Route("/v1/responses/{response_id}/input_items", list_input_items, methods=["GET"]),
+    routes = [route for api in APIS for route in api.routes]
+    routes += [
         Route("/health", _health, methods=["GET"]),
-        Route("/usage", usage_endpoint, methods=["GET"]),
         Route("/", _root, methods=["GET"]),
         Route("/openapi.json", openapi_endpoint, methods=["GET"]),
     ]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from typing import Any, Final
 
 import anyio.to_thread
@@ -35,7 +36,7 @@ from .endpoint import Exchange, WireApi
 from .messages import MESSAGES
 
 __all__ = ["CHARS_PER_TOKEN", "count_tokens_endpoint", "estimate_tokens", "model_endpoint",
-           "models_endpoint"]
+           "models_endpoint", "models_error_api"]
 
 #: Characters per token of the estimate (a common rule of thumb for English text and code).
 CHARS_PER_TOKEN: Final = 4
@@ -89,9 +90,14 @@ def _model(model_id: str) -> dict[str, Any]:
     }
 
 
+def models_error_api(headers: Mapping[str, str]) -> WireApi:
+    """The error shape of ``/v1/models``: the Anthropic SDK sends ``anthropic-version``;
+    anything else gets OpenAI's shape."""
+    return MESSAGES if "anthropic-version" in headers else CHAT
+
+
 def _api(request: HttpRequest) -> WireApi:
-    """The Anthropic SDK sends ``anthropic-version``; anything else gets OpenAI's shape."""
-    return MESSAGES if "anthropic-version" in request.headers else CHAT
+    return models_error_api(request.headers)
 
 
 def _unauthorized(request: HttpRequest, state: GatewayState) -> Response | None:
