@@ -9,15 +9,14 @@ A package is a folder of ``src/tooluse`` (the gateway's sub-packages, ``server/a
 ``server/http`` and ``server/stores``, each its own, with ``server/base`` its routing modules
 and ``server/errors`` its error); the modules at the top of
 ``tooluse`` (messages, stream, errors, backend...) are the neutral ``(core)``. An arrow goes
-from a package to every package it imports (any import, as tests/test_import_layers.py reads
-them with :mod:`ast`). Rows are layers: a package sits one row above the highest package it
+from a package to every package it imports (any import, read by
+tests/test_import_layers.py's own reader). Rows are layers: a package sits one row above the highest package it
 imports, so every arrow points down. A git ref is read with ``git archive`` (no checkout).
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import subprocess
 import sys
 import tarfile
@@ -27,6 +26,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tests"))
+import test_import_layers as layer_test  # the layer test's import reader
+
 #: The commit before the house work (its first step moved the local engine to llama/).
 BEFORE = "c71f406"
 #: Folders shown as packages of their own below their parent package.
@@ -52,13 +54,6 @@ def _sources(where: str, scratch: Path) -> Path:
     return scratch / "src"
 
 
-def _module(src: Path, path: Path) -> str:
-    parts = list(path.relative_to(src).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
 def package_of(module: str) -> Package:
     """The drawn package of a dotted module name."""
     parts = module.split(".")[1:]
@@ -80,50 +75,26 @@ _folders: set[str] = set()
 
 
 def read_house(src: Path) -> tuple[dict[Package, tuple[int, int]], dict[Package, set[Package]]]:
-    """Per package its files and lines, and the packages it imports."""
+    """Per package its files and lines, and the packages it imports: the imports as
+    tests/test_import_layers.py reads them (its reader, pointed at ``src``)."""
     root = src / "tooluse"
     _folders.clear()
     _folders.update(p.name for p in root.iterdir() if (p / "__init__.py").exists())
     _folders.update(f for f in SUBPACKAGES if (root / f / "__init__.py").exists())
+    layer_test.SRC, layer_test.ROOT = src, root
+    layer_test.MODULES = modules = layer_test._modules()
     sizes: dict[Package, tuple[int, int]] = {}
+    for name, path in modules.items():
+        files, lines = sizes.get(package_of(name), (0, 0))
+        sizes[package_of(name)] = (files + 1, lines + len(path.read_text(encoding="utf-8").splitlines()))
     edges: dict[Package, set[Package]] = {}
-    for path in sorted(root.rglob("*.py")):
-        name = _module(src, path)
-        me = package_of(name)
-        files, lines = sizes.get(me, (0, 0))
-        text = path.read_text(encoding="utf-8")
-        sizes[me] = (files + 1, lines + len(text.splitlines()))
+    for name, targets in layer_test._graph().items():
         if name == "tooluse":
             continue  # the package's public face imports every layer
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(text)):
-            targets: list[str] = []
-            if isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")
-                    base = base[: len(base) - (node.level - 1)]
-                    module = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    module = node.module or ""
-                targets = [f"{module}.{a.name}" for a in node.names] if module else []
-            elif isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            for target in targets:
-                if target == "tooluse" or not target.startswith("tooluse."):
-                    continue
-                other = package_of(_existing(src, target))
-                if other != me:
-                    edges.setdefault(me, set()).add(other)
+        for target in targets:
+            if package_of(target) != package_of(name):
+                edges.setdefault(package_of(name), set()).add(package_of(target))
     return sizes, edges
-
-
-def _existing(src: Path, module: str) -> str:
-    while "." in module:
-        path = src / Path(*module.split("."))
-        if path.with_suffix(".py").exists() or (path / "__init__.py").exists():
-            return module
-        module = module.rpartition(".")[0]
-    return module
 
 
 def layers(packages: list[Package], edges: dict[Package, set[Package]]) -> dict[Package, int]:
