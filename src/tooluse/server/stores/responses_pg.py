@@ -24,6 +24,7 @@ from typing import Any
 
 from ..._bounded_table import postgres_setup, prune
 from ..._migrations import Migration, SchemaVersionError, migrate_postgres
+from .postgres import redacted
 from .responses import (
     DEFAULT_MAX_RESPONSES,
     ResponseStore,
@@ -63,14 +64,14 @@ class PostgresResponseStore(ResponseStore):
             with psycopg.connect(url, connect_timeout=max(1, round(connect_timeout)),
                                  autocommit=True) as db:
                 # the version is the table's: one database may hold several stores' tables
-                migrate_postgres(db, table, migrations(table), where=_redacted(url))
+                migrate_postgres(db, table, migrations(table), where=redacted(url))
                 with db.transaction():
                     postgres_setup(db, table)
         except SchemaVersionError as exc:
             raise OSError(f"cannot open the responses store: {exc}") from None
         except psycopg.Error as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise OSError(f"cannot open the responses store {_redacted(url)}: {reason}") from None
+            raise OSError(f"cannot open the responses store {redacted(url)}: {reason}") from None
         self._pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=True,
                                     kwargs={"autocommit": True}, timeout=connect_timeout)
 
@@ -114,8 +115,3 @@ def migrations(table: str) -> tuple[Migration, ...]:
                    "input_items TEXT NOT NULL, context TEXT NOT NULL)")
 
     return (v1,)
-
-
-def _redacted(url: str) -> str:
-    """The URL without its password (``user:secret@`` -> ``user:***@``)."""
-    return re.sub(r"(//[^/:@]*:)[^@/]*@", r"\1***@", url)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..._migrations import SchemaVersionError, migrate_postgres
-from .responses_pg import _redacted
+from .postgres import redacted
 from .usage import (
     SCHEMA,
     UPSERT_MINUTE,
@@ -51,12 +51,12 @@ class PostgresUsageStore(UsageStore):
         try:
             with psycopg.connect(url, connect_timeout=max(1, round(connect_timeout)),
                                  autocommit=True) as db:
-                migrate_postgres(db, "usage", MIGRATIONS, where=_redacted(url))
+                migrate_postgres(db, "usage", MIGRATIONS, where=redacted(url))
         except SchemaVersionError as exc:
             raise OSError(f"cannot open the usage store: {exc}") from None
         except psycopg.Error as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise OSError(f"cannot open the usage store {_redacted(url)}: {reason}") from None
+            raise OSError(f"cannot open the usage store {redacted(url)}: {reason}") from None
         self._pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=True,
                                     kwargs={"autocommit": True}, timeout=connect_timeout)
 
