@@ -2,7 +2,8 @@
 
 The front ends differ only in facts of their wire format, which each gathers in one
 :class:`WireApi` (``MESSAGES`` in :mod:`.messages`, ``CHAT`` in :mod:`.chat`,
-``CONVERSE``/``CONVERSE_STREAM`` in :mod:`.converse`):
+``CONVERSE``/``CONVERSE_STREAM`` in :mod:`.converse`, ``RESPONSES`` in :mod:`.responses`;
+:mod:`.table` lists them with their paths and routes):
 
 - the codec (is a stream asked for, decode the request, encode the response and the stream),
   each reading the request as an :class:`Exchange` (its JSON, its HTTP side, its ids);
