@@ -20,7 +20,7 @@ from tooluse.server.stores.responses import SqliteResponseStore
 from tooluse.server.stores.usage import SqliteUsageStore
 from tooluse.trace.store import TraceStore
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "stores_v0"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "stores_v0"
 TIME = 1_790_000_000.0  # make.py's
 
 
