@@ -22,6 +22,8 @@ OUTSIDE = {
     # private control flow: an `eval bfcl --jobs` worker could not load the backend; the
     # parent turns it into the CLI's one-line exit message
     "tooluse.cli.eval._WorkerFailed",
+    # private control flow: a `tooluse serve` flag refused; _run prints its one line, exits 2
+    "tooluse.cli.serve._Refused",
 }
 
 
