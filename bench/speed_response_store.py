@@ -24,7 +24,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tooluse.server.response_store import ResponseStore, SqliteResponseStore
+from tooluse.server.stores.responses import ResponseStore, SqliteResponseStore
 
 TEXT = "The weather in Paris is 18 C and sunny, with a light breeze from the west. " * 8
 
@@ -74,7 +74,7 @@ def _stores(args: argparse.Namespace, work: Path) -> list[tuple[str, Any]]:
         ("SQLite, file (WAL)", lambda: SqliteResponseStore(work / f"{uuid.uuid4().hex}.db")),
     ]
     if args.postgres:
-        from tooluse.server.response_store_pg import PostgresResponseStore
+        from tooluse.server.stores.responses_pg import PostgresResponseStore
 
         makers.append(("PostgreSQL", lambda: PostgresResponseStore(
             args.postgres, table=f"bench_{uuid.uuid4().hex[:12]}", pool_size=args.threads)))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from tooluse.server.response_store import SqliteResponseStore
+from tooluse.server.stores.responses import SqliteResponseStore
 from tooluse.trace.store import TraceStore
 
 

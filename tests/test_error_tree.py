@@ -16,12 +16,14 @@ OUTSIDE = {
     # the demo's tool's own error (a tool's error, like ToolError)
     "tooluse.cli.demo.TickerNotFound",
     # private control flow: the client went away while streaming
-    "tooluse.server.streaming._Closed",
+    "tooluse.server.http.streaming._Closed",
     # control flow: the client disconnected before its answer; the endpoint catches it
-    "tooluse.server.disconnect.ClientGone",
+    "tooluse.server.http.disconnect.ClientGone",
     # private control flow: an `eval bfcl --jobs` worker could not load the backend; the
     # parent turns it into the CLI's one-line exit message
     "tooluse.cli.eval._WorkerFailed",
+    # private control flow: a `tooluse serve` flag refused; _run prints its one line, exits 2
+    "tooluse.cli.serve._Refused",
 }
 
 

@@ -64,7 +64,26 @@ LAYERS: list[tuple[str, ...]] = [
     ("tooluse.llama",),
     ("tooluse.backends",),
     ("tooluse.runner",),
-    ("tooluse.eval", "tooluse.server"),
+    ("tooluse.eval",),
+    # the gateway, lowest first: its one error and which failure becomes which; HTTP
+    # plumbing that knows no API; the Responses and usage stores; the routing of a request
+    # to a backend (config, keys, routes, policy, the per-request state); the wire APIs
+    # (one table of them, a module each, the endpoint they share, the OpenAPI document);
+    # the app that mounts them (and the tracing, the trace page, the threads and workers)
+    ("tooluse.server.errors",),
+    ("tooluse.server.http",),
+    ("tooluse.server.stores",),
+    (
+        "tooluse.server.route_config",
+        "tooluse.server.keys",
+        "tooluse.server.routes",
+        "tooluse.server.policy",
+        "tooluse.server.server_tools",
+        "tooluse.server.routing",
+        "tooluse.server.state",
+    ),
+    ("tooluse.server.apis",),
+    ("tooluse.server",),
     ("tooluse.cli",),
     ("tooluse",),
 ]

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx2
 from mutators import mutants
-from wire import ENDPOINTS, Endpoint, judge
+from wire import ENDPOINTS, Endpoint, judge, valid_request
 
 __all__ = ["run_fuzz", "schemathesis_cases"]
 
@@ -25,12 +25,12 @@ def schemathesis_cases(base_url: str, endpoint: Endpoint, count: int, seed: int)
     import schemathesis
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
+    from hypothesis.errors import Unsatisfiable
     from schemathesis import GenerationMode
 
     raw = httpx2.get(base_url + "/openapi.json", timeout=10).json()
     schema = schemathesis.openapi.from_dict(raw)
-    template = "/model/{modelId}/" + endpoint.path.rsplit("/", 1)[1] if endpoint.api == "bedrock" else endpoint.path
-    operation = schema[template]["POST"]
+    operation = schema[endpoint.template or endpoint.path][endpoint.method]
     out: list[tuple[str, str, dict[str, str], bytes]] = []
     for mode in (GenerationMode.NEGATIVE, GenerationMode.POSITIVE):
         label = f"schemathesis-{mode.value}"
@@ -50,7 +50,10 @@ def schemathesis_cases(base_url: str, endpoint: Endpoint, count: int, seed: int)
                        if k.lower() in ("content-type", "accept", "x-api-key", "authorization")}
             out.append((label, kw["url"], headers, body))  # noqa: B023 - used at once
 
-        collect()
+        try:
+            collect()
+        except Unsatisfiable:  # nothing to violate (GET /v1/models takes no parameter)
+            continue
     return out
 
 
@@ -71,9 +74,10 @@ async def _send_all(base_url: str, endpoint: Endpoint, requests: Iterable[tuple[
             source, url, headers, body = item
             by_source[source.split("+")[0] if source.startswith("schemathesis") else "mutator"] += 1
             try:
-                r = await asyncio.wait_for(client.post(url, content=body, headers=headers), HANG_SECONDS)
+                r = await asyncio.wait_for(client.request(endpoint.method, url, content=body or None,
+                                                          headers=headers), HANG_SECONDS)
                 verdict = judge(endpoint.api, r.status_code, {k.lower(): v for k, v in r.headers.items()},
-                                r.content, r.headers.get("content-type", ""))
+                                r.content, r.headers.get("content-type", ""), endpoint.answer)
                 statuses[r.status_code] += 1
                 kind = "5xx" if r.status_code >= 500 else verdict.kind
             except (TimeoutError, httpx2.TimeoutException):
@@ -102,16 +106,36 @@ async def _send_all(base_url: str, endpoint: Endpoint, requests: Iterable[tuple[
             "problems": problems}
 
 
+def stored_cases(base_url: str, endpoint: Endpoint) -> list[tuple[str, str, dict[str, str], bytes]]:
+    """Odd queries on a response that exists (schemathesis' random ids only meet 404s): a
+    response is stored first, and its paths get every bad ``limit``, ``order``, ``after``,
+    ``before`` and ``stream`` value, and good ones."""
+    created = httpx2.post(base_url + "/v1/responses", json=valid_request("responses"), timeout=30).json()
+    path = endpoint.path.replace("resp_x", created["id"])
+    queries = ["", "?stream=true", "?stream=1", "?stream=false"]
+    if path.endswith("/input_items"):
+        items = httpx2.get(base_url + path, timeout=30).json()["data"]
+        first = items[0]["id"] if items else "x"
+        queries = [f"?{key}={value}" for key, values in (
+            ("limit", ["0", "1", "100", "101", "-1", "abc", "1e3", "", "%00", "9" * 40]),
+            ("order", ["asc", "desc", "up", "", "ASC"]),
+            ("after", [first, "nope", ""]), ("before", [first, "nope", ""]),
+        ) for value in values] + [f"?after={first}&before={first}&limit=2&order=asc", "?limit=1&limit=2"]
+    return [("stored", path + q, {}, b"") for q in queries]
+
+
 def run_fuzz(base_url: str, *, per_endpoint: int, schemathesis_per_endpoint: int, seed: int,
              concurrency: int, endpoints: list[str]) -> list[dict[str, Any]]:
     results = []
     for name in endpoints:
         endpoint = ENDPOINTS[name]
-        streaming = name in ("messages", "chat")  # half of their mutants ask for a stream
+        streaming = name in ("messages", "chat", "responses")  # half of their mutants ask for a stream
         requests: list[tuple[str, str, dict[str, str], bytes]] = [
             (label, endpoint.path, {"content-type": "application/json"}, body)
             for label, body in mutants(endpoint.api, per_endpoint, seed, streaming=streaming)
-        ]
+        ] if endpoint.mutated else []
+        if endpoint.answer == "stored":
+            requests += stored_cases(base_url, endpoint)
         if schemathesis_per_endpoint:
             t = time.monotonic()
             requests += schemathesis_cases(base_url, endpoint, schemathesis_per_endpoint, seed)

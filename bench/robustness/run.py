@@ -4,8 +4,10 @@
     python bench/robustness/run.py --quick         # every part, small (~3 min)
     python bench/robustness/run.py --parts faults disconnect
 
-1. fuzz: >= 10,000 malformed requests per endpoint (Messages, Converse, ConverseStream, Chat)
-   from our mutators, plus schemathesis cases generated from the gateway's /openapi.json;
+1. fuzz: >= 10,000 malformed requests per endpoint that takes a body (Messages, Converse,
+   ConverseStream, Chat, Responses, count_tokens) from our mutators, plus schemathesis cases
+   generated from the gateway's /openapi.json for those and its GET/DELETE paths (models,
+   stored responses);
    counts 5xx, answers not in the API's native shape, hangs.
 2. soak: 200 concurrent streams for 60 s on the scripted backend: errors, truncated streams,
    RSS at 10 s and at the end.
@@ -37,6 +39,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "gateway"))
 from procs import ServerProcess, free_port
+from wire import ENDPOINTS
 
 LOGS = Path(os.environ.get("TMPDIR", "/tmp")) / "tooluse-robustness"
 
@@ -144,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the harness")
     parser.add_argument("--fuzz-requests", type=int, default=10_000, help="mutator requests per endpoint")
     parser.add_argument("--schemathesis", type=int, default=400, help="schemathesis cases per endpoint")
-    parser.add_argument("--endpoints", nargs="+", default=["messages", "converse", "converse-stream", "chat"])
+    parser.add_argument("--endpoints", nargs="+", choices=list(ENDPOINTS), default=list(ENDPOINTS))
     parser.add_argument("--soak-clients", type=int, default=200)
     parser.add_argument("--soak-seconds", type=float, default=60.0)
     parser.add_argument("--disconnect-clients", type=int, default=20)

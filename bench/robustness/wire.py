@@ -1,5 +1,5 @@
-"""What the campaign knows of the three wire APIs: endpoints, valid requests, and how to judge
-an answer — a native error, a complete answer, or something else (a bug).
+"""What the campaign knows of the wire APIs: endpoints, valid requests, and how to judge an
+answer — a native error, a complete answer, or something else (a bug).
 
 The judgments are deliberately independent of the gateway's code: they read the bytes a
 client gets, as the official SDKs would (Anthropic's error object, Bedrock's
@@ -21,15 +21,41 @@ __all__ = ["ENDPOINTS", "Endpoint", "Verdict", "judge", "valid_request"]
 class Endpoint:
     name: str
     path: str
-    api: str  # anthropic | bedrock | openai
+    api: str  # anthropic | bedrock | openai | responses: the request body and the error shape
     stream: bool
+    method: str = "POST"
+    #: The operation's path in the gateway's /openapi.json (default: ``path``).
+    template: str | None = None
+    #: What a complete 200 answer is (default: the API's model answer): count_tokens,
+    #: models, stored (a stored response, its input items or its deletion).
+    answer: str | None = None
+
+    @property
+    def mutated(self) -> bool:
+        """Whether the mutators send it malformed bodies (GET and DELETE take none)."""
+        return self.method == "POST"
 
 
 ENDPOINTS: dict[str, Endpoint] = {
     "messages": Endpoint("messages", "/v1/messages", "anthropic", False),
-    "converse": Endpoint("converse", "/model/bench-model/converse", "bedrock", False),
-    "converse-stream": Endpoint("converse-stream", "/model/bench-model/converse-stream", "bedrock", True),
+    "converse": Endpoint("converse", "/model/bench-model/converse", "bedrock", False,
+                         template="/model/{modelId}/converse"),
+    "converse-stream": Endpoint("converse-stream", "/model/bench-model/converse-stream", "bedrock", True,
+                                template="/model/{modelId}/converse-stream"),
     "chat": Endpoint("chat", "/v1/chat/completions", "openai", False),
+    "responses": Endpoint("responses", "/v1/responses", "responses", False),
+    "count-tokens": Endpoint("count-tokens", "/v1/messages/count_tokens", "anthropic", False,
+                             answer="count_tokens"),
+    "models": Endpoint("models", "/v1/models", "openai", False, method="GET", answer="models"),
+    "model": Endpoint("model", "/v1/models/bench-model", "openai", False, method="GET",
+                      template="/v1/models/{model_id}", answer="models"),
+    "response-get": Endpoint("response-get", "/v1/responses/resp_x", "openai", False, method="GET",
+                             template="/v1/responses/{response_id}", answer="stored"),
+    "response-delete": Endpoint("response-delete", "/v1/responses/resp_x", "openai", False,
+                                method="DELETE", template="/v1/responses/{response_id}", answer="stored"),
+    "response-input-items": Endpoint("response-input-items", "/v1/responses/resp_x/input_items", "openai",
+                                     False, method="GET", answer="stored",
+                                     template="/v1/responses/{response_id}/input_items"),
 }
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
@@ -74,6 +100,21 @@ def _valid_request(api: str, stream: bool) -> dict[str, Any]:
                 {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"json": {"t": 18}}], "status": "success"}}]},
             ],
         }
+    if api == "responses":
+        body = {
+            "model": "bench-model", "max_output_tokens": 64, "instructions": "be brief",
+            "tools": [{"type": "function", "name": "get_weather", "description": "weather", "parameters": SCHEMA}],
+            "tool_choice": "auto",
+            "input": [
+                {"role": "user", "content": [{"type": "input_text", "text": "weather in Paris?"},
+                                             {"type": "input_image", "image_url": "data:image/png;base64," + PNG}]},
+                {"type": "function_call", "call_id": "c1", "name": "get_weather", "arguments": "{\"city\": \"Paris\"}"},
+                {"type": "function_call_output", "call_id": "c1", "output": "sunny"},
+            ],
+        }
+        if stream:
+            body["stream"] = True
+        return body
     body = {
         "model": "bench-model", "max_tokens": 64,
         "tools": [{"type": "function", "function": {"name": "get_weather", "description": "weather", "parameters": SCHEMA}}],
@@ -118,7 +159,7 @@ def _native_error(api: str, status: int, headers: dict[str, str], raw: bytes) ->
     elif api == "bedrock":
         ok = (bool(headers.get("x-amzn-errortype")) and isinstance(body, dict)
               and isinstance(body.get("message"), str))
-    else:
+    else:  # openai, responses
         error = body.get("error") if isinstance(body, dict) else None
         ok = (isinstance(error, dict) and isinstance(error.get("message"), str)
               and {"type", "param", "code"} <= set(error))
@@ -153,6 +194,13 @@ def _judge_stream(api: str, raw: bytes) -> Verdict:
                 if stop:
                     return Verdict("complete", 200)
             return Verdict("bad", 200, f"stream not terminated: {names[-3:]}")
+        if api == "responses":
+            names = [n for n, _ in _sse(raw)]
+            if names and names[-1] in ("error", "response.failed"):
+                return Verdict("stream_error", 200)
+            if names and names[0] == "response.created" and names[-1] in ("response.completed", "response.incomplete"):
+                return Verdict("complete", 200)
+            return Verdict("bad", 200, f"stream not terminated: {names[-3:]}")
         if api == "openai":
             datas = [d for _, d in _sse(raw)]
             if datas and datas[-1] != "[DONE]":
@@ -180,8 +228,10 @@ def _judge_stream(api: str, raw: bytes) -> Verdict:
         return Verdict("bad", 200, f"unparseable stream: {type(exc).__name__}: {exc}"[:200])
 
 
-def judge(api: str, status: int, headers: dict[str, str], raw: bytes, content_type: str) -> Verdict:
-    """What a client of ``api`` got."""
+def judge(api: str, status: int, headers: dict[str, str], raw: bytes, content_type: str,
+          answer: str | None = None) -> Verdict:
+    """What a client of ``api`` got (``answer``: what a complete 200 is, when it is not the
+    API's model answer; see :class:`Endpoint`)."""
     if status >= 400:
         return _native_error(api, status, headers, raw)
     if status != 200:
@@ -189,6 +239,14 @@ def judge(api: str, status: int, headers: dict[str, str], raw: bytes, content_ty
     if "event-stream" in content_type or "eventstream" in content_type:
         return _judge_stream(api, raw)
     body = _json(raw)
+    if answer is not None:
+        complete = isinstance(body, dict) and (
+            (answer == "count_tokens" and isinstance(body.get("input_tokens"), int))
+            or (answer == "models" and body.get("object") in ("list", "model"))
+            or (answer == "stored" and body.get("object") in ("response", "list")))
+        return Verdict("complete", 200) if complete else Verdict("bad", 200, f"200 that is not a {answer} answer: {raw[:200]!r}")
+    if api == "responses" and isinstance(body, dict) and body.get("object") == "response" and body.get("status") in ("completed", "incomplete"):
+        return Verdict("complete", 200)
     if api == "anthropic" and isinstance(body, dict) and body.get("type") == "message" and body.get("stop_reason"):
         return Verdict("complete", 200)
     if api == "bedrock" and isinstance(body, dict) and "output" in body and body.get("stopReason"):

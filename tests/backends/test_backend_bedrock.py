@@ -223,7 +223,7 @@ STREAMED = Response(
 
 
 def frames_for(response: Response) -> list[bytes]:
-    from tooluse.server.eventstream import encode_event
+    from tooluse.server.http.eventstream import encode_event
 
     out = []
     for payload in codec.encode_events(events_from_response(response, chunk_size=5)):
@@ -243,7 +243,7 @@ def test_converse_stream_parsed_by_boto3() -> None:
 
 
 def test_converse_stream_exception_frame() -> None:
-    from tooluse.server.eventstream import encode_exception
+    from tooluse.server.http.eventstream import encode_exception
 
     frames = frames_for(STREAMED)[:3] + [encode_exception("throttlingException", "Too many tokens")]
     with eventstream_server(frames) as url:

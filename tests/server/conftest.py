@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from tooluse.backends.scripted import ScriptedBackend
-from tooluse.messages import Request, Response, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from tooluse.server import ServerThread, create_app
-
 # every gateway the tests start records its traffic; a `client` test fails on a 4xx the
 # policy does not explain (tests/server/recording.py)
 from recording import _client_traffic  # noqa: F401, E402
+
+from tooluse.backends.scripted import ScriptedBackend
+from tooluse.messages import Request, Response, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from tooluse.server import ServerThread, create_app
 
 
 def _value_for(schema: dict[str, Any], text: str) -> Any:

@@ -229,13 +229,13 @@ def test_a_plain_urllib_client_reads_the_413_of_a_40_mb_body(srv: ServerThread, 
 
 
 def test_compact_json_out_is_jsons_value_whatever_orjson_cannot_write() -> None:
-    """server/encoding.py writes compact JSON with orjson where installed; where orjson
+    """server/http/encoding.py writes compact JSON with orjson where installed; where orjson
     would write another value or refuse (NaN as null, a lone surrogate, a 70-bit integer, an
     integer key), the bytes are json's, as before."""
     import json
     import math
 
-    from tooluse.server.encoding import json_bytes
+    from tooluse.server.http.encoding import json_bytes
 
     compact = {"separators": (",", ":")}
     for value in [{"a": [1, 2.5, None, True], "t": "é\n"}, {"big": 2**70, "k": {1: "x"}},

@@ -109,6 +109,14 @@ def test_serve_rejects_unknown_backend() -> None:
     assert "unknown backend 'nosuch'" in out.stderr
 
 
+def _refs(value: object) -> list[str]:
+    if isinstance(value, dict):
+        return [r for k, v in value.items() for r in ([v] if k == "$ref" else _refs(v))]
+    if isinstance(value, list):
+        return [r for v in value for r in _refs(v)]
+    return []
+
+
 def test_openapi_and_health_in_process() -> None:
     from starlette.testclient import TestClient
 
@@ -118,8 +126,14 @@ def test_openapi_and_health_in_process() -> None:
     with TestClient(create_app(ScriptedBackend(["x"]))) as client:
         doc = client.get("/openapi.json").json()
         assert doc["openapi"].startswith("3.1")
-        assert set(doc["paths"]) == {"/v1/messages", "/model/{modelId}/converse",
-                                     "/model/{modelId}/converse-stream", "/v1/chat/completions", "/health"}
+        assert set(doc["paths"]) == {
+            "/v1/messages", "/v1/messages/count_tokens", "/model/{modelId}/converse",
+            "/model/{modelId}/converse-stream", "/v1/chat/completions", "/v1/responses",
+            "/v1/responses/{response_id}", "/v1/responses/{response_id}/input_items",
+            "/v1/models", "/v1/models/{model_id}", "/usage", "/health"}
+        for path, item in doc["paths"].items():  # every $ref names a schema of the document
+            for ref in _refs(item):
+                assert ref.rsplit("/", 1)[1] in doc["components"]["schemas"], (path, ref)
         ref = doc["paths"]["/v1/messages"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
         assert ref.rsplit("/", 1)[1] in doc["components"]["schemas"]
         assert client.get("/health").json()["status"] == "ok"

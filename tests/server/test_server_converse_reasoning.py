@@ -22,7 +22,7 @@ from botocore.config import Config
 
 from tooluse.backends.bedrock import BedrockBackend
 from tooluse.server import ServerThread, create_app
-from tooluse.server.eventstream import encode_event
+from tooluse.server.http.eventstream import encode_event
 
 # a real client: a 4xx the policy does not explain fails the test (recording.py)
 pytestmark = pytest.mark.client

@@ -17,7 +17,7 @@ from tooluse.backends.scripted import ScriptedBackend, from_spec
 from tooluse.errors import BackendError
 from tooluse.messages import Request, TextBlock
 from tooluse.server import ServerThread, create_app
-from tooluse.server.response_store import SqliteResponseStore
+from tooluse.server.stores.responses import SqliteResponseStore
 from tooluse.stream import BlockStart, MessageStart, TextDelta
 
 # a real client: a 4xx the policy does not explain fails the test (recording.py)

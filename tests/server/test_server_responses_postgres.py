@@ -26,7 +26,7 @@ from tooluse.server import ServerThread, create_app
 pytest.importorskip("psycopg", reason="the [postgres] extra (psycopg) is in the [test] extra")
 
 from tooluse.server.stores import open_response_store
-from tooluse.server.response_store_pg import PostgresResponseStore
+from tooluse.server.stores.responses_pg import PostgresResponseStore
 
 WEATHER = {"type": "function", "name": "get_weather", "description": "Weather in a city.",
            "parameters": {"type": "object", "properties": {"city": {"type": "string"}},

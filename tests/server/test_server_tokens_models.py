@@ -21,7 +21,7 @@ from tooluse.backends.scripted import ScriptedBackend
 from tooluse.prompting import PromptToolsBackend
 from tooluse.prompting.text_model import TextEnd, TextMessage
 from tooluse.server import ServerThread, create_app
-from tooluse.server.info_api import estimate_tokens
+from tooluse.server.apis.info import estimate_tokens
 
 
 class WordModel:

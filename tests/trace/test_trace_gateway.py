@@ -51,7 +51,7 @@ def test_two_concurrent_requests_each_get_their_own_trace() -> None:
         answers = list(pool.map(ask, ["Paris", "Tokyo"]))
     assert [a.status_code for a in answers] == [200, 200]
     traces = {t["api"]: t for t in _wait(store, 2)}
-    for api, city, other in (("messages", "Paris", "Tokyo"), ("chat", "Tokyo", "Paris")):
+    for api, city, other in (("messages", "Paris", "Tokyo"), ("chat_completions", "Tokyo", "Paris")):
         trace = traces[api]
         text = json.dumps(trace)
         assert city in text and other not in text, api
@@ -66,7 +66,7 @@ def test_two_concurrent_requests_each_get_their_own_trace() -> None:
     assert "sk-paris" not in json.dumps(traces["messages"])
     sent = traces["messages"]["response"]
     assert sent["content"][0]["input"] == {"city": "Paris"}  # the body as sent
-    assert traces["chat"]["response"]["choices"][0]["message"]["tool_calls"][0][
+    assert traces["chat_completions"]["response"]["choices"][0]["message"]["tool_calls"][0][
         "function"]["arguments"] == json.dumps({"city": "Tokyo"})
 
 

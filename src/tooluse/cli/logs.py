@@ -55,7 +55,7 @@ def _usage(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..server.stores import open_usage_store
-    from ..server.usage_store import default_usage_path
+    from ..server.stores.usage import default_usage_path
 
     where = args.usage_store or str(default_usage_path())
     if "://" not in where and not Path(where).exists():

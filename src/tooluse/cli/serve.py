@@ -31,6 +31,17 @@ def register(sub: Any) -> None:
         "(Bedrock), POST /v1/chat/completions and POST /v1/responses (OpenAI) over one "
         "backend, or over a config's routes (--config). Every API works with every backend.",
     )
+    _add_backend_flags(p)
+    _add_http_flags(p)
+    _add_upstream_flags(p)
+    _add_server_tool_flags(p)
+    _add_kept_flags(p)
+    p.add_argument("--log-level", default="info")
+    p.set_defaults(func=_run)
+
+
+def _add_backend_flags(p: argparse.ArgumentParser) -> None:
+    """What serves: a config's routes, or one backend with its options and preset."""
     p.add_argument(
         "--config", metavar="FILE", default=None,
         help="route model names to backends as this TOML file says: [[models]] with a name "
@@ -63,6 +74,10 @@ def register(sub: Any) -> None:
         "en-bfcl (English, fitted on BFCL: it edits and adds calls, each recorded in the "
         "x-tooluse-call-origins header and the log; see docs/local.md). Default: none, "
         "the calls are the model's")
+
+
+def _add_http_flags(p: argparse.ArgumentParser) -> None:
+    """Where and how it listens: address, keys, credentials, caps, slots, workers, TLS."""
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080)
     p.add_argument(
@@ -110,6 +125,9 @@ def register(sub: Any) -> None:
         metavar="PEM",
         help="the certificate's private key (PEM), if --ssl-certfile does not hold it",
     )
+
+
+def _add_upstream_flags(p: argparse.ArgumentParser) -> None:
     upstream = p.add_argument_group(
         "upstream", "bounds on calls to an HTTP backend (anthropic:, openai:, openai-prompt:). "
         "A silent upstream is answered with each API's native timeout error within "
@@ -130,6 +148,9 @@ def register(sub: Any) -> None:
         "--upstream-retries", type=int, default=None, metavar="N",
         help="retries of a failed call (429, 5xx, timeouts, connection errors) before its "
         f"answer starts, with backoff honouring retry-after (default {RetryPolicy.max_retries})")
+
+
+def _add_server_tool_flags(p: argparse.ArgumentParser) -> None:
     hosted = p.add_argument_group(
         "server tools", "the tools the gateway runs for the model when the backend cannot: a "
         "tool search over deferred tools (Messages tool_search_tool_*, Responses tool_search) "
@@ -147,6 +168,10 @@ def register(sub: Any) -> None:
         "--server-tool-timeout", type=float, default=None, metavar="SECONDS",
         help="seconds one request may take while the gateway runs its searches and MCP calls "
         "(default 300)")
+
+
+def _add_kept_flags(p: argparse.ArgumentParser) -> None:
+    """What outlives a request: stored responses and traces."""
     p.add_argument(
         "--responses-store",
         metavar="PATH|URL",
@@ -161,8 +186,6 @@ def register(sub: Any) -> None:
         "a text model, the calls with their origin and validation, the response) in a "
         "bounded SQLite file (default: $TOOLUSE_TRACE_DB or ~/.cache/tooluse/traces.db) and "
         "serve the trace page at /trace; tooluse logs reads them. Off by default")
-    p.add_argument("--log-level", default="info")
-    p.set_defaults(func=_run)
 
 
 _UpstreamKey = Literal["timeout", "connect_timeout", "read_timeout", "max_retries"]
@@ -199,7 +222,7 @@ def _responses_store(args: argparse.Namespace) -> str:
     path = getattr(args, "responses_store", None)
     if path:
         return str(path)
-    from ..server.response_store import default_store_path
+    from ..server.stores.responses import default_store_path
 
     return str(default_store_path())
 
@@ -297,51 +320,70 @@ def _check_config(path: str) -> int:
     return 0
 
 
+class _Refused(Exception):
+    """A flag the gateway cannot start with: its one-line message, and exit status 2."""
+
+
 def _run(args: argparse.Namespace) -> int:
-    if args.check and not args.config:
-        print("tooluse serve: --check checks a config: give --config FILE", file=sys.stderr)
+    try:
+        if args.check and not args.config:
+            raise _Refused("tooluse serve: --check checks a config: give --config FILE")
+        if args.config:
+            conflict = _config_conflict(args)
+            if conflict is not None:
+                raise _Refused(f"tooluse serve: {conflict} is set per model in the config file "
+                               "(docs/routing.md), not beside --config")
+            if args.check:
+                return _check_config(args.config)
+        elif args.backend is None:
+            args.backend = "local"
+        keys = list(args.api_keys or [])
+        keys += [k.strip() for k in os.environ.get("TOOLUSE_API_KEYS", "").split(",") if k.strip()]
+        credentials = _aws_credentials(args)
+        _check_flags(args)
+        backend_options, config_text = _backend_options(args)
+        if not _upstream_flags(args) and not args.config:
+            # loads while the gateway is imported and built
+            start_local_load(args.backend, backend_options)
+        return _serve(args, keys, credentials, backend_options, config_text)
+    except _Refused as exc:
+        print(exc, file=sys.stderr)
         return 2
-    if args.config:
-        conflict = _config_conflict(args)
-        if conflict is not None:
-            print(f"tooluse serve: {conflict} is set per model in the config file "
-                  "(docs/routing.md), not beside --config", file=sys.stderr)
-            return 2
-        if args.check:
-            return _check_config(args.config)
-    elif args.backend is None:
-        args.backend = "local"
-    keys = list(args.api_keys or [])
-    keys += [k.strip() for k in os.environ.get("TOOLUSE_API_KEYS", "").split(",") if k.strip()]
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    """The numbers and files the flags name, checked before anything loads."""
+    for name in ("max_body_bytes", "max_concurrency", "server_tool_turns"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise _Refused(f"--{name.replace('_', '-')} must be a positive integer, not {value}")
+    if args.server_tool_timeout is not None and not args.server_tool_timeout > 0:
+        raise _Refused(f"--server-tool-timeout must be > 0 seconds, not {args.server_tool_timeout}")
+    if args.ssl_keyfile and not args.ssl_certfile:
+        raise _Refused("--ssl-keyfile needs --ssl-certfile")
+    for name in ("ssl_certfile", "ssl_keyfile"):
+        path = getattr(args, name)
+        if path and not os.path.isfile(path):
+            raise _Refused(f"--{name.replace('_', '-')}: no such file: {path}")
+
+
+def _aws_credentials(args: argparse.Namespace) -> dict[str, str]:
     credentials: dict[str, str] = {}
     for item in args.aws_credentials or []:
         key_id, sep, secret = item.partition(":")
         if not sep or not key_id or not secret:
-            print(f"--aws-credentials expects ACCESS_KEY_ID:SECRET, got {item!r}", file=sys.stderr)
-            return 2
+            raise _Refused(f"--aws-credentials expects ACCESS_KEY_ID:SECRET, got {item!r}")
         credentials[key_id] = secret
-    for name in ("max_body_bytes", "max_concurrency", "server_tool_turns"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            print(f"--{name.replace('_', '-')} must be a positive integer, not {value}", file=sys.stderr)
-            return 2
-    if args.server_tool_timeout is not None and not args.server_tool_timeout > 0:
-        print(f"--server-tool-timeout must be > 0 seconds, not {args.server_tool_timeout}",
-              file=sys.stderr)
-        return 2
-    if args.ssl_keyfile and not args.ssl_certfile:
-        print("--ssl-keyfile needs --ssl-certfile", file=sys.stderr)
-        return 2
-    for name in ("ssl_certfile", "ssl_keyfile"):
-        path = getattr(args, name)
-        if path and not os.path.isfile(path):
-            print(f"--{name.replace('_', '-')}: no such file: {path}", file=sys.stderr)
-            return 2
+    return credentials
+
+
+def _backend_options(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
+    """The ``-o`` options (with the preset and the slots) and a config file's checked text;
+    the backends named are checked against ``--workers``."""
     try:
         backend_options: dict[str, Any] = parse_pairs(args.option, "=", "KEY=VALUE")
     except ValueError as exc:
-        print(f"--option {exc}", file=sys.stderr)
-        return 2
+        raise _Refused(f"--option {exc}") from None
     if args.preset:
         backend_options["preset"] = args.preset
     config_text: str | None = None
@@ -352,39 +394,70 @@ def _run(args: argparse.Namespace) -> int:
             try:
                 config_text, checked = _load_config_text(args.config)
             except ConfigError as exc:
-                print(f"tooluse serve: {exc}", file=sys.stderr)
-                return 2
+                raise _Refused(f"tooluse serve: {exc}") from None
             _check_workers(args, [s.partition(":")[0] for m in checked.models for s in m.specs])
         else:
             _check_workers(args, [args.backend.partition(":")[0]])
             _set_slots(args, backend_options)
     except ValueError as exc:
-        print(f"tooluse serve: {exc}", file=sys.stderr)
-        return 2
-    if not _upstream_flags(args) and not args.config:
-        # loads while the gateway is imported and built
-        start_local_load(args.backend, backend_options)
+        raise _Refused(f"tooluse serve: {exc}") from None
+    return backend_options, config_text
+
+
+def _serve(args: argparse.Namespace, keys: list[str], credentials: dict[str, str],
+           backend_options: dict[str, Any], config_text: str | None) -> int:
+    """Build the gateway (once, so a bad option is one line) and serve it."""
     import ssl
 
     try:
         import uvicorn
 
-        from ..server import DEFAULT_MAX_BODY_BYTES
-        from ..server.workers import ServeConfig, build_app, close_app, log_to_stderr, serve_workers
+        from ..server.workers import close_app, log_to_stderr, serve_workers
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
-        print(f"tooluse serve needs the 'server' extra: pip install 'tooluse[server]' ({exc})",
-              file=sys.stderr)
-        return 2
+        raise _Refused(f"tooluse serve needs the 'server' extra: pip install 'tooluse[server]' "
+                       f"({exc})") from None
+    _start_telemetry()
+    config, app = _build(args, keys, credentials, backend_options, config_text)
+    log_to_stderr(args.log_level)
+    _announce(args, app)
+    server = {"host": args.host, "port": args.port, "log_level": args.log_level,
+              "ssl_certfile": args.ssl_certfile, "ssl_keyfile": args.ssl_keyfile}
+    try:
+        if args.workers == 1:
+            if args.config:
+                _reload_on_hangup(app)
+            uvicorn.run(app, **server)
+            return 0
+        close_app(app)  # each worker builds its own from the same options
+        if args.ssl_certfile:  # checked here: a worker's error would not reach this process
+            ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(
+                args.ssl_certfile, args.ssl_keyfile)
+        serve_workers(config, args.workers, **server)
+    except ssl.SSLError as exc:
+        raise _Refused(f"tooluse serve: cannot use the certificate: {exc}") from None
+    return 0
+
+
+def _start_telemetry() -> None:
+    """OpenTelemetry as the standard OTEL_* variables say (docs/opentelemetry.md)."""
     from ..telemetry import SdkMissing, configure_from_env
 
-    try:  # OpenTelemetry as the standard OTEL_* variables say (docs/opentelemetry.md)
+    try:
         if configure_from_env():
             print("tooluse serve: OpenTelemetry spans on (OTEL_* variables)", file=sys.stderr)
     except SdkMissing as exc:
         print(f"tooluse serve: OpenTelemetry stays off: {exc}", file=sys.stderr)
     except ValueError as exc:
-        print(f"tooluse serve: cannot start: {exc}", file=sys.stderr)
-        return 2
+        raise _Refused(f"tooluse serve: cannot start: {exc}") from None
+
+
+def _build(args: argparse.Namespace, keys: list[str], credentials: dict[str, str],
+           backend_options: dict[str, Any], config_text: str | None) -> tuple[Any, Any]:
+    """The workers' config and the app built from it (with workers too: a bad option is one
+    line here, not one per worker)."""
+    from ..server import DEFAULT_MAX_BODY_BYTES
+    from ..server.workers import ServeConfig, build_app
+
     try:
         upstream = _upstream_options(args)
         config = ServeConfig(
@@ -401,7 +474,7 @@ def _run(args: argparse.Namespace) -> int:
         )
         if config_text is not None:
             config["config_path"], config["config_text"] = args.config, config_text
-        try:  # with workers too: a bad option is one line here, not one per worker
+        try:
             app = build_app(config)
         except TypeError as exc:
             if upstream:
@@ -411,12 +484,14 @@ def _run(args: argparse.Namespace) -> int:
             raise ValueError(f"it does not take these options ({exc})") from None
     except (ValueError, ImportError, OSError, BackendError) as exc:
         if args.config:  # a ConfigError is already the one line, naming the file
-            print(f"tooluse serve: {exc}", file=sys.stderr)
-        else:
-            print(f"tooluse serve: cannot start with backend {args.backend!r}: {exc}",
-                  file=sys.stderr)
-        return 2
-    log_to_stderr(args.log_level)
+            raise _Refused(f"tooluse serve: {exc}") from None
+        raise _Refused(f"tooluse serve: cannot start with backend {args.backend!r}: {exc}"
+                       ) from None
+    return config, app
+
+
+def _announce(args: argparse.Namespace, app: Any) -> None:
+    """The one line of what serves where (and where the traces go)."""
     scheme = "https" if args.ssl_certfile else "http"
     preset = getattr(getattr(app.state.gateway.backend, "assist", None), "name", "none")
     serving = (f"config: {args.config}, {len(app.state.gateway.router.table.routes)} model "
@@ -428,23 +503,6 @@ def _run(args: argparse.Namespace) -> int:
     if app.state.trace_store is not None:
         print(f"traces in {app.state.trace_store.path}, page at {scheme}://{args.host}:"
               f"{args.port}/trace", file=sys.stderr, flush=True)
-    server = {"host": args.host, "port": args.port, "log_level": args.log_level,
-              "ssl_certfile": args.ssl_certfile, "ssl_keyfile": args.ssl_keyfile}
-    try:
-        if args.workers == 1:
-            if args.config:
-                _reload_on_hangup(app)
-            uvicorn.run(app, **server)
-            return 0
-        close_app(app)  # each worker builds its own from the same options
-        if args.ssl_certfile:  # checked here: a worker's error would not reach this process
-            ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(
-                args.ssl_certfile, args.ssl_keyfile)
-        serve_workers(config, args.workers, **server)
-    except ssl.SSLError as exc:
-        print(f"tooluse serve: cannot use the certificate: {exc}", file=sys.stderr)
-        return 2
-    return 0
 
 
 def _reload_on_hangup(app: Any) -> None:

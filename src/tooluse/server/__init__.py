@@ -2,9 +2,9 @@
 Responses APIs, with tool use, over any tooluse backend (see ``docs/server.md``)."""
 
 from .app import create_app
-from .body import DEFAULT_MAX_BODY_BYTES
 from .errors import GatewayError
-from .eventstream import encode_event, encode_exception, encode_frame
+from .http.body import DEFAULT_MAX_BODY_BYTES
+from .http.eventstream import encode_event, encode_exception, encode_frame
 from .thread import ServerThread
 
 __all__ = [

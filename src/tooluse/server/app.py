@@ -24,28 +24,22 @@ from starlette.routing import Route
 from ..backend import Backend
 from ..backends.registry import load_backend
 from ..trace.store import TraceStore, open_store
-from .body import DEFAULT_MAX_BODY_BYTES
-from .chat_api import CHAT, chat_completions_endpoint
-from .common import output_error
-from .converse_api import CONVERSE, converse_endpoint, converse_stream_endpoint
-from .endpoint import WireApi
-from .errors import ErrorKind, GatewayError
-from .info_api import count_tokens_endpoint, model_endpoint, models_endpoint
+from .apis.endpoint import WireApi
+from .apis.openapi import openapi_endpoint
+from .apis.table import APIS, api_of_path
+from .errors import ErrorKind, GatewayError, output_error
+from .http.body import DEFAULT_MAX_BODY_BYTES
 from .keys import KeyRing
-from .messages_api import MESSAGES, messages_endpoint
-from .openapi import openapi_endpoint
-from .response_store import ResponseStore
-from .responses_api import create_response, delete_response, get_response, list_input_items
 from .route_config import GatewayConfig, load_config
 from .routes import RouteTable
 from .routing import Router
 from .server_tools import ServerToolOptions
 from .state import GatewayState
 from .stores import open_response_store, open_usage_store
+from .stores.responses import ResponseStore
+from .stores.usage import UsageStore, default_usage_path
 from .trace_page import trace_routes
 from .tracing import TraceMiddleware
-from .usage_api import usage_endpoint
-from .usage_store import UsageStore, default_usage_path
 
 __all__ = ["create_app", "reload_app"]
 
@@ -56,13 +50,9 @@ _KIND_OF_STATUS: dict[int, ErrorKind] = {
 }
 
 
-def _api_of(path: str) -> WireApi:
-    """The API whose error shape answers for ``path`` (also for paths no route matched)."""
-    if path.startswith("/model/"):
-        return CONVERSE
-    if path.startswith(("/v1/chat", "/v1/models", "/v1/responses")):
-        return CHAT
-    return MESSAGES
+def _api_of(request: HttpRequest) -> WireApi:
+    """The API whose error shape answers for ``request`` (also on paths no route matched)."""
+    return api_of_path(request.url.path).error_api(request.headers)
 
 
 async def _http_exception(request: HttpRequest, exc: Exception) -> Response:
@@ -75,14 +65,14 @@ async def _http_exception(request: HttpRequest, exc: Exception) -> Response:
         message = f"method {request.method} is not allowed on {request.url.path}"
     else:
         message = str(exc.detail)
-    response = _api_of(request.url.path).error_response(GatewayError(message, kind))
+    response = _api_of(request).error_response(GatewayError(message, kind))
     response.status_code = exc.status_code
     return response
 
 
 async def _unexpected(request: HttpRequest, exc: Exception) -> Response:
     """Last resort: a bug outside the endpoints' own handling; no traceback leaks."""
-    return _api_of(request.url.path).error_response(output_error(exc))
+    return _api_of(request).error_response(output_error(exc))
 
 
 async def _health(request: HttpRequest) -> Response:
@@ -141,7 +131,7 @@ def create_app(
       ``ping`` keep-alive.
     - ``close_backend``: close the backend on shutdown (default: only when built from a spec).
     - ``responses_store``: where ``/v1/responses`` keeps stored responses: a
-      :class:`~.response_store.ResponseStore`, a SQLite file path, or a ``postgresql://``
+      :class:`~.stores.responses.ResponseStore`, a SQLite file path, or a ``postgresql://``
       URL for replicas that share their responses (default: SQLite in memory).
     - ``trace``: keep a trace of every model request (:mod:`tooluse.trace`) in this
       :class:`~tooluse.trace.store.TraceStore` or SQLite file, and serve the trace page at
@@ -151,7 +141,7 @@ def create_app(
     - ``server_tool_turns``, ``server_tool_timeout``: the model turns and seconds one request
       may take while the gateway runs its tool search and MCP calls (default 8 and 300).
     - ``usage_store``: where a config's keys' usage and limits are kept: a
-      :class:`~.usage_store.UsageStore`, a SQLite file or a ``postgresql://`` URL
+      :class:`~.stores.usage.UsageStore`, a SQLite file or a ``postgresql://`` URL
       (default: the config's ``usage_store``, else ``~/.cache/tooluse/usage.sqlite3``).
     """
     if (backend is None) == (config is None):
@@ -196,20 +186,9 @@ def create_app(
             if traces is not None and not isinstance(trace, TraceStore):
                 traces.close()
 
-    routes = [
-        Route("/v1/messages", messages_endpoint, methods=["POST"]),
-        Route("/v1/messages/count_tokens", count_tokens_endpoint, methods=["POST"]),
-        Route("/v1/models", models_endpoint, methods=["GET"]),
-        Route("/v1/models/{model_id:path}", model_endpoint, methods=["GET"]),
-        Route("/model/{model_id:path}/converse-stream", converse_stream_endpoint, methods=["POST"]),
-        Route("/model/{model_id:path}/converse", converse_endpoint, methods=["POST"]),
-        Route("/v1/chat/completions", chat_completions_endpoint, methods=["POST"]),
-        Route("/v1/responses", create_response, methods=["POST"]),
-        Route("/v1/responses/{response_id}", get_response, methods=["GET"]),
-        Route("/v1/responses/{response_id}", delete_response, methods=["DELETE"]),
-        Route("/v1/responses/{response_id}/input_items", list_input_items, methods=["GET"]),
+    routes = [route for api in APIS for route in api.routes]
+    routes += [
         Route("/health", _health, methods=["GET"]),
-        Route("/usage", usage_endpoint, methods=["GET"]),
         Route("/", _root, methods=["GET"]),
         Route("/openapi.json", openapi_endpoint, methods=["GET"]),
     ]

@@ -6,14 +6,22 @@ The gateway's APIs answer errors in three shapes, parsed differently: the Anthro
 ``{"error": {"message", "type", "param", "code"}}``. Everything that can fail inside the
 gateway (a malformed body, a missing key, a backend failure, a bug) becomes one
 :class:`GatewayError` carrying a format-neutral *kind*; each API's
-:class:`~.endpoint.WireApi` turns it into the native response (``error_response``). Which
+:class:`~.apis.endpoint.WireApi` turns it into the native response (``error_response``). Which
 status and error name each kind gets is the API's own fact, so it comes from the codec's
 ``error_body`` table; the API modules add only the HTTP side (headers, request ids, the 413
 of the gateway's own body cap, the exception members a ConverseStream frame may name).
+
+Which error a failure becomes depends on when it happened. A request that fails while being
+read or decoded is the client's fault by construction, so any ``ValueError``/``TypeError``
+escaping a codec there (a case the codec did not foresee) still answers 400 with the
+message, never 500; the gap is logged so it gets fixed (:func:`input_error`). A failure
+after decoding is the backend's or the gateway's (:func:`output_error`), and an unexpected
+exception hides behind a generic 500 (:func:`from_exception`).
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 from ..errors import (
@@ -24,7 +32,9 @@ from ..errors import (
     WireFormatError,
 )
 
-__all__ = ["ErrorKind", "GatewayError", "from_exception"]
+__all__ = ["ErrorKind", "GatewayError", "from_exception", "input_error", "output_error"]
+
+log = logging.getLogger("tooluse.server")
 
 ErrorKind = BackendErrorKind
 
@@ -66,3 +76,38 @@ def from_exception(exc: BaseException) -> GatewayError:
     if isinstance(exc, BackendError):
         return GatewayError(exc.message, exc.kind, retry_after=exc.retry_after)
     return GatewayError("internal error while serving the request", "api")
+
+
+def input_error(exc: BaseException) -> GatewayError:
+    """The error to answer for ``exc`` raised while reading or decoding a request."""
+    if isinstance(exc, GatewayError):
+        return exc
+    if isinstance(exc, RecursionError):
+        log.warning("request too deeply nested for the codec")
+        return GatewayError("request is nested too deeply", "invalid_request")
+    error = from_exception(exc)
+    if error.kind == "api" and isinstance(exc, (ValueError, TypeError, KeyError)):
+        log.warning("codec raised %s on a request body", type(exc).__name__, exc_info=exc)
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else "malformed request"
+        return GatewayError(message[:500], "invalid_request")
+    if error.kind == "api":
+        log.error("unexpected error while reading a request", exc_info=exc)
+    return error
+
+
+def output_error(exc: BaseException) -> GatewayError:
+    """The error to answer for ``exc`` raised while running the backend or encoding.
+
+    A format error at this stage is not the client's fault: the request was valid, and it
+    is the backend's answer that is malformed or cannot be written in the client's API
+    (e.g. an image block in a response), so it is a 500 that says so, not a 400.
+    """
+    if isinstance(exc, (WireFormatError, ConversionError)):
+        log.error("the backend's answer could not be encoded: %s", exc)
+        return GatewayError(f"the backend's answer could not be sent in this API: {exc}", "api")
+    error = from_exception(exc)
+    if isinstance(exc, BackendError):  # the backend's (or its upstream's) failure, not a bug here
+        log.warning("backend error (%s): %s", exc.kind, exc.message)
+    elif error.kind == "api" and not isinstance(exc, GatewayError):
+        log.error("unexpected error while serving a request", exc_info=exc)
+    return error

@@ -13,8 +13,8 @@ import hashlib
 import hmac
 from collections.abc import Mapping, Sequence
 
-from .auth import extract_api_key
 from .errors import GatewayError
+from .http.auth import extract_api_key
 from .route_config import KeyEntry
 
 __all__ = ["KeyRing"]

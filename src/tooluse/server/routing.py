@@ -51,7 +51,7 @@ from .keys import KeyRing, refuse_model
 from .policy import check_servable
 from .route_config import KeyEntry, load_config
 from .routes import Route, RouteTable
-from .usage_store import UsageRecord, UsageStore
+from .stores.usage import UsageRecord, UsageStore
 
 __all__ = ["ATTEMPTS_HEADER", "ROUTE_HEADER", "Plan", "RouteBackend", "Router",
            "estimate_request_tokens"]

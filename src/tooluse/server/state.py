@@ -22,10 +22,10 @@ from ..messages import Request, Response
 from ..stream import MessageStart, StreamEvent, terminated
 from ..trace import begin_turn
 from .errors import GatewayError
+from .http.streaming import DEFAULT_STREAM_THREADS, GatewayStreamingResponse
 from .policy import limit_response_calls, limit_stream_calls, max_tool_calls
 from .routing import Plan, Router
 from .server_tools import ServerToolOptions
-from .streaming import DEFAULT_STREAM_THREADS, GatewayStreamingResponse
 
 __all__ = ["GatewayState", "new_id"]
 

@@ -23,8 +23,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..trace.store import TraceStore
-from .auth import check_api_key, extract_api_key
 from .errors import GatewayError
+from .http.auth import check_api_key, extract_api_key
 
 __all__ = ["trace_routes"]
 

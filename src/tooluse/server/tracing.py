@@ -18,25 +18,21 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..trace import Trace, tracing
 from ..trace.store import TraceStore
+from .apis import table
 
 __all__ = ["TraceMiddleware", "api_of_path"]
 
 #: A stream's bytes kept per trace (the rest is counted, not kept).
 MAX_SENT_BYTES = 1024 * 1024
 
-_UNTRACED = ("/v1/messages/count_tokens",)
 
 
-def api_of_path(path: str) -> str:
-    """The wire API a request path belongs to (``messages``, ``chat``, ``converse``,
-    ``responses``)."""
-    if path.startswith("/model/"):
-        return "converse"
-    if path.startswith("/v1/chat"):
-        return "chat"
-    if path.startswith("/v1/responses"):
-        return "responses"
-    return "messages"
+def api_of_path(path: str) -> str | None:
+    """The name of the wire API a request path belongs to (``messages``,
+    ``chat_completions``, ``converse``, ``responses``), None where a ``POST`` to it is no
+    model request (``count_tokens``)."""
+    api = table.api_of_path(path)
+    return api.name if api.traced else None
 
 
 class TraceMiddleware:
@@ -48,10 +44,11 @@ class TraceMiddleware:
         self.backend = backend
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] in _UNTRACED:
+        api = api_of_path(scope["path"]) if scope["type"] == "http" else None
+        if api is None or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        trace = Trace(source="gateway", api=api_of_path(scope["path"]), backend=self.backend)
+        trace = Trace(source="gateway", api=api, backend=self.backend)
         received: list[bytes] = []
         sent: list[bytes] = []
         size = 0

@@ -19,7 +19,7 @@ import pytest
 from tooluse.backends.scripted import ScriptedBackend
 from tooluse.messages import CallOrigin, Response, ToolUseBlock, ValueChange
 from tooluse.server import create_app
-from tooluse.server.origins import ORIGINS_HEADER, header_value
+from tooluse.server.apis.call_origins import ORIGINS_HEADER, header_value
 from tooluse.server.thread import ServerThread, free_port
 
 EDITED = ToolUseBlock(

@@ -24,7 +24,7 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from .errors import ErrorKind, GatewayError
+from ..errors import ErrorKind, GatewayError
 
 __all__ = ["check_api_key", "extract_api_key", "verify_sigv4"]
 

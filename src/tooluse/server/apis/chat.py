@@ -12,16 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from starlette.requests import Request as HttpRequest
-
-from ..codecs import openai as codec
-from ..messages import Request
-from ..messages import Response as NeutralResponse
-from ..stream import StreamEvent
-from .endpoint import WireApi, api_endpoint, check_key
-from .errors import GatewayError
-from .sse import DONE, data_only
-from .state import new_id
+from ...codecs import openai as codec
+from ...messages import Request
+from ...messages import Response as NeutralResponse
+from ...stream import StreamEvent
+from ..errors import GatewayError
+from ..http.sse import DONE, data_only
+from ..state import new_id
+from .endpoint import Exchange, WireApi, api_endpoint, check_key
 
 __all__ = ["CHAT", "chat_completions_endpoint"]
 
@@ -33,8 +31,8 @@ def _include_usage(data: dict[str, Any]) -> bool:
     return bool(isinstance(options, dict) and options.get("include_usage"))
 
 
-def _encode_sse(events: Iterator[StreamEvent], data: dict[str, Any]) -> Iterator[bytes]:
-    for chunk in codec.encode_events(events, include_usage=_include_usage(data)):
+def _encode_sse(events: Iterator[StreamEvent], call: Exchange) -> Iterator[bytes]:
+    for chunk in codec.encode_events(events, include_usage=_include_usage(call.data)):
         yield data_only(chunk)
     yield DONE
 
@@ -52,11 +50,11 @@ def _error_chunk(error: GatewayError) -> bytes:
     return data_only(error_body(error))
 
 
-def _decode(data: dict[str, Any], request: HttpRequest) -> Request:
-    return codec.decode_request(data)
+def _decode(call: Exchange) -> Request:
+    return codec.decode_request(call.data)
 
 
-def _encode_response(response: NeutralResponse, latency_ms: int) -> dict[str, Any]:
+def _encode_response(response: NeutralResponse, call: Exchange) -> dict[str, Any]:
     return codec.encode_response(response)
 
 

@@ -39,10 +39,9 @@ from anyio import CancelScope
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from .._greenlet_bridge import iterate
-from ..cancel import CancelSignal, cancelling
-from .common import output_error
-from .errors import GatewayError
+from ..._greenlet_bridge import iterate
+from ...cancel import CancelSignal, cancelling
+from ..errors import GatewayError, output_error
 
 __all__ = ["DEFAULT_STREAM_THREADS", "GatewayStreamingResponse"]
 

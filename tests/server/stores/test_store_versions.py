@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from tooluse._migrations import migrate_sqlite
-from tooluse.server.response_store import SqliteResponseStore
-from tooluse.server.usage_store import SqliteUsageStore
+from tooluse.server.stores.responses import SqliteResponseStore
+from tooluse.server.stores.usage import SqliteUsageStore
 from tooluse.trace.store import TraceStore
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "stores_v0"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "stores_v0"
 TIME = 1_790_000_000.0  # make.py's
 
 
@@ -160,8 +160,8 @@ def _load_dump(url: str) -> None:
 def test_postgres_stores_of_the_release_before_open_with_every_row(pg_url: str) -> None:  # noqa: F811
     import psycopg
 
-    from tooluse.server.response_store_pg import PostgresResponseStore
-    from tooluse.server.usage_store_pg import PostgresUsageStore
+    from tooluse.server.stores.responses_pg import PostgresResponseStore
+    from tooluse.server.stores.usage_pg import PostgresUsageStore
     _load_dump(pg_url)
     responses = PostgresResponseStore(pg_url)
     _check_responses(responses)

@@ -13,21 +13,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from starlette.requests import Request as HttpRequest
-
-from ..codecs import anthropic as codec
-from ..messages import Passthrough, Request
-from ..messages import Response as NeutralResponse
-from ..stream import StreamEvent
-from .endpoint import WireApi, api_endpoint, check_key
-from .errors import GatewayError
-from .sse import PING, named_event
-from .state import new_id
+from ...codecs import anthropic as codec
+from ...messages import Passthrough, Request
+from ...messages import Response as NeutralResponse
+from ...stream import StreamEvent
+from ..errors import GatewayError
+from ..http.sse import PING, named_event
+from ..state import new_id
+from .endpoint import Exchange, WireApi, api_endpoint, check_key
 
 __all__ = ["MESSAGES", "messages_endpoint"]
 
 
-def _encode_sse(events: Iterator[StreamEvent], data: dict[str, Any]) -> Iterator[bytes]:
+def _encode_sse(events: Iterator[StreamEvent], call: Exchange) -> Iterator[bytes]:
     for payload in codec.encode_events(events):
         yield named_event(payload["type"], payload)
         if payload["type"] == "message_start":
@@ -49,11 +47,11 @@ def _error_chunk(error: GatewayError) -> bytes:
     return named_event("error", error_body(error))
 
 
-def _decode(data: dict[str, Any], request: HttpRequest) -> Request:
+def _decode(call: Exchange) -> Request:
     """The codec's request, plus the ``anthropic-beta`` header verbatim (never allow-listed:
     an Anthropic upstream gets it as sent; other backends ignore it)."""
-    neutral = codec.decode_request(data)
-    beta = request.headers.get("anthropic-beta")
+    neutral = codec.decode_request(call.data)
+    beta = call.http.headers.get("anthropic-beta")
     if beta:
         passthrough = neutral.passthrough or Passthrough(api=codec.TARGET)
         passthrough = passthrough.model_copy(
@@ -63,7 +61,7 @@ def _decode(data: dict[str, Any], request: HttpRequest) -> Request:
     return neutral
 
 
-def _encode_response(response: NeutralResponse, latency_ms: int) -> dict[str, Any]:
+def _encode_response(response: NeutralResponse, call: Exchange) -> dict[str, Any]:
     return codec.encode_response(response)
 
 

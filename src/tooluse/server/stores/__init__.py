@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 
-from .response_store import DEFAULT_MAX_RESPONSES, ResponseStore, SqliteResponseStore
-from .usage_store import SqliteUsageStore, UsageStore
+from .responses import DEFAULT_MAX_RESPONSES, ResponseStore, SqliteResponseStore
+from .usage import SqliteUsageStore, UsageStore
 
 __all__ = ["open_response_store", "open_usage_store"]
 
@@ -14,11 +14,11 @@ __all__ = ["open_response_store", "open_usage_store"]
 def open_response_store(where: str | os.PathLike[str], *,
                         max_responses: int = DEFAULT_MAX_RESPONSES) -> ResponseStore:
     """The store ``where`` names: a ``postgresql://`` (or ``postgres://``) URL is a
-    :class:`~.response_store_pg.PostgresResponseStore` (the ``[postgres]`` extra), anything
+    :class:`~.responses_pg.PostgresResponseStore` (the ``[postgres]`` extra), anything
     else a SQLite file (``":memory:"``: in memory)."""
     text = str(where)
     if text.startswith(("postgresql://", "postgres://")):
-        from .response_store_pg import PostgresResponseStore
+        from .responses_pg import PostgresResponseStore
 
         return PostgresResponseStore(text, max_responses=max_responses)
     return SqliteResponseStore(text, max_responses=max_responses)
@@ -26,11 +26,11 @@ def open_response_store(where: str | os.PathLike[str], *,
 
 def open_usage_store(where: str | os.PathLike[str]) -> UsageStore:
     """The usage store ``where`` names: a ``postgresql://`` (or ``postgres://``) URL is a
-    :class:`~.usage_store_pg.PostgresUsageStore` (the ``[postgres]`` extra), anything else a
+    :class:`~.usage_pg.PostgresUsageStore` (the ``[postgres]`` extra), anything else a
     SQLite file (``":memory:"``: in memory)."""
     text = str(where)
     if text.startswith(("postgresql://", "postgres://")):
-        from .usage_store_pg import PostgresUsageStore
+        from .usage_pg import PostgresUsageStore
 
         return PostgresUsageStore(text)
     return SqliteUsageStore(text)

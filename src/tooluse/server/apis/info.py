@@ -19,24 +19,24 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from typing import Any, Final
 
 import anyio.to_thread
 from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse, Response
 
-from ..errors import WireFormatError
-from .auth import check_api_key
-from .body import parse_json_object, read_body
-from .chat_api import CHAT
-from .common import input_error, output_error
-from .endpoint import WireApi
-from .errors import GatewayError
-from .messages_api import MESSAGES
-from .state import GatewayState
+from ...errors import WireFormatError
+from ..errors import GatewayError, input_error, output_error
+from ..http.auth import check_api_key
+from ..http.body import parse_json_object, read_body
+from ..state import GatewayState
+from .chat import CHAT
+from .endpoint import Exchange, WireApi
+from .messages import MESSAGES
 
 __all__ = ["CHARS_PER_TOKEN", "count_tokens_endpoint", "estimate_tokens", "model_endpoint",
-           "models_endpoint"]
+           "models_endpoint", "models_error_api"]
 
 #: Characters per token of the estimate (a common rule of thumb for English text and code).
 CHARS_PER_TOKEN: Final = 4
@@ -52,7 +52,7 @@ async def count_tokens_endpoint(request: HttpRequest) -> Response:
         data = parse_json_object(await read_body(request, state.max_body_bytes))
         if "stream" in data:
             raise WireFormatError("Extra inputs are not permitted", ("stream",))
-        neutral = MESSAGES.decode({"max_tokens": 1, **data}, request)
+        neutral = MESSAGES.decode(Exchange(request, {"max_tokens": 1, **data}, request_id))
         backend = state.router.backend_for(neutral.model, request.headers)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
         return MESSAGES.error_response(input_error(exc), request_id)
@@ -90,9 +90,14 @@ def _model(model_id: str) -> dict[str, Any]:
     }
 
 
+def models_error_api(headers: Mapping[str, str]) -> WireApi:
+    """The error shape of ``/v1/models``: the Anthropic SDK sends ``anthropic-version``;
+    anything else gets OpenAI's shape."""
+    return MESSAGES if "anthropic-version" in headers else CHAT
+
+
 def _api(request: HttpRequest) -> WireApi:
-    """The Anthropic SDK sends ``anthropic-version``; anything else gets OpenAI's shape."""
-    return MESSAGES if "anthropic-version" in request.headers else CHAT
+    return models_error_api(request.headers)
 
 
 def _unauthorized(request: HttpRequest, state: GatewayState) -> Response | None:

@@ -22,9 +22,10 @@ import re
 import time
 from typing import Any
 
-from .._bounded_table import postgres_setup, prune
-from .._migrations import Migration, SchemaVersionError, migrate_postgres
-from .response_store import (
+from ..._bounded_table import postgres_setup, prune
+from ..._migrations import Migration
+from .postgres import open_pool
+from .responses import (
     DEFAULT_MAX_RESPONSES,
     ResponseStore,
     StoredResponse,
@@ -51,28 +52,12 @@ class PostgresResponseStore(ResponseStore):
         self.max_responses = check_max_responses(max_responses)
         if not _TABLE.match(table):
             raise ValueError(f"not a plain SQL table name: {table!r}")
-        try:
-            import psycopg
-            from psycopg_pool import ConnectionPool
-        except ImportError:
-            raise OSError("a postgresql:// responses store needs psycopg: "
-                          "pip install 'tooluse[postgres]'") from None
         self.url = url
         self.table = table
-        try:  # one direct connection first: a clear error at once, not the pool's retries
-            with psycopg.connect(url, connect_timeout=max(1, round(connect_timeout)),
-                                 autocommit=True) as db:
-                # the version is the table's: one database may hold several stores' tables
-                migrate_postgres(db, table, migrations(table), where=_redacted(url))
-                with db.transaction():
-                    postgres_setup(db, table)
-        except SchemaVersionError as exc:
-            raise OSError(f"cannot open the responses store: {exc}") from None
-        except psycopg.Error as exc:
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise OSError(f"cannot open the responses store {_redacted(url)}: {reason}") from None
-        self._pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=True,
-                                    kwargs={"autocommit": True}, timeout=connect_timeout)
+        self._pool = open_pool(url, what="responses store", version_of=table,
+                               migrations=migrations(table),
+                               setup=lambda db: postgres_setup(db, table),
+                               pool_size=pool_size, connect_timeout=connect_timeout)
 
     def put(self, response_id: str, body: dict[str, Any], input_items: list[dict[str, Any]],
             context: dict[str, Any]) -> None:
@@ -114,8 +99,3 @@ def migrations(table: str) -> tuple[Migration, ...]:
                    "input_items TEXT NOT NULL, context TEXT NOT NULL)")
 
     return (v1,)
-
-
-def _redacted(url: str) -> str:
-    """The URL without its password (``user:secret@`` -> ``user:***@``)."""
-    return re.sub(r"(//[^/:@]*:)[^@/]*@", r"\1***@", url)

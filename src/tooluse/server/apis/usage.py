@@ -13,10 +13,10 @@ import anyio.to_thread
 from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse, Response
 
-from .auth import check_api_key
-from .chat_api import CHAT
-from .errors import GatewayError
-from .state import GatewayState
+from ..errors import GatewayError
+from ..http.auth import check_api_key
+from ..state import GatewayState
+from .chat import CHAT
 
 __all__ = ["usage_endpoint"]
 

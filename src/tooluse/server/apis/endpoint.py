@@ -1,10 +1,14 @@
 """One endpoint function for every API, parameterised by a small per-API object.
 
 The front ends differ only in facts of their wire format, which each gathers in one
-:class:`WireApi` (``MESSAGES`` in :mod:`.messages_api`, ``CHAT`` in :mod:`.chat_api`,
-``CONVERSE``/``CONVERSE_STREAM`` in :mod:`.converse_api`):
+:class:`WireApi` (``MESSAGES`` in :mod:`.messages`, ``CHAT`` in :mod:`.chat`,
+``CONVERSE``/``CONVERSE_STREAM`` in :mod:`.converse`, ``RESPONSES`` in :mod:`.responses`;
+:mod:`.table` lists them with their paths and routes):
 
-- the codec (is a stream asked for, decode the request, encode the response and the stream);
+- the codec (is a stream asked for, decode the request, encode the response and the stream),
+  each reading the request as an :class:`Exchange` (its JSON, its HTTP side, its ids);
+- two optional hooks for an API that keeps state (Responses): load the conversation a
+  request continues before decoding it, and store the answer once encoded;
 - the error shape (status, body, extra headers, and the in-stream error chunk);
 - the request-id header and how ids look;
 - the stream framing (media type, heartbeat);
@@ -19,27 +23,26 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request as HttpRequest
 from starlette.responses import Response
 
-from ..messages import Request
-from ..messages import Response as NeutralResponse
-from ..stream import StreamEvent
-from ..telemetry import chat_span
-from .auth import check_api_key
-from .body import parse_json_object, read_body
-from .common import input_error, output_error
-from .disconnect import ClientGone, unless_disconnected
-from .encoding import JsonResponse, json_bytes
-from .errors import GatewayError
-from .origins import logged_stream, response_headers
-from .routing import Plan
-from .state import GatewayState
+from ...messages import Request
+from ...messages import Response as NeutralResponse
+from ...stream import StreamEvent
+from ...telemetry import chat_span
+from ..errors import GatewayError, input_error, output_error
+from ..http.auth import check_api_key
+from ..http.body import parse_json_object, read_body
+from ..http.disconnect import ClientGone, unless_disconnected
+from ..http.encoding import JsonResponse, json_bytes
+from ..routing import Plan
+from ..state import GatewayState
+from .call_origins import logged_stream, response_headers
 
-__all__ = ["WireApi", "api_endpoint", "check_key"]
+__all__ = ["Exchange", "WireApi", "api_endpoint", "check_key"]
 
 Data = dict[str, Any]
 
@@ -61,6 +64,34 @@ def _no_headers(error: GatewayError) -> dict[str, str]:
     return {}
 
 
+@dataclass
+class Exchange:
+    """One request on its way through :func:`api_endpoint`: what an API's codec functions
+    and hooks read of it."""
+
+    #: The HTTP request (headers, path parameters).
+    http: HttpRequest
+    #: The request's JSON body.
+    data: Data
+    request_id: str
+    #: The answer's id when the API makes its own (Responses' ``resp_...``), else None.
+    answer_id: str | None = None
+    #: When the request arrived (Unix time).
+    created: float = field(default_factory=time.time)
+    #: The conversation the request continues (Responses' ``previous_response_id``).
+    previous: Request | None = None
+    #: The decoded request, once decoded.
+    neutral: Request | None = None
+    #: The backend's latency in ms, once a whole answer is in (Converse reports it).
+    latency_ms: int = 0
+
+    @property
+    def request(self) -> Request:
+        """The decoded request (only asked for once it is)."""
+        assert self.neutral is not None
+        return self.neutral
+
+
 @dataclass(frozen=True)
 class WireApi:
     """What the gateway must know of one wire API to serve it (all plain functions)."""
@@ -68,11 +99,11 @@ class WireApi:
     name: str
     # -- the codec
     stream_requested: Callable[[Data, HttpRequest], bool]
-    decode: Callable[[Data, HttpRequest], Request]
-    #: The response body; gets the backend's latency in ms (Converse reports it).
-    encode_response: Callable[[NeutralResponse, int], Data]
-    #: The stream's bytes; gets the request body (Chat reads ``stream_options``).
-    encode_stream: Callable[[Iterator[StreamEvent], Data], Iterator[bytes]]
+    decode: Callable[[Exchange], Request]
+    #: The response body.
+    encode_response: Callable[[NeutralResponse, Exchange], Data]
+    #: The stream's bytes (Chat reads the request's ``stream_options``).
+    encode_stream: Callable[[Iterator[StreamEvent], Exchange], Iterator[bytes]]
     # -- the error shape
     error_status: Callable[[GatewayError], int]
     error_body: Callable[[GatewayError], Data]
@@ -89,6 +120,15 @@ class WireApi:
     check_body: Callable[[HttpRequest, GatewayState, bytes], None] = _no_body_check
     #: Where this API's request holds the answer's JSON schema (named in a refusal).
     schema_field: tuple[str | int, ...] = ()
+    # -- an API that keeps state (Responses)
+    #: The id of the answer when the API makes its own; None: the backend's id is kept.
+    new_answer_id: Callable[[], str] | None = None
+    #: Before decoding: the conversation the request continues (set as
+    #: :attr:`Exchange.previous`), or None; raises a :class:`GatewayError`.
+    load_previous: Callable[[Exchange], Awaitable[Request | None]] | None = None
+    #: After a whole answer is encoded: keep it (the answer and its body). A stream's
+    #: ``encode_stream`` keeps its own, once it completed.
+    store_answer: Callable[[Exchange, NeutralResponse, Data], Awaitable[None]] | None = None
 
     def error_response(self, error: GatewayError, request_id: str | None = None) -> Response:
         """The complete HTTP error response for ``error`` in this API's shape."""
@@ -125,7 +165,11 @@ def api_endpoint(api: WireApi) -> Callable[[HttpRequest], Awaitable[Response]]:
             api.check_body(request, state, body)
             data = parse_json_object(body)
             stream = api.stream_requested(data, request)
-            neutral = api.decode(data, request)
+            call = Exchange(request, data, request_id,
+                            api.new_answer_id() if api.new_answer_id is not None else None)
+            if api.load_previous is not None:
+                call.previous = await api.load_previous(call)
+            neutral = call.neutral = api.decode(call)
             plan = await state.plan(neutral, request.headers, api.schema_field)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
             return fail(input_error(exc))
@@ -137,8 +181,9 @@ def api_endpoint(api: WireApi) -> Callable[[HttpRequest], Awaitable[Response]]:
                 neutral,
                 lambda events: api.encode_stream(logged_stream(
                     chat_span(neutral, backend, api=api.name, headers=request.headers,
-                              stream=True, events=plan.attempts).watch(events), api.name,
-                    request_id), data),
+                              stream=True, response_id=call.answer_id,
+                              events=plan.attempts).watch(events), api.name,
+                    request_id), call),
                 media_type=api.stream_media_type,
                 headers=plan.headers,
                 error_response=fail,
@@ -152,9 +197,13 @@ def api_endpoint(api: WireApi) -> Callable[[HttpRequest], Awaitable[Response]]:
                            events=plan.attempts) as span:
                 response = await unless_disconnected(request.receive,
                                                      lambda: state.complete(neutral, backend))
+                if call.answer_id is not None:
+                    response = response.model_copy(update={"id": call.answer_id})
                 span.record(response)
-            latency_ms = int((time.monotonic() - started) * 1000)
-            out = api.encode_response(response, latency_ms)
+            call.latency_ms = int((time.monotonic() - started) * 1000)
+            out = api.encode_response(response, call)
+            if api.store_answer is not None:
+                await api.store_answer(call, response, out)
         except ClientGone:  # the client left: its upstream call was stopped; nobody reads this
             return fail(GatewayError("the client disconnected", "api"))
         except Exception as exc:  # noqa: BLE001 - every failure becomes a native error

@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Sequence
 
-from ..messages import Response, ToolUseBlock
-from ..stream import BlockStart, StreamEvent
+from ...messages import Response, ToolUseBlock
+from ...stream import BlockStart, StreamEvent
 
 __all__ = ["ORIGINS_HEADER", "header_value", "log_origins", "logged_stream", "response_headers"]
 

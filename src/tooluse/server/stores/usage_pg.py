@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._migrations import SchemaVersionError, migrate_postgres
-from .response_store_pg import _redacted
-from .usage_store import (
+from .postgres import open_pool
+from .usage import (
     SCHEMA,
     UPSERT_MINUTE,
     UPSERT_USAGE,
@@ -41,24 +40,10 @@ class PostgresUsageStore(UsageStore):
 
     def __init__(self, url: str, *, pool_size: int = 4, connect_timeout: float = 10.0) -> None:
         super().__init__()
-        try:
-            import psycopg
-            from psycopg_pool import ConnectionPool
-        except ImportError:
-            raise OSError("a postgresql:// usage store needs psycopg: "
-                          "pip install 'tooluse[postgres]'") from None
         self.url = url
-        try:
-            with psycopg.connect(url, connect_timeout=max(1, round(connect_timeout)),
-                                 autocommit=True) as db:
-                migrate_postgres(db, "usage", MIGRATIONS, where=_redacted(url))
-        except SchemaVersionError as exc:
-            raise OSError(f"cannot open the usage store: {exc}") from None
-        except psycopg.Error as exc:
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise OSError(f"cannot open the usage store {_redacted(url)}: {reason}") from None
-        self._pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=True,
-                                    kwargs={"autocommit": True}, timeout=connect_timeout)
+        self._pool = open_pool(url, what="usage store", version_of="usage",
+                               migrations=MIGRATIONS, pool_size=pool_size,
+                               connect_timeout=connect_timeout)
 
     def _admit(self, key: str, minute: int, elapsed: float, rpm: int | None,
                tpm: int | None) -> tuple[float, str] | None:

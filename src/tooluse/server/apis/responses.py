@@ -5,18 +5,18 @@ APIs do not have, state:
 
 - ``POST /v1/responses`` answers (whole, or as the numbered ``response.*`` SSE stream) and,
   unless the request says ``store: false``, keeps the response in the app's
-  :class:`~.response_store.ResponseStore`: the response object, the request's input items
+  :class:`~..stores.responses.ResponseStore`: the response object, the request's input items
   and the conversation so far, which a later ``previous_response_id`` continues;
 - ``GET``/``DELETE /v1/responses/{id}`` and ``GET /v1/responses/{id}/input_items``.
 
-Auth, the body cap and bad-input handling are the other APIs' own (:mod:`.endpoint`'s
-helpers); errors take OpenAI's ``{"error": {...}}`` shape, as an HTTP error before a stream
+``POST`` is the other APIs' endpoint (:func:`~.endpoint.api_endpoint`: auth, the body cap,
+bad input, routing, streaming), with the two hooks of a stored conversation: load the one
+``previous_response_id`` names, and store the answer; errors take OpenAI's ``{"error": {...}}`` shape, as an HTTP error before a stream
 starts and as an ``error`` event plus ``response.failed`` after.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,23 +24,17 @@ import anyio.to_thread
 from starlette.requests import Request as HttpRequest
 from starlette.responses import Response
 
-from .._greenlet_bridge import blocking
-from ..codecs import responses as codec
-from ..messages import Message, Request, TextBlock
-from ..messages import Response as NeutralResponse
-from ..stream import Accumulator, StreamEvent
-from ..telemetry import chat_span
-from .body import parse_json_object, read_body
-from .common import input_error, output_error
-from .disconnect import ClientGone, unless_disconnected
-from .encoding import JsonResponse
-from .endpoint import WireApi, check_key
-from .errors import GatewayError
-from .origins import logged_stream, response_headers
-from .response_store import ResponseStore
-from .routing import Plan
-from .sse import named_event
-from .state import GatewayState, new_id
+from ..._greenlet_bridge import blocking
+from ...codecs import responses as codec
+from ...messages import Message, Request, TextBlock
+from ...messages import Response as NeutralResponse
+from ...stream import Accumulator, StreamEvent
+from ..errors import GatewayError, input_error, output_error
+from ..http.encoding import JsonResponse
+from ..http.sse import named_event
+from ..state import GatewayState, new_id
+from ..stores.responses import ResponseStore
+from .endpoint import Exchange, WireApi, api_endpoint, check_key
 
 __all__ = ["RESPONSES", "create_response", "delete_response", "get_response",
            "list_input_items"]
@@ -64,28 +58,6 @@ def _error_chunk(error: GatewayError) -> bytes:
                                  "message": error.message,
                                  "param": codec.default_param(error.kind),
                                  "sequence_number": 0})
-
-
-def _unused(*args: Any) -> Any:  # pragma: no cover - the endpoints below do their own flow
-    raise NotImplementedError
-
-
-RESPONSES = WireApi(
-    name="responses",
-    stream_requested=lambda data, request: codec.stream_requested(data),
-    decode=_unused,
-    encode_response=_unused,
-    encode_stream=_unused,
-    error_status=_error_status,
-    error_body=_error_body,
-    error_chunk=_error_chunk,
-    request_id_header="x-request-id",
-    new_request_id=lambda: new_id("req_"),
-    stream_media_type="text/event-stream; charset=utf-8",
-    heartbeat=KEEP_ALIVE,
-    check_headers=check_key,
-    schema_field=("text", "format"),
-)
 
 
 def _store(request: HttpRequest) -> ResponseStore:
@@ -146,87 +118,53 @@ def _input_items(raw: Any, response_id: str) -> list[dict[str, Any]]:
     return out
 
 
-# --- POST /v1/responses ---------------------------------------------------------------------
+# --- POST /v1/responses: the shared endpoint, with the hooks of a stored conversation ----------
 
 
-async def create_response(request: HttpRequest) -> Response:
-    state: GatewayState = request.app.state.gateway
-    store = _store(request)
-    request_id = new_id("req_")
-    plan: Plan | None = None
-
-    def fail(error: GatewayError) -> Response:
-        if plan is not None:  # the tries that failed, and why
-            error.headers.update(plan.answered())
-        return RESPONSES.error_response(error, request_id)
-
-    try:
-        check_key(request, state)
-        body = await read_body(request, state.max_body_bytes)
-        data = parse_json_object(body)
-        stream = codec.stream_requested(data)
-        previous = None
-        previous_id = data.get("previous_response_id")
-        if isinstance(previous_id, str):
-            stored = await anyio.to_thread.run_sync(store.get, previous_id)
-            if stored is None:
-                raise GatewayError(f"Previous response with id '{previous_id}' not found.",
-                                   "invalid_request", path=("previous_response_id",))
-            previous = _previous(stored.context)
-        neutral = codec.decode_request(data, previous=previous)
-        plan = await state.plan(neutral, request.headers, RESPONSES.schema_field)
-    except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
-        return fail(input_error(exc))
-    backend = plan.backend
-
-    response_id = new_id("resp_")
-    created = time.time()
-    echo = codec.echo_fields(data)
-    keep = data.get("store") is not False
-    items = _input_items(data.get("input"), response_id) if keep else []
-    headers = plan.headers
-    headers[RESPONSES.request_id_header] = request_id
-
-    if stream:
-        def encode(events: Iterator[StreamEvent]) -> Iterator[bytes]:
-            span = chat_span(neutral, backend, api="responses", headers=request.headers,
-                             stream=True, response_id=response_id, events=plan.attempts)
-            return _stream_bytes(logged_stream(span.watch(events), "responses", request_id), data,
-                                 neutral, response_id, created, echo,
-                                 store if keep else None, items)
-
-        return state.streaming_response(  # type: ignore[return-value]
-            neutral, encode, media_type=RESPONSES.stream_media_type, headers=headers,
-            error_response=fail, error_chunk=_error_chunk, heartbeat=KEEP_ALIVE,
-            backend=backend)
-    try:
-        with chat_span(neutral, backend, api="responses", headers=request.headers,
-                       events=plan.attempts) as span:
-            answer = await unless_disconnected(request.receive,
-                                               lambda: state.complete(neutral, backend))
-            answer = answer.model_copy(update={"id": response_id})
-            span.record(answer)
-        out = codec.encode_response(answer, request=neutral, echo=echo, created_at=created)
-        if keep:
-            await anyio.to_thread.run_sync(
-                store.put, response_id, out, items, _context(data, neutral, answer))
-    except ClientGone:
-        return fail(GatewayError("the client disconnected", "api"))
-    except Exception as exc:  # noqa: BLE001 - every failure becomes a native error
-        return fail(output_error(exc))
-    headers.update(plan.answered())
-    headers.update(response_headers("responses", request_id, answer))
-    return JsonResponse(out, headers=headers)
+def _kept(call: Exchange) -> bool:
+    """Unless the request says ``store: false``, its answer is kept."""
+    return call.data.get("store") is not False
 
 
-def _stream_bytes(events: Iterator[StreamEvent], data: dict[str, Any], neutral: Request,
-                  response_id: str, created: float, echo: dict[str, Any],
-                  store: ResponseStore | None, items: list[dict[str, Any]]) -> Iterator[bytes]:
+async def _load_previous(call: Exchange) -> Request | None:
+    """The stored conversation ``previous_response_id`` names (None when it names none)."""
+    previous_id = call.data.get("previous_response_id")
+    if not isinstance(previous_id, str):
+        return None
+    stored = await anyio.to_thread.run_sync(_store(call.http).get, previous_id)
+    if stored is None:
+        raise GatewayError(f"Previous response with id '{previous_id}' not found.",
+                           "invalid_request", path=("previous_response_id",))
+    return _previous(stored.context)
+
+
+def _decode(call: Exchange) -> Request:
+    return codec.decode_request(call.data, previous=call.previous)
+
+
+def _encode_response(answer: NeutralResponse, call: Exchange) -> dict[str, Any]:
+    return codec.encode_response(answer, request=call.request, echo=codec.echo_fields(call.data),
+                                 created_at=call.created)
+
+
+def _put(call: Exchange, body: dict[str, Any], answer: NeutralResponse) -> None:
+    """Keep the response object, the request's input items and the conversation so far."""
+    assert call.answer_id is not None
+    _store(call.http).put(call.answer_id, body, _input_items(call.data.get("input"), call.answer_id),
+                          _context(call.data, call.request, answer))
+
+
+async def _store_answer(call: Exchange, answer: NeutralResponse, body: dict[str, Any]) -> None:
+    if _kept(call):
+        await anyio.to_thread.run_sync(_put, call, body, answer)
+
+
+def _stream_bytes(events: Iterator[StreamEvent], call: Exchange) -> Iterator[bytes]:
     """The SSE bytes of a stream (run in the stream's worker thread). A failure before the
     first event propagates (the client gets an HTTP error); after it, the stream ends with
     an ``error`` event and ``response.failed``. A completed response is stored."""
-    encoder = codec.StreamEncoder(request=neutral, echo=echo, response_id=response_id,
-                                  created_at=created)
+    encoder = codec.StreamEncoder(request=call.request, echo=codec.echo_fields(call.data),
+                                  response_id=call.answer_id, created_at=call.created)
     accumulator = Accumulator()
 
     def tee() -> Iterator[StreamEvent]:
@@ -247,10 +185,32 @@ def _stream_bytes(events: Iterator[StreamEvent], data: dict[str, Any], neutral: 
         for payload in encoder.fail(error.kind, error.message):
             yield named_event(payload["type"], payload)
         return
-    if store is not None and encoder.final is not None:
-        answer = accumulator.finish()
+    if _kept(call) and encoder.final is not None:
         # (off the event loop when the stream runs on it: a file store's commit waits on disk)
-        blocking(store.put, response_id, encoder.final, items, _context(data, neutral, answer))
+        blocking(_put, call, encoder.final, accumulator.finish())
+
+
+RESPONSES = WireApi(
+    name="responses",
+    stream_requested=lambda data, request: codec.stream_requested(data),
+    decode=_decode,
+    encode_response=_encode_response,
+    encode_stream=_stream_bytes,
+    error_status=_error_status,
+    error_body=_error_body,
+    error_chunk=_error_chunk,
+    request_id_header="x-request-id",
+    new_request_id=lambda: new_id("req_"),
+    stream_media_type="text/event-stream; charset=utf-8",
+    heartbeat=KEEP_ALIVE,
+    check_headers=check_key,
+    schema_field=("text", "format"),
+    new_answer_id=lambda: new_id("resp_"),
+    load_previous=_load_previous,
+    store_answer=_store_answer,
+)
+
+create_response = api_endpoint(RESPONSES)
 
 
 # --- GET / DELETE ----------------------------------------------------------------------------

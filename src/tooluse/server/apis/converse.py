@@ -19,20 +19,20 @@ from typing import Any, Final
 
 from starlette.requests import Request as HttpRequest
 
-from ..codecs import bedrock as codec
-from ..messages import Request
-from ..messages import Response as NeutralResponse
-from ..stream import StreamEvent
-from .auth import check_api_key, verify_sigv4
-from .endpoint import WireApi, api_endpoint
-from .errors import ErrorKind, GatewayError
-from .eventstream import encode_event, encode_exception
-from .state import GatewayState
+from ...codecs import bedrock as codec
+from ...messages import Request
+from ...messages import Response as NeutralResponse
+from ...stream import StreamEvent
+from ..errors import ErrorKind, GatewayError
+from ..http.auth import check_api_key, verify_sigv4
+from ..http.eventstream import encode_event, encode_exception
+from ..state import GatewayState
+from .endpoint import Exchange, WireApi, api_endpoint
 
 __all__ = ["CONVERSE", "CONVERSE_STREAM", "converse_endpoint", "converse_stream_endpoint"]
 
 
-def _encode_frames(events: Iterator[StreamEvent], data: dict[str, Any]) -> Iterator[bytes]:
+def _encode_frames(events: Iterator[StreamEvent], call: Exchange) -> Iterator[bytes]:
     started = time.monotonic()
     for payload in codec.encode_events(events):
         ((event_type, body),) = payload.items()
@@ -81,12 +81,12 @@ def _error_frame(error: GatewayError) -> bytes:
     return encode_exception(stream_exception_type(error), error.message)
 
 
-def _decode(data: dict[str, Any], request: HttpRequest) -> Request:
-    return codec.decode_request(data, model_id=request.path_params["model_id"])
+def _decode(call: Exchange) -> Request:
+    return codec.decode_request(call.data, model_id=call.http.path_params["model_id"])
 
 
-def _encode_response(response: NeutralResponse, latency_ms: int) -> dict[str, Any]:
-    return codec.encode_response(response, latency_ms=latency_ms)
+def _encode_response(response: NeutralResponse, call: Exchange) -> dict[str, Any]:
+    return codec.encode_response(response, latency_ms=call.latency_ms)
 
 
 def _authorize(request: HttpRequest, state: GatewayState, body: bytes) -> None:

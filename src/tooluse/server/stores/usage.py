@@ -32,9 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from .._migrations import SchemaVersionError, migrate_sqlite
-from .._writer import BatchWriter
-from .response_store import connect_sqlite, default_store_path, sqlite_file
+from ..._migrations import SchemaVersionError, migrate_sqlite
+from ..._writer import BatchWriter
+from .responses import default_store_path
+from .sqlite import connect_sqlite, sqlite_file
 
 __all__ = ["SqliteUsageStore", "UsageRecord", "UsageStore", "default_usage_path", "window_wait"]
 

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tooluse.server import encode_event, encode_exception, encode_frame
-from tooluse.server.auth import verify_sigv4
 from tooluse.server.errors import GatewayError
+from tooluse.server.http.auth import verify_sigv4
 
 
 def parse(data: bytes, cut: int = 0) -> list:  # type: ignore[type-arg]

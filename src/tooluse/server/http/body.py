@@ -22,8 +22,8 @@ from typing import Any
 import anyio
 from starlette.requests import ClientDisconnect, Request
 
-from .._jsonvalue import json_type
-from .errors import GatewayError
+from ..._jsonvalue import json_type
+from ..errors import GatewayError
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "parse_json_object", "read_body"]
 

@@ -1,5 +1,5 @@
 """Where the Responses API keeps its responses: an embedded SQLite store by default, or
-PostgreSQL for replicas that share one (:mod:`.response_store_pg`).
+PostgreSQL for replicas that share one (:mod:`.responses_pg`).
 
 ``store: true`` (the API's default) keeps each response so that a later request can chain
 on it with ``previous_response_id`` and ``GET``/``DELETE /v1/responses/{id}`` and
@@ -41,8 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from .._bounded_table import prune, sqlite_setup
-from .._migrations import SchemaVersionError, migrate_sqlite
+from ..._bounded_table import prune, sqlite_setup
+from ..._migrations import SchemaVersionError, migrate_sqlite
+from .sqlite import connect_sqlite, sqlite_file
 
 __all__ = [
     "DEFAULT_MAX_RESPONSES",
@@ -82,32 +83,6 @@ def default_store_path() -> Path:
     """``$XDG_CACHE_HOME/tooluse/responses.sqlite3`` (``~/.cache`` without it)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "tooluse" / "responses.sqlite3"
-
-
-def sqlite_file(path: str | os.PathLike[str]) -> str:
-    """``path`` with ``~`` expanded and its folder made (``:memory:`` as it is): where a
-    gateway store's SQLite database goes."""
-    path = str(path)
-    if path == ":memory:":
-        return path
-    file = Path(path).expanduser()
-    file.parent.mkdir(parents=True, exist_ok=True)
-    return str(file)
-
-
-def connect_sqlite(path: str, *, busy_timeout_ms: int,
-                   synchronous: str | None = None) -> sqlite3.Connection:
-    """A gateway store's connection to ``path`` (from :func:`sqlite_file`): shared by the
-    request threads (the store holds its own lock), in autocommit (the store opens its own
-    transactions), a file in WAL mode (``synchronous`` set when given), and waiting up to
-    ``busy_timeout_ms`` for another process's write."""
-    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-    if path != ":memory:":
-        db.execute("PRAGMA journal_mode=WAL")
-        if synchronous is not None:
-            db.execute(f"PRAGMA synchronous={synchronous}")
-    db.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
-    return db
 
 
 @dataclass(frozen=True)
@@ -220,5 +195,5 @@ def stored_from_row(row: tuple[Any, ...]) -> StoredResponse:
 
 def dumps(value: Any) -> str:
     """Compact JSON with ASCII escapes: a lone surrogate an upstream sent (see
-    server/encoding.py) cannot be stored as UTF-8 text, its escape can."""
+    server/http/encoding.py) cannot be stored as UTF-8 text, its escape can."""
     return json.dumps(value, ensure_ascii=True, separators=(",", ":"))

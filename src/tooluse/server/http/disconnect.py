@@ -18,7 +18,7 @@ from typing import TypeVar
 import anyio
 from starlette.types import Receive
 
-from ..cancel import CancelSignal, cancelling
+from ...cancel import CancelSignal, cancelling
 
 __all__ = ["ClientGone", "unless_disconnected"]
 

@@ -1,0 +1,2 @@
+"""The gateway's HTTP plumbing: request bodies, SSE and AWS event-stream framing, JSON
+encoding, client disconnects, streamed responses and authentication (no API's facts)."""
