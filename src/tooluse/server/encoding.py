@@ -30,12 +30,13 @@ except ImportError:  # pragma: no cover - the server extra brings it
 __all__ = ["JsonResponse", "json_bytes"]
 
 _COMPACT = (",", ":")
+_ORJSON_OPTIONS = frozenset({"separators", "allow_nan"})
 
 
 def json_bytes(payload: Any, **options: Any) -> bytes:
     """``payload`` as UTF-8 JSON; with ASCII escapes only when it holds a lone surrogate."""
     if orjson is not None and options.get("separators") == _COMPACT \
-            and set(options) <= {"separators", "allow_nan"}:
+            and options.keys() <= _ORJSON_OPTIONS:
         try:
             out = orjson.dumps(payload)
         except TypeError:  # orjson.JSONEncodeError too: json decides (and raises) below
