@@ -16,28 +16,24 @@ from tooluse.backends._eventstream_frames import FrameBuffer
 from tooluse.server.eventstream import encode_event, encode_exception, encode_frame
 
 
-def _botocore(chunks: list[bytes]) -> list[Any]:
-    buffer = EventStreamBuffer()
+def _read(buffer: Any, chunks: list[bytes]) -> list[Any]:
+    """What ``buffer`` yields (as ``(headers, payload)``) or raises, fed ``chunks``."""
     out: list[Any] = []
     try:
         for chunk in chunks:
             buffer.add_data(chunk)
-            out.extend((m.headers, m.payload) for m in buffer)
+            out.extend(m if isinstance(m, tuple) else (m.headers, m.payload) for m in buffer)
     except ParserError as exc:
         out.append((type(exc), str(exc)))
     return out
+
+
+def _botocore(chunks: list[bytes]) -> list[Any]:
+    return _read(EventStreamBuffer(), chunks)
 
 
 def _ours(chunks: list[bytes]) -> list[Any]:
-    buffer = FrameBuffer()
-    out: list[Any] = []
-    try:
-        for chunk in chunks:
-            buffer.add_data(chunk)
-            out.extend(buffer)
-    except ParserError as exc:
-        out.append((type(exc), str(exc)))
-    return out
+    return _read(FrameBuffer(), chunks)
 
 
 def _cuts(data: bytes) -> list[list[bytes]]:
