@@ -19,7 +19,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from routing_clients import APIS, acall, call
+from routing_clients import APIS, acall, call, request_of
 from routing_procs import FakeUpstream, fake_upstreams, served_by, write_config
 
 from tooluse.server import ServerThread, create_app
@@ -240,6 +240,40 @@ backend = "openai:{spare.url}/v1#qwen3"
         assert answer.headers["x-tooluse-route"] == "spare"
         assert answer.attempts == [("claude-sonnet-4-5", "overloaded")]
         assert len(busy.log()) == 1 and len(spare.log()) == 1
+
+
+def test_routed_streams_end_their_deployments_count_however_they_end(tmp_path: Path, gateway) -> None:  # type: ignore[no-untyped-def]
+    """A routed stream is handed straight through once a deployment answered; each
+    deployment's count of requests in flight still ends with every stream: read to its
+    end (served), or left by a client after its first bytes (neither served nor failed)."""
+    with fake_upstreams(tmp_path, "d0", "d1") as ups:
+        srv = gateway(f'[[models]]\nname = "pool"\nbackend = {_deployments(ups)}\n'
+                      'fallbacks = ["spare"]\n\n'
+                      f'[[models]]\nname = "spare"\nbackend = "anthropic:{ups[0].url}#up-model"\n')
+        for api in APIS:
+            answer = call(srv.url, api, "pool", stream=True)
+            assert answer.ok and answer.text in ("from d0", "from d1"), answer
+        left = 0
+        with httpx2.Client(trust_env=False) as client:
+            for api in APIS:
+                path, body = request_of(api, "pool", "hello", True)
+                with client.stream("POST", srv.url + path, json=body) as response:
+                    assert response.status_code == 200
+                    next(response.iter_raw())  # the first bytes, then the client goes
+                    left += 1
+
+        def pool() -> list[dict[str, object]]:
+            health = httpx2.get(srv.url + "/health", trust_env=False).json()
+            return next(r for r in health["routes"] if r["name"] == "pool")["deployments"]  # type: ignore[no-any-return]
+
+        deadline = time.monotonic() + 5
+        while any(d["in_flight"] for d in pool()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        states = pool()
+        assert [d["in_flight"] for d in states] == [0, 0], states
+        assert [d["failed"] for d in states] == [0, 0], states
+        served = sum(int(d["served"]) for d in states)  # type: ignore[call-overload]
+        assert len(APIS) <= served <= len(APIS) + left, states
 
 
 def test_a_prompt_over_a_context_window_goes_to_the_first_fallback_that_fits(

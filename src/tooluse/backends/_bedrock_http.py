@@ -125,17 +125,19 @@ class BedrockHTTP(HTTPBackend):
 
     # -- the event stream -------------------------------------------------------------------
     async def _apayload_batches(self, response: httpx2.Response) -> AsyncIterator[list[Any]]:
-        from botocore.eventstream import EventStreamBuffer, ParserError
+        from botocore.eventstream import ParserError
+
+        from ._eventstream_frames import FrameBuffer
 
         url = str(response.request.url)
-        frames = EventStreamBuffer()
+        frames = FrameBuffer()
         try:
             async for chunk in response.aiter_bytes():
                 frames.add_data(chunk)
                 batch: list[Any] = []
                 try:
-                    for message in frames:
-                        batch.append(self._payload_of(message.headers, message.payload))
+                    for headers, payload in frames:
+                        batch.append(self._payload_of(headers, payload))
                 except (BackendError, ParserError):
                     if batch:
                         yield batch

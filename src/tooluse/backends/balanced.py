@@ -37,7 +37,16 @@ from ..backend import Backend
 from ..errors import BackendError
 from ..messages import Request, Response
 from ..stream import StreamEvent
-from .failover import Try, acomplete_first, astream_first, complete_first, falls_over, stream_first
+from .failover import (
+    Opened,
+    Try,
+    acomplete_first,
+    aopen_stream,
+    complete_first,
+    falls_over,
+    stream_first,
+    streamed,
+)
 
 __all__ = ["DEFAULT_COOLDOWN", "DEFAULT_MAX_COOLDOWN", "BalancedBackend"]
 
@@ -200,18 +209,17 @@ class BalancedBackend(Backend):
         finally:
             self._done(d, failure, finished=finished)
 
-    async def _astream_on(self, d: _Deployment, request: Request) -> AsyncIterator[StreamEvent]:
-        failure: BaseException | None = None
-        finished = False
+    async def _aopen_on(self, d: _Deployment, request: Request) -> Opened:
         try:
-            async for event in d.backend.astream(request):
-                yield event
-            finished = True
+            opened = await aopen_stream(d.backend, request)
         except Exception as exc:
-            failure = exc
+            self._done(d, exc, finished=False)
             raise
-        finally:
-            self._done(d, failure, finished=finished)
+        except BaseException:  # cancelled while opening: left, neither failed nor served
+            self._done(d, None, finished=False)
+            raise
+        opened.ends.append(lambda exc, finished: self._done(d, exc, finished=finished))
+        return opened
 
     def _complete_on(self, d: _Deployment, request: Request) -> Response:
         try:
@@ -237,8 +245,13 @@ class BalancedBackend(Backend):
                             fall_over=_stays)
 
     def astream(self, request: Request) -> AsyncIterator[StreamEvent]:
-        return astream_first(self._tries(lambda d: self._astream_on(d, request)),
-                             fall_over=_stays)
+        return streamed(lambda: self.aopen(request))
+
+    async def aopen(self, request: Request) -> Opened:
+        """The stream of the first deployment that gets to its first content event
+        (:func:`~.failover.aopen_stream`); the deployment's count ends with the stream."""
+        return await acomplete_first(self._tries(lambda d: self._aopen_on(d, request)),
+                                     fall_over=_stays)
 
     def complete(self, request: Request) -> Response:
         return complete_first(self._tries(lambda d: self._complete_on(d, request)),

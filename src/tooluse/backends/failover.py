@@ -32,7 +32,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Generic, Literal, TypeVar
 
@@ -44,8 +44,10 @@ from ..stream import MessageStart, StreamEvent
 __all__ = [
     "Attempt",
     "FallbackBackend",
+    "Opened",
     "Try",
     "acomplete_first",
+    "aopen_stream",
     "astream_first",
     "complete_first",
     "falls_over",
@@ -54,6 +56,7 @@ __all__ = [
     "record_attempt",
     "recording_attempts",
     "stream_first",
+    "streamed",
 ]
 
 T = TypeVar("T")
@@ -249,6 +252,92 @@ async def _aclose(events: object) -> None:
         await aclose()
 
 
+#: What runs once when an opened stream ends: with its failure (None when it ran to its
+#: end or its reader left it), and whether it ran to its end.
+End = Callable[[BaseException | None, bool], None]
+
+
+@dataclass
+class Opened:
+    """An async stream opened up to its failover decision: the events read to make it
+    (``head``: up to and including the first content event), the rest unread (``tail``:
+    the innermost stream itself, so that once the decision is made each event passes
+    through one generator, not one per layer of fallbacks and deployments) and what each
+    layer needs run when the stream ends (``ends``, innermost first: a deployment's count
+    of requests in flight, its cooldown)."""
+
+    head: list[StreamEvent]
+    tail: AsyncIterator[StreamEvent]
+    ends: list[End] = field(default_factory=list)
+
+    async def events(self, watch: Callable[[StreamEvent], StreamEvent] | None = None
+                     ) -> AsyncIterator[StreamEvent]:
+        """The head, then the tail handed through (each event through ``watch`` when
+        given); the ends run once when it ends, however: ``finished`` only when the tail
+        ran out, the failure only an :class:`Exception` of the tail's (a reader leaving, or
+        a cancel, is neither)."""
+        failure: BaseException | None = None
+        finished = False
+        try:
+            if watch is None:
+                for event in self.head:
+                    yield event
+                async for event in self.tail:
+                    yield event
+            else:
+                for event in self.head:
+                    yield watch(event)
+                async for event in self.tail:
+                    yield watch(event)
+            finished = True
+        except Exception as exc:
+            failure = exc
+            raise
+        finally:
+            await self.close(failure, finished)
+
+    async def close(self, failure: BaseException | None, finished: bool) -> None:
+        """Close the tail, then run every end (each once, even when one raises)."""
+        try:
+            await _aclose(self.tail)
+        finally:
+            self._end(0, failure, finished)
+
+    def _end(self, i: int, failure: BaseException | None, finished: bool) -> None:
+        for n in range(i, len(self.ends)):
+            try:
+                self.ends[n](failure, finished)
+            except BaseException:
+                self._end(n + 1, failure, finished)
+                raise
+
+
+async def aopen_stream(backend: Backend, request: Request) -> Opened:
+    """``backend``'s stream of ``request`` opened to its first content event: the
+    backend's own ``aopen`` (a composite's: its failover decided, its layers' ends
+    gathered), else its ``astream`` read that far. Raises what the opening raised, with
+    the stream closed and its ends run."""
+    aopen = getattr(backend, "aopen", None)
+    if aopen is not None:
+        opened: Opened = await aopen(request)
+        return opened
+    events = aiter(backend.astream(request))
+    try:
+        head = await _ahead(events)
+    except BaseException:
+        await _aclose(events)
+        raise
+    return Opened(head, events)
+
+
+async def streamed(opening: Callable[[], Awaitable[Opened]]) -> AsyncIterator[StreamEvent]:
+    """The events of the stream ``opening()`` opens when the first one is asked for
+    (:meth:`Opened.events`)."""
+    opened = await opening()
+    async for event in opened.events():
+        yield event
+
+
 def stream_first(tries: Iterable[Try[Iterator[StreamEvent]]], *,
                  fall_over: Callable[[BaseException], bool] = falls_over
                  ) -> Iterator[StreamEvent]:
@@ -310,9 +399,10 @@ def complete_first(tries: Iterable[Try[Response]], *,
     raise loop.exhausted()
 
 
-async def acomplete_first(tries: Iterable[Try[Awaitable[Response]]], *,
-                          fall_over: Callable[[BaseException], bool] = falls_over) -> Response:
-    """:func:`complete_first` for async calls."""
+async def acomplete_first(tries: Iterable[Try[Awaitable[T]]], *,
+                          fall_over: Callable[[BaseException], bool] = falls_over) -> T:
+    """:func:`complete_first` for async calls (an answer, or an :class:`Opened` stream:
+    the first try whose opening does not fail)."""
     loop = _Tries(tries, fall_over)
     for trial, start in loop:
         try:
@@ -371,8 +461,13 @@ class FallbackBackend(Backend):
         return stream_first(self._tries(lambda b: b.stream(request)), fall_over=self.fall_over)
 
     def astream(self, request: Request) -> AsyncIterator[StreamEvent]:
-        return astream_first(self._tries(lambda b: b.astream(request)),
-                             fall_over=self.fall_over)
+        return streamed(lambda: self.aopen(request))
+
+    async def aopen(self, request: Request) -> Opened:
+        """The stream of the first backend that gets to its first content event
+        (:func:`aopen_stream`)."""
+        return await acomplete_first(self._tries(lambda b: aopen_stream(b, request)),
+                                     fall_over=self.fall_over)
 
     def complete(self, request: Request) -> Response:
         return complete_first(self._tries(lambda b: b.complete(request)),

@@ -38,9 +38,12 @@ from ..backend import Backend
 from ..backends.failover import (
     Attempt,
     FallbackBackend,
+    Opened,
+    aopen_stream,
     falls_over,
     is_available,
     recording_attempts,
+    streamed,
 )
 from ..messages import Request, Response, Usage
 from ..prompting.text_model import context_error
@@ -141,21 +144,20 @@ class RouteBackend(Backend):
             if close is not None:
                 close()
 
-    async def astream(self, request: Request) -> AsyncIterator[StreamEvent]:
-        events = aiter(self.route.backend.astream(self._ready(request)))
-        try:
-            async for event in events:  # the first event: the route answered
-                self.asked.answered_by = self.route.name
-                if isinstance(event, MessageStart) and self.asked.model is not None:
-                    event = event.model_copy(update={"model": self.asked.model})
-                yield event
-                break
-            async for event in events:
-                yield event
-        finally:
-            close = getattr(events, "aclose", None)
-            if close is not None:
-                await close()
+    def astream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        return streamed(lambda: self.aopen(request))
+
+    async def aopen(self, request: Request) -> Opened:
+        """The route's stream opened to its first content event
+        (:func:`~tooluse.backends.failover.aopen_stream`), its first event naming the
+        client's model."""
+        opened = await aopen_stream(self.route.backend, self._ready(request))
+        if opened.head:  # the first event: the route answered
+            self.asked.answered_by = self.route.name
+            first = opened.head[0]
+            if isinstance(first, MessageStart) and self.asked.model is not None:
+                opened.head[0] = first.model_copy(update={"model": self.asked.model})
+        return opened
 
     def complete(self, request: Request) -> Response:
         return self._echo(self.route.backend.complete(self._ready(request)))
@@ -293,20 +295,22 @@ class _Planned(Backend):
                 yield seen.event(first)
                 yield from events if self.plan.store is None else map(seen.event, events)
 
+    async def _aopen(self, request: Request) -> Opened:
+        """The inner stream opened (its every try made), or its first event read."""
+        if hasattr(self.inner, "aopen"):
+            return await aopen_stream(self.inner, request)
+        events = aiter(self.inner.astream(request))
+        first = await anext(events, None)
+        return Opened([] if first is None else [first], events)
+
     async def astream(self, request: Request) -> AsyncIterator[StreamEvent]:
         with self.plan.ending() as seen:
             with recording_attempts(self.plan.attempts):
-                events = aiter(self.inner.astream(request))
-                first = await anext(events, None)
+                opened = await self._aopen(request)
             self.plan.answered()
-            if first is not None:
-                yield seen.event(first)
-                if self.plan.store is None:  # no usage to record: nothing to watch
-                    async for event in events:
-                        yield event
-                else:
-                    async for event in events:
-                        yield seen.event(event)
+            # no usage to record: nothing to watch, each event handed straight through
+            async for event in opened.events(None if self.plan.store is None else seen.event):
+                yield event
 
     async def acomplete(self, request: Request) -> Response:
         with self.plan.ending() as seen, recording_attempts(self.plan.attempts):

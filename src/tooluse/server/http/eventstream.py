@@ -17,6 +17,7 @@ from __future__ import annotations
 import struct
 import zlib
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, Final
 
 from .encoding import json_bytes
@@ -47,7 +48,10 @@ def _encode_headers(headers: Mapping[str, str]) -> bytes:
 
 def encode_frame(headers: Mapping[str, str], payload: bytes) -> bytes:
     """One complete frame with both CRCs."""
-    raw_headers = _encode_headers(headers)
+    return _frame(_encode_headers(headers), payload)
+
+
+def _frame(raw_headers: bytes, payload: bytes) -> bytes:
     if len(raw_headers) > MAX_HEADERS_LENGTH:
         raise ValueError("event-stream headers too long")
     if len(payload) > MAX_PAYLOAD_LENGTH:
@@ -55,8 +59,16 @@ def encode_frame(headers: Mapping[str, str], payload: bytes) -> bytes:
     total = _PRELUDE.size + 4 + len(raw_headers) + len(payload) + 4
     prelude = _PRELUDE.pack(total, len(raw_headers))
     head = prelude + _U32.pack(zlib.crc32(prelude))
-    body = head + raw_headers + payload
-    return body + _U32.pack(zlib.crc32(body))
+    crc = zlib.crc32(payload, zlib.crc32(raw_headers, zlib.crc32(head)))  # of all before it
+    return b"".join((head, raw_headers, payload, _U32.pack(crc)))
+
+
+@lru_cache(maxsize=64)
+def _event_headers(event_type: str) -> bytes:
+    """The headers of an ``event`` frame (a stream has a handful of event types: each
+    one's headers are encoded once)."""
+    return _encode_headers({":event-type": event_type, ":content-type": "application/json",
+                            ":message-type": "event"})
 
 
 def _json(payload: Any) -> bytes:
@@ -65,14 +77,7 @@ def _json(payload: Any) -> bytes:
 
 def encode_event(event_type: str, payload: Any) -> bytes:
     """An ``event`` frame: ``event_type`` names the ConverseStreamOutput member."""
-    return encode_frame(
-        {
-            ":event-type": event_type,
-            ":content-type": "application/json",
-            ":message-type": "event",
-        },
-        _json(payload),
-    )
+    return _frame(_event_headers(event_type), _json(payload))
 
 
 def encode_exception(exception_type: str, message: str) -> bytes:
