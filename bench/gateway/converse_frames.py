@@ -25,7 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import canned_converse
 
 from tooluse.codecs.bedrock import stream as converse_stream
-from tooluse.server.converse_api import _encode_frames
+try:
+    from tooluse.server.apis.converse import _encode_frames
+except ImportError:  # before the server's sub-packages
+    from tooluse.server.converse_api import _encode_frames  # type: ignore[no-redef]
 
 DATA = b"".join(canned_converse.converse_stream_frames("bench-model"))
 
@@ -56,7 +59,7 @@ def main() -> int:
 
     def one() -> bytes:
         payloads = [{headers[":event-type"]: json.loads(payload)} for headers, payload in frames()]
-        return b"".join(_encode_frames(converse_stream.decode_events(payloads), {}))
+        return b"".join(_encode_frames(converse_stream.decode_events(payloads), None))  # type: ignore[arg-type]
 
     one()
     n = 300

@@ -13,7 +13,7 @@ import pytest
 from botocore.eventstream import EventStreamBuffer, ParserError
 
 from tooluse.backends._eventstream_frames import FrameBuffer
-from tooluse.server.eventstream import encode_event, encode_exception, encode_frame
+from tooluse.server.http.eventstream import encode_event, encode_exception, encode_frame
 
 
 def _read(buffer: Any, chunks: list[bytes]) -> list[Any]:
