@@ -60,7 +60,7 @@ from typing import Any
 
 from ..cancel import CancelSignal, current_cancel
 from ..errors import BackendError, Cancelled
-from .seq import Seq, load_state, save_state
+from .seq import Seq, Threads, load_state, save_state
 
 __all__ = ["SlotPool", "SlotSeq", "SlotState"]
 
@@ -244,6 +244,8 @@ class SlotPool:
         #: Times the scheduler thread woke from a wait (it sleeps while there is no work).
         self.wakeups = 0
         self._batch = llama_cpp.llama_batch_init(self.n_batch, 0, 1)
+        #: A decoding step (a few tokens) on the single-token threads, prompts on all.
+        self.threads = Threads(self.ctx)
         self._thread = threading.Thread(target=self._loop, name="tooluse-slots", daemon=True)
         self._thread.start()
 
@@ -547,6 +549,7 @@ class SlotPool:
                     outputs.append((job, n))
                 n += 1
         batch.n_tokens = n
+        self.threads.fit(n)
         code = int(llama_cpp.llama_decode(self.ctx, batch))
         if code != 0:
             return code
