@@ -24,15 +24,17 @@ from typing import Any
 
 
 def _decode(llama_cpp: Any, ctx: Any, batch: Any, items: list[tuple[int, int, int]],
-            logits_last: bool) -> None:
-    """One ``llama_decode`` of ``items`` (token, position, sequence)."""
+            logits_last: bool, threads: Any) -> None:
+    """One ``llama_decode`` of ``items`` (token, position, sequence), on the threads the
+    slots choose for that many tokens (:class:`tooluse.llama.seq.Threads`)."""
     for n, (token, pos, seq) in enumerate(items):
         batch.token[n] = token
         batch.pos[n] = pos
         batch.n_seq_id[n] = 1
         batch.seq_id[n][0] = seq
-        batch.logits[n] = logits_last
+        batch.logits[n] = logits_last and (n + 1 == len(items) or items[n + 1][2] != seq)
     batch.n_tokens = len(items)
+    threads.fit(len(items))
     code = llama_cpp.llama_decode(ctx, batch)
     if code != 0:
         raise RuntimeError(f"llama_decode returned {code}")
@@ -42,11 +44,13 @@ def measure(clients: list[int], prompt: int, decode: int, rounds: int) -> list[d
     import llama_cpp
 
     from tooluse.llama.model import default_model_path, load_model, model_settings
+    from tooluse.llama.seq import Threads
 
     loaded = load_model(model_settings(default_model_path(), slots=max(clients)))
     llm = loaded.llm
     ctx = llm.ctx
     memory = llama_cpp.llama_get_memory(ctx)
+    threads = Threads(ctx)
     batch = llama_cpp.llama_batch_init(max(int(llm.n_batch), prompt * max(clients)), 0, 1)
     rows: list[dict[str, Any]] = []
     one: float | None = None
@@ -60,11 +64,11 @@ def measure(clients: list[int], prompt: int, decode: int, rounds: int) -> list[d
                 # Each sequence's own prompt (another token per sequence), in one decode.
                 _decode(llama_cpp, ctx, batch, [
                     (1000 + 37 * seq + k, k, seq) for seq in range(count) for k in range(prompt)],
-                    logits_last=True)
+                    logits_last=True, threads=threads)
                 for step in range(decode):
                     _decode(llama_cpp, ctx, batch, [
                         (2000 + 11 * seq + step, prompt + step, seq) for seq in range(count)],
-                        logits_last=True)
+                        logits_last=True, threads=threads)
                 if r:
                     walls.append(time.perf_counter() - started)
             wall = statistics.median(walls)

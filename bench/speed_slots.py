@@ -8,7 +8,10 @@ Each configuration is a server process on the bundled model (SmolLM2-135M), star
   ``--slots`` not given: serve's default from the cores and memory);
 - ``llama_cpp``: ``python -m llama_cpp.server`` from llama-cpp-python, the in-Python peer
   (OpenAI Chat Completions, ``chatml-function-calling``; the [bench] extra installs its
-  dependencies through [test]).
+  dependencies through [test]);
+- ``floor``: llama.cpp's own batched decode of N sequences of a request's shape (60 tokens
+  of its own, 36 decoded), in this process, nothing else (``bench/slots_floor.py``): what
+  N clients cost against one at best on this machine.
 
 For 1, 2, 4 and 8 clients at once (threads with the anthropic SDK; the openai SDK for
 llama_cpp.server), on two workloads — ``same`` (every client the same tool set) and
@@ -24,7 +27,7 @@ memory (RSS after the row, and its peak).
 Targets (issue 42): 4 clients ≤ 1.6× one client's wall time, 8 ≤ 2.5×, one client no
 slower than ``queue``. Run it on a quiet machine: ``bench/speed_slots.sh``.
 
-    python bench/speed_slots.py [--configs queue,slots,llama_cpp] [--clients 1,2,4,8]
+    python bench/speed_slots.py [--configs queue,slots,llama_cpp,floor] [--clients 1,2,4,8]
                           [--workloads same,mixed] [--rounds 5] [--slots N] [--out FILE]
 """
 
@@ -256,6 +259,11 @@ def run(configs: list[str], clients: list[int], workloads: list[str], rounds: in
         slots: int | None) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for config in configs:
+        if config == "floor":  # llama.cpp's own batched decode, in this process
+            from slots_floor import measure
+
+            rows += measure(clients, prompt=60, decode=36, rounds=rounds)
+            continue
         server = Server(config, slots)
         try:
             send = _client(server)
@@ -306,7 +314,7 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--configs", default="queue,slots,llama_cpp")
+    parser.add_argument("--configs", default="queue,slots,llama_cpp,floor")
     parser.add_argument("--clients", default="1,2,4,8")
     parser.add_argument("--workloads", default="same,mixed")
     parser.add_argument("--rounds", type=int, default=5)
@@ -315,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
     args = parser.parse_args(argv)
     configs = [c for c in args.configs.split(",") if c]
-    unknown = set(configs) - {"queue", "slots", "llama_cpp"}
+    unknown = set(configs) - {"queue", "slots", "llama_cpp", "floor"}
     if unknown:
         parser.error(f"unknown configuration(s): {', '.join(sorted(unknown))}")
     clients = [int(c) for c in args.clients.split(",") if c]
