@@ -40,6 +40,7 @@ def full(served: tuple[Any, str]) -> Iterator[None]:
     tokens = list(range(1000, 1250))
     seq = pool.acquire(tokens)
     try:
+        seq.reset()  # the slot may hold them from the last test: evaluated anew
         seq.eval(tokens)
         yield
     finally:
