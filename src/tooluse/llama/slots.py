@@ -370,6 +370,7 @@ class SlotPool:
                 while job.error is None and job.done < len(job.tokens) and \
                         job.blocked is None:
                     self._step([job])
+                    self._notify()  # a request waiting for its prompt's prefix looks again
             finally:
                 self._stepping.release()
             if job.error is not None:
