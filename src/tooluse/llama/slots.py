@@ -369,8 +369,10 @@ class SlotPool:
             try:
                 while job.error is None and job.done < len(job.tokens) and \
                         job.blocked is None:
+                    evaluating = job.seq.target is not None
                     self._step([job])
-                    self._notify()  # a request waiting for its prompt's prefix looks again
+                    if evaluating and job.seq.target is None:
+                        self._notify()  # its prompt is in: a request waiting for it looks
             finally:
                 self._stepping.release()
             if job.error is not None:
