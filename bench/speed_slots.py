@@ -8,20 +8,26 @@ Each configuration is a server process on the bundled model (SmolLM2-135M), star
   ``--slots`` not given: serve's default from the cores and memory);
 - ``llama_cpp``: ``python -m llama_cpp.server`` from llama-cpp-python, the in-Python peer
   (OpenAI Chat Completions, ``chatml-function-calling``; the [bench] extra installs its
-  dependencies through [test]).
+  dependencies through [test]);
+- ``floor``: llama.cpp's own batched decode of N sequences of a request's shape (60 tokens
+  of its own, 36 decoded), in this process, nothing else (``bench/slots_floor.py``): what
+  N clients cost against one at best on this machine.
 
 For 1, 2, 4 and 8 clients at once (threads with the anthropic SDK; the openai SDK for
 llama_cpp.server), on two workloads — ``same`` (every client the same tool set) and
 ``mixed`` (a different tool set per client) — one one-tool request each with
 ``tool_choice: any`` (llama_cpp.server: the tool named), 64 tokens at most. A warm-up round
 first (untimed), then ``--rounds`` timed rounds, all clients released together. Per row:
-the wall time of a round (median), its multiple of one client's, p50/p99 latency per
-request, output tokens/s, and the server's memory (RSS after the row, and its peak).
+the wall time of a round (median), its multiple of one client's (``× one``: client 0's
+request, the same one each round, its prompt wholly cached) and of the same requests sent
+alone one after another (``× solo``: the mean of each client's median latency alone; a
+queue of N takes N× it), p50/p99 latency per request, output tokens/s, and the server's
+memory (RSS after the row, and its peak).
 
 Targets: 4 clients ≤ 1.6× one client's wall time, 8 ≤ 2.5×, one client no
 slower than ``queue``. Run it on a quiet machine: ``bench/speed_slots.sh``.
 
-    python bench/speed_slots.py [--configs queue,slots,llama_cpp] [--clients 1,2,4,8]
+    python bench/speed_slots.py [--configs queue,slots,llama_cpp,floor] [--clients 1,2,4,8]
                           [--workloads same,mixed] [--rounds 5] [--slots N] [--out FILE]
 """
 
@@ -225,6 +231,25 @@ def _round(send: Callable[[int, str], int], clients: int,
     return wall, latencies, sum(tokens)
 
 
+def _solo(send: Callable[[int, str], int], clients: int, workload: str,
+          rounds: int) -> list[float]:
+    """Each client's request alone: clients 0, 1, ... one after another (each after a
+    different request, as in a queue), ``rounds`` times; each one's median latency.
+
+    The yardstick of a round of N clients is the mean of the first N: a queue of N takes N
+    times it. Client 0's request repeated (``x_one``'s yardstick) is the cheapest case: its
+    whole prompt is in the cache from the time before, and its question asks for no value
+    scoring, so the other clients' requests cost more than it even when alone."""
+    send(0, workload)  # warm-up
+    times: list[list[float]] = [[] for _ in range(clients)]
+    for _ in range(rounds):
+        for i in range(clients):
+            started = time.perf_counter()
+            send(i, workload)
+            times[i].append(time.perf_counter() - started)
+    return [statistics.median(t) for t in times]
+
+
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
@@ -234,11 +259,17 @@ def run(configs: list[str], clients: list[int], workloads: list[str], rounds: in
         slots: int | None) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for config in configs:
+        if config == "floor":  # llama.cpp's own batched decode, in this process
+            from slots_floor import measure
+
+            rows += measure(clients, prompt=60, decode=36, rounds=rounds)
+            continue
         server = Server(config, slots)
         try:
             send = _client(server)
             for workload in workloads:
                 one_wall: float | None = None
+                solo = _solo(send, max(clients), workload, rounds)
                 for count in clients:
                     _round(send, count, workload)  # warm-up: caches filled, threads started
                     walls, latencies, tokens = [], [], 0
@@ -255,6 +286,7 @@ def run(configs: list[str], clients: list[int], workloads: list[str], rounds: in
                         "config": config, "workload": workload, "clients": count,
                         "wall_s": round(wall, 3),
                         "x_one": round(wall / one_wall, 2) if one_wall else None,
+                        "x_solo": round(wall / statistics.mean(solo[:count]), 2),
                         "p50_s": round(_percentile(latencies, 0.5), 3),
                         "p99_s": round(_percentile(latencies, 0.99), 3),
                         "tokens_per_s": round(tokens / sum(walls), 1),
@@ -269,19 +301,20 @@ def run(configs: list[str], clients: list[int], workloads: list[str], rounds: in
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = ("| config | workload | clients | wall s | × one | p50 s | p99 s | tokens/s "
-            "| RSS MB | peak MB |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    head = ("| config | workload | clients | wall s | × one | × solo | p50 s | p99 s "
+            "| tokens/s | RSS MB | peak MB |\n"
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     lines = [head]
     for r in rows:
         lines.append(f"| {r['config']} | {r['workload']} | {r['clients']} | {r['wall_s']} | "
-                     f"{r['x_one']} | {r['p50_s']} | {r['p99_s']} | {r['tokens_per_s']} | "
+                     f"{r['x_one']} | {r.get('x_solo')} | {r['p50_s']} | {r['p99_s']} | {r['tokens_per_s']} | "
                      f"{r['rss_mb']} | {r['peak_rss_mb']} |")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--configs", default="queue,slots,llama_cpp")
+    parser.add_argument("--configs", default="queue,slots,llama_cpp,floor")
     parser.add_argument("--clients", default="1,2,4,8")
     parser.add_argument("--workloads", default="same,mixed")
     parser.add_argument("--rounds", type=int, default=5)
@@ -290,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
     args = parser.parse_args(argv)
     configs = [c for c in args.configs.split(",") if c]
-    unknown = set(configs) - {"queue", "slots", "llama_cpp"}
+    unknown = set(configs) - {"queue", "slots", "llama_cpp", "floor"}
     if unknown:
         parser.error(f"unknown configuration(s): {', '.join(sorted(unknown))}")
     clients = [int(c) for c in args.clients.split(",") if c]

@@ -104,13 +104,16 @@ class LocalBackend(PromptToolsBackend):
                                "pip install 'tooluse[local]'", kind="invalid_request")
         if options.slots < 1:
             raise ValueError(f"slots must be at least 1, not {options.slots}")
+        if not options.cache_wait >= 0:
+            raise ValueError(f"cache_wait must be 0 or more seconds, not {options.cache_wait}")
         if options.style not in ("xml", "json"):
             raise ValueError(f"style must be 'xml' or 'json', not {options.style!r}")
         path = Path(model_path) if model_path else default_model_path()
         self.settings: ModelSettings = model_settings(
             path, n_ctx=options.n_ctx, n_threads=options.n_threads,
             n_threads_decode=options.n_threads_decode, n_batch=options.n_batch,
-            extra_buffers=options.extra_buffers, seed=options.seed, slots=options.slots)
+            extra_buffers=options.extra_buffers, seed=options.seed, slots=options.slots,
+            cache_wait=options.cache_wait)
         self.loaded: LoadedModel = load_model(self.settings)
         # After the load: a model loading in the background (the CLI's early load) holds
         # stderr redirected, and a bad preset's one-line error must be seen.

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..grammar.tool_calls import GrammarLimits
+from ..llama.slots import CACHE_WAIT_S
 from ..prompting.decide import DECIDE_MODES, DecideMode
 from .registry import flag_option
 
@@ -103,6 +104,8 @@ class LocalOptions:
     - ``slots``: requests served at once, each in its own sequence of one context with its
       own prefix cache, decoded together in one batch per step (default 1: one at a time;
       ``tooluse serve`` chooses from the cores and memory; :mod:`tooluse.llama.slots`);
+      ``cache_wait``: with slots, seconds a request waits for room when the shared KV
+      cache is full (default 5), then it fails as overloaded (HTTP 529 or 503);
     - ``max_tokens``: the default when a request sets none; ``limits``: the grammar's
       bounds (:class:`~tooluse.grammar.tool_calls.GrammarLimits`);
     - ``prompt_cache``: save the KV state of each tool system prompt on disk (True:
@@ -170,6 +173,7 @@ class LocalOptions:
     think_tags: bool | Literal["auto"] = "auto"
     extra_buffers: bool | None = None
     slots: int = 1
+    cache_wait: float = CACHE_WAIT_S
     limits: GrammarLimits | None = None
     prompt_cache: bool | str | Path | None = True
     prompt_cache_mb: float | None = None

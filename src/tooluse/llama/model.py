@@ -25,6 +25,7 @@ from typing import Any
 
 from ..errors import BackendError
 from .seq import Seq, SoloSeq
+from .slots import CACHE_WAIT_S
 
 __all__ = [
     "DEFAULT_MODEL_DISTRIBUTION",
@@ -101,12 +102,14 @@ class ModelSettings:
     seed: int = 0
     #: Sequences of the context decoded together (1: one request at a time).
     slots: int = 1
+    #: With slots: seconds a request waits for room in a full KV cache (then "overloaded").
+    cache_wait: float = CACHE_WAIT_S
 
 
 def model_settings(path: str | Path, *, n_ctx: int = 0, n_threads: int | None = None,
                    n_threads_decode: int | None = None, n_batch: int = 512,
                    extra_buffers: bool | None = None, seed: int = 0,
-                   slots: int = 1) -> ModelSettings:
+                   slots: int = 1, cache_wait: float = CACHE_WAIT_S) -> ModelSettings:
     """The :class:`ModelSettings` of a GGUF file and llama.cpp options, normalised (the path
     resolved, numbers as ``int``, 0 threads as automatic) so that equal requests give equal
     settings and so share one loaded model."""
@@ -119,6 +122,7 @@ def model_settings(path: str | Path, *, n_ctx: int = 0, n_threads: int | None = 
         extra_buffers=extra_buffers,
         seed=int(seed),
         slots=max(1, int(slots)),
+        cache_wait=max(0.0, float(cache_wait)),
     )
 
 
@@ -317,7 +321,7 @@ def _get_or_load(settings: ModelSettings) -> LoadedModel:
             if settings.slots > 1:
                 from .slots import SlotPool
 
-                pool = SlotPool(llm, settings.slots)
+                pool = SlotPool(llm, settings.slots, cache_wait=settings.cache_wait)
             loaded = LoadedModel(settings=settings, llm=llm, pool=pool)
             _LOADED[settings] = loaded
         return loaded

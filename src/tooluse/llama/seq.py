@@ -19,7 +19,42 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["Seq", "SoloSeq", "load_state", "save_state"]
+__all__ = ["SMALL_BATCH", "Seq", "SoloSeq", "Threads", "load_state", "save_state"]
+
+#: A decode of at most this many tokens runs on the single-token thread count.
+SMALL_BATCH = 16
+
+
+class Threads:
+    """The threads of each ``llama_decode`` on ``ctx``: llama.cpp takes ``n_threads`` for a
+    batch of one token and ``n_threads_batch`` for any more, so a step of four slots'
+    tokens, a forced run of three tokens or the scoring of a short value ran on every
+    core. With OpenMP's passive waiting (:func:`~.model._import_llama`) each such call
+    wakes the sleeping workers, a fixed cost per call that on a small model outweighs the
+    work it shares (~13-20 ms a call on 2 cores, against ~4.5 ms a token), and on a machine
+    busy elsewhere a worker not scheduled stalls every matrix. So a batch of at most
+    :data:`SMALL_BATCH` tokens runs on ``n_threads`` (one thread for a small model,
+    :func:`~.model.decode_threads`), and only longer ones (prompts) on ``n_threads_batch``.
+    """
+
+    def __init__(self, ctx: Any, small: int = SMALL_BATCH) -> None:
+        import llama_cpp
+
+        self.ctx = ctx
+        self.small = small
+        self.decode = int(llama_cpp.llama_n_threads(ctx))
+        self.batch = int(llama_cpp.llama_n_threads_batch(ctx))
+        self._current = self.batch
+
+    def fit(self, n_tokens: int) -> None:
+        """Set the threads for a ``llama_decode`` of ``n_tokens`` (under the caller's lock
+        on the context)."""
+        want = self.decode if n_tokens <= self.small else self.batch
+        if want != self._current:
+            import llama_cpp
+
+            llama_cpp.llama_set_n_threads(self.ctx, self.decode, want)
+            self._current = want
 
 
 class Seq(ABC):
@@ -110,6 +145,7 @@ class SoloSeq(Seq):
 
     def __init__(self, llm: Any) -> None:
         self.llm = llm
+        self.threads = Threads(llm.ctx)
 
     @property
     def input_ids(self) -> Any:
@@ -124,6 +160,7 @@ class SoloSeq(Seq):
         self.llm.n_tokens = value
 
     def eval(self, tokens: Sequence[int]) -> None:
+        self.threads.fit(len(tokens))
         self.llm.eval(tokens)
 
     def logits(self) -> Any:
@@ -145,6 +182,7 @@ class SoloSeq(Seq):
         n_vocab = llm.n_vocab()
         llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
         llm._batch.set_batch(batch=list(ids), n_past=n_past, logits_all=True)
+        self.threads.fit(len(ids))
         llm._ctx.decode(llm._batch)
         rows = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(len(ids) * n_vocab,))
         llm._ctx.kv_cache_seq_rm(-1, n_past, -1)

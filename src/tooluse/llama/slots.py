@@ -35,11 +35,22 @@ been evaluated, back to ``IDLE`` when the request releases it (or fails).
 
 The KV cache is shared: ``n_ctx`` cells in all, for every slot's tokens (a common prefix
 counted once). When a step finds no room, the caches of idle slots are dropped and the
-step is tried again; if there is still none, its requests fail with a clear error.
+step is tried again; if there is still none, each of its sequences is tried alone (the
+generating ones first: they finish and free room) and those that do not fit wait, at most
+``cache_wait`` seconds, for a request to end or a scoring to give its cells back; then they
+fail with the "overloaded" error (the Messages API's 529, the other APIs' 503). A request
+waiting so can be cancelled like any other. When every busy slot waits for room, nothing
+can free any: the request that began waiting last fails at once, so that the others go on.
+
+The scheduler thread sleeps on one condition, woken by the events that give it work: a
+request's tokens to evaluate, a slot freed or cells given back, a cancel signal set, the
+end of a waiting request's bound. Idle, it does not wake at all (:attr:`SlotPool.wakeups`
+counts its wake-ups).
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import threading
 import time
@@ -49,7 +60,7 @@ from typing import Any
 
 from ..cancel import CancelSignal, current_cancel
 from ..errors import BackendError, Cancelled
-from .seq import Seq, load_state, save_state
+from .seq import Seq, Threads, load_state, save_state
 
 __all__ = ["SlotPool", "SlotSeq", "SlotState"]
 
@@ -61,6 +72,8 @@ GATHER_S = 0.004
 MIN_SHARED = 16
 #: A job with at most this many tokens is decoding (all of it goes in the next step).
 _DECODING = 16
+#: Seconds a request waits for room in a full KV cache before it fails as overloaded.
+CACHE_WAIT_S = 5.0
 
 
 def _common(ids: Any, n: int, tokens: Sequence[int]) -> int:
@@ -95,6 +108,15 @@ class _Job:
     rows: list[Any] = field(default_factory=list)
     error: BaseException | None = None
     finished: threading.Event = field(default_factory=threading.Event)
+    #: When the job first found no room in the KV cache (``time.monotonic``); None: it has
+    #: not, or found room since.
+    blocked: float | None = None
+    #: :attr:`SlotPool.freed` when it last found no room (tried again once it moves).
+    tried: int = 0
+
+    @property
+    def decoding(self) -> bool:
+        return len(self.tokens) - self.done <= _DECODING
 
 
 class SlotSeq(Seq):
@@ -165,6 +187,7 @@ class SlotSeq(Seq):
             self.pool.forget(self.seq_id, n_past)
             # The cells past n_past are gone: no other slot may copy them from here.
             self._n = min(self._n, n_past)
+        self.pool.gave_back()
         return np.stack(rows)
 
     def reset(self) -> None:
@@ -190,7 +213,7 @@ class SlotPool:
     """``n_slots`` sequences of ``llm``'s context and the scheduler thread decoding them."""
 
     def __init__(self, llm: Any, n_slots: int, *, prompt_chunk: int = PROMPT_CHUNK,
-                 gather: float = GATHER_S) -> None:
+                 gather: float = GATHER_S, cache_wait: float = CACHE_WAIT_S) -> None:
         import llama_cpp
 
         self.llm = llm
@@ -200,10 +223,14 @@ class SlotPool:
         self.n_batch = int(llm.n_batch)
         self.prompt_chunk = max(1, min(prompt_chunk, self.n_batch))
         self.gather = gather
+        #: Seconds a request waits for room in a full KV cache (then "overloaded").
+        self.cache_wait = cache_wait
         self.memory = llama_cpp.llama_get_memory(self.ctx)
         self.seqs = [SlotSeq(self, i) for i in range(n_slots)]
         #: Serialises every call on the llama.cpp context (decode, memory, state).
         self.ctx_lock = threading.Lock()
+        #: Held while a step is built and decoded (the scheduler's, or a lone request's).
+        self._stepping = threading.Lock()
         #: Guards the jobs, the slots' state and the counters; notified at every change.
         self.cond = threading.Condition()
         self._jobs: list[_Job] = []
@@ -213,7 +240,14 @@ class SlotPool:
         self.steps = 0
         self.tokens = 0
         self.busiest = 0  # most sequences in one step
+        #: Bumped whenever cells may have come free (a slot released, a scoring's cells
+        #: dropped): a job waiting for room is tried again then, not before.
+        self.freed = 0
+        #: Times the scheduler thread woke from a wait (it sleeps while there is no work).
+        self.wakeups = 0
         self._batch = llama_cpp.llama_batch_init(self.n_batch, 0, 1)
+        #: A decoding step (a few tokens) on the single-token threads, prompts on all.
+        self.threads = Threads(self.ctx)
         self._thread = threading.Thread(target=self._loop, name="tooluse-slots", daemon=True)
         self._thread.start()
 
@@ -224,12 +258,12 @@ class SlotPool:
         holds or is evaluating. Waits while every slot is busy; raises when the request's
         cancel signal is set meanwhile."""
         cancel = current_cancel()
-        with self.cond:
+        with self.cond, self._woken_by(cancel):
             self._waiting += 1
             try:
                 while not any(not s.busy for s in self.seqs):
                     _check(cancel)
-                    self.cond.wait(0.1)
+                    self.cond.wait()
             finally:
                 self._waiting -= 1
             free = [s for s in self.seqs if not s.busy]
@@ -251,7 +285,22 @@ class SlotPool:
         seq.state, seq.target, seq.cancel = SlotState.IDLE, None, None
         seq.last_used = time.monotonic()
         self._expected.discard(seq.seq_id)
+        self.freed += 1  # its cache may be dropped for a request waiting for room
         self.cond.notify_all()
+
+    def gave_back(self) -> None:
+        """Cells of the KV cache came free: a request waiting for room tries again."""
+        with self.cond:
+            self.freed += 1
+            self.cond.notify_all()
+
+    def _notify(self) -> None:
+        with self.cond:
+            self.cond.notify_all()
+
+    def _woken_by(self, cancel: CancelSignal | None) -> Any:
+        """A context in which ``cancel`` being set wakes whoever waits on :attr:`cond`."""
+        return contextlib.nullcontext() if cancel is None else cancel.on_set(self._notify)
 
     def _share(self, seq: SlotSeq, tokens: Sequence[int], cancel: CancelSignal | None) -> None:
         """Give ``seq`` the longest prefix of ``tokens`` another slot holds, waiting for one
@@ -272,7 +321,8 @@ class SlotPool:
             if not pending:
                 break
             _check(cancel)
-            self.cond.wait(0.1)
+            with self._woken_by(cancel):
+                self.cond.wait()
         if source is None or length < own + MIN_SHARED:
             return
         import llama_cpp
@@ -298,19 +348,46 @@ class SlotPool:
         decoded, most sequences in one step."""
         with self.cond:
             return {"slots": len(self.seqs), "busy": sum(s.busy for s in self.seqs),
-                    "waiting": self._waiting, "steps": self.steps, "tokens": self.tokens,
+                    "waiting": self._waiting,
+                    "waiting_for_cache": sum(j.blocked is not None for j in self._jobs),
+                    "steps": self.steps, "tokens": self.tokens,
                     "max_batch_sequences": self.busiest}
 
     # -- the scheduler ----------------------------------------------------------------------
     def run(self, job: _Job) -> list[Any]:
-        """Evaluate ``job`` in the next steps; its logits rows (the last, or every one)."""
+        """Evaluate ``job`` in the next steps; its logits rows (the last, or every one).
+
+        A request alone in the pool (every other slot idle, nothing queued) decodes in its
+        own thread: with nobody to batch with, the hand-off to the scheduler thread and
+        back at every token is pure cost (one client was ~8% slower than the queue)."""
         _check(job.seq.cancel)
         with self.cond:
             if self._closed:
                 raise BackendError("the model was unloaded", kind="unavailable")
+            alone = not self._jobs and all(s is job.seq or not s.busy for s in self.seqs)
+        if alone and self._stepping.acquire(blocking=False):
+            try:
+                while job.error is None and job.done < len(job.tokens) and \
+                        job.blocked is None:
+                    evaluating = job.seq.target is not None
+                    self._step([job])
+                    if evaluating and job.seq.target is None:
+                        self._notify()  # its prompt is in: a request waiting for it looks
+            finally:
+                self._stepping.release()
+            if job.error is not None:
+                raise job.error
+            if job.done == len(job.tokens):
+                return job.rows
+        with self.cond:  # not alone (any more), or waiting for room: the scheduler's
+            if self._closed:
+                raise BackendError("the model was unloaded", kind="unavailable")
             self._jobs.append(job)
+            if job.blocked is not None:
+                self._unstick()  # alone and no room: nothing will free any
             self.cond.notify_all()
-        job.finished.wait()
+        with self._woken_by(job.seq.cancel):  # a cancel reaches a job waiting for room
+            job.finished.wait()
         if job.error is not None:
             raise job.error
         return job.rows
@@ -327,13 +404,23 @@ class SlotPool:
     def _loop(self) -> None:
         while True:
             with self.cond:
-                while not self._jobs and not self._closed:
-                    self.cond.wait()
-                if self._closed:
-                    for job in self._jobs:
-                        job.error = BackendError("the model was unloaded", kind="unavailable")
-                        job.finished.set()
-                    return
+                while True:
+                    if self._closed:
+                        for job in self._jobs:
+                            job.error = BackendError("the model was unloaded",
+                                                     kind="unavailable")
+                            job.finished.set()
+                        return
+                    now = time.monotonic()
+                    self._expire(now)
+                    if any(self._ready(j) for j in self._jobs):
+                        break
+                    # Nothing to do until a request asks, a slot or cells come free, a
+                    # cancel signal is set, or a waiting request's bound ends.
+                    bound = min((j.blocked + self.cache_wait for j in self._jobs
+                                 if j.blocked is not None), default=None)
+                    self.cond.wait(None if bound is None else max(0.0, bound - now))
+                    self.wakeups += 1
                 # The requests of the last step are back in a moment: decode them together.
                 deadline = time.monotonic() + self.gather
                 while not self._expected <= {j.seq.seq_id for j in self._jobs}:
@@ -341,19 +428,66 @@ class SlotPool:
                     if left <= 0:
                         break
                     self.cond.wait(left)
-                jobs = list(self._jobs)
+                    self.wakeups += 1
+                jobs = [j for j in self._jobs if self._ready(j)]
             try:
-                finished = self._step(jobs)
+                with self._stepping:
+                    finished = self._step(jobs)
             except BaseException as exc:  # noqa: BLE001 - handed to each waiting request
                 finished = jobs
                 for job in jobs:
                     job.error = exc
             with self.cond:
                 self._expected = {j.seq.seq_id for j in finished if j.seq.busy}
-                for job in finished:
-                    self._jobs.remove(job)
-                    job.finished.set()
+                self._finish(finished)
+                self._unstick()
                 self.cond.notify_all()
+
+    def _ready(self, job: _Job) -> bool:
+        """Whether ``job`` goes into the next step: not waiting for room, or cells came
+        free since it last found none (under :attr:`cond`)."""
+        return job.blocked is None or job.tried != self.freed
+
+    def _finish(self, jobs: list[_Job]) -> None:
+        for job in jobs:
+            self._jobs.remove(job)
+            job.finished.set()
+
+    def _expire(self, now: float) -> None:
+        """Fail the jobs waiting for room whose request was cancelled or whose bound is
+        over (under :attr:`cond`)."""
+        ended = []
+        for job in self._jobs:
+            if job.blocked is None:
+                continue
+            if job.seq.cancel is not None and job.seq.cancel.is_set():
+                job.error = _cancelled()
+            elif now >= job.blocked + self.cache_wait:
+                job.error = self._full(f"stayed full for {self.cache_wait:g} s")
+            else:
+                continue
+            ended.append(job)
+        self._finish(ended)
+
+    def _unstick(self) -> None:
+        """When every busy slot waits for room and nothing freed any since, none can come:
+        fail the request that began waiting last, so that the others go on (under
+        :attr:`cond`)."""
+        blocked = [j for j in self._jobs if j.blocked is not None]
+        if not blocked or any(self._ready(j) for j in blocked):
+            return
+        busy = {s.seq_id for s in self.seqs if s.busy}
+        if not busy <= {j.seq.seq_id for j in blocked}:
+            return  # a request at work will end, or ask again
+        last = max(blocked, key=lambda j: j.blocked or 0.0)
+        last.error = self._full("has no room left for every request at work")
+        self._finish([last])
+
+    def _full(self, why: str) -> BackendError:
+        return BackendError(
+            f"the model's context ({self.n_ctx} tokens, shared by {len(self.seqs)} slots) "
+            f"{why}: fewer requests at once, fewer slots or a larger n_ctx",
+            kind="overloaded")
 
     def _step(self, jobs: list[_Job]) -> list[_Job]:
         """One ``llama_decode`` over the next tokens of ``jobs``; the jobs it finished."""
@@ -361,8 +495,8 @@ class SlotPool:
             if job.seq.cancel is not None and job.seq.cancel.is_set():
                 job.error = _cancelled()
         live = [j for j in jobs if j.error is None]
-        decoding = [j for j in live if len(j.tokens) - j.done <= _DECODING]
-        prompts = [j for j in live if len(j.tokens) - j.done > _DECODING]
+        decoding = [j for j in live if j.decoding]
+        prompts = [j for j in live if not j.decoding]
         room = self.n_batch - sum(len(j.tokens) - j.done for j in decoding)
         if decoding:
             room = min(room, self.prompt_chunk)
@@ -379,6 +513,51 @@ class SlotPool:
         return [j for j in jobs if j.error is not None or j.done == len(j.tokens)]
 
     def _decode(self, plan: list[tuple[_Job, int]]) -> None:
+        """Decode ``plan`` in one step; where the KV cache has no room for it all, each
+        sequence alone (the generating ones first), and those that do not fit wait."""
+        freed = self.freed  # read first: cells freed meanwhile wake the waiting jobs again
+        done: list[tuple[int, int]] = []
+        with self.ctx_lock:
+            code = self._attempt(plan, done)
+            if code == 1:  # no room in the KV cache: drop the idle slots' caches, try again
+                # (a slot taken meanwhile reads its n_tokens again: it evaluates more)
+                idle = [s for s in self.seqs if not s.busy and s._n]
+                for seq in idle:
+                    self.forget(seq.seq_id, 0)
+                    seq._n = 0
+                if idle:
+                    code = self._attempt(plan, done)
+            if code == 1 and len(plan) > 1:
+                for item in sorted(plan, key=lambda item: not item[0].decoding):
+                    self._settle([item], self._attempt([item], done), freed)
+            else:
+                self._settle(plan, code, freed)
+        with self.cond:
+            for tokens, sequences in done:
+                self.steps += 1
+                self.tokens += tokens
+                self.busiest = max(self.busiest, sequences)
+
+    def _settle(self, plan: list[tuple[_Job, int]], code: int, freed: int) -> None:
+        """After a failed decode of ``plan`` (``code`` not 0): its jobs wait for room
+        (``code`` 1) or fail (under ``ctx_lock``)."""
+        if code == 0:
+            return
+        now = time.monotonic()
+        for job, _ in plan:
+            self.forget(job.seq.seq_id, job.pos + job.done)
+            if code == 1:
+                job.blocked = now if job.blocked is None else job.blocked
+                job.tried = freed
+            else:
+                job.error = BackendError(
+                    f"the model could not evaluate the request (llama_decode returned "
+                    f"{code})", kind="api")
+
+    def _attempt(self, plan: list[tuple[_Job, int]], done: list[tuple[int, int]]) -> int:
+        """One ``llama_decode`` of ``plan``; on success the jobs take their logits and
+        tokens and ``done`` gets (tokens, sequences) of the step. Its return code (under
+        ``ctx_lock``)."""
         import llama_cpp
         import numpy as np
 
@@ -397,44 +576,29 @@ class SlotPool:
                     outputs.append((job, n))
                 n += 1
         batch.n_tokens = n
-        with self.ctx_lock:
-            code = llama_cpp.llama_decode(self.ctx, batch)
-            if code == 1:  # no room in the KV cache: drop the idle slots' caches, try again
-                # (a slot taken meanwhile reads its n_tokens again: it evaluates more)
-                idle = [s for s in self.seqs if not s.busy and s._n]
-                for seq in idle:
-                    self.forget(seq.seq_id, 0)
-                    seq._n = 0
-                code = llama_cpp.llama_decode(self.ctx, batch) if idle else code
-            if code != 0:
-                for job, _ in plan:
-                    self.forget(job.seq.seq_id, job.pos + job.done)
-                    job.error = BackendError(
-                        f"the model's context ({self.n_ctx} tokens, shared by "
-                        f"{len(self.seqs)} slots) is full (llama_decode returned {code}): "
-                        "fewer requests at once, fewer slots or a larger n_ctx",
-                        kind="overloaded" if code == 1 else "api")
-                return
-            for job, index in outputs:
-                pointer = llama_cpp.llama_get_logits_ith(self.ctx, index)
-                job.rows.append(np.ctypeslib.as_array(pointer, shape=(self.n_vocab,)).copy())
-            for job, take in plan:
-                if job.keep:
-                    start = job.pos + job.done
-                    job.seq._ids[start:start + take] = job.tokens[job.done:job.done + take]
-                    job.seq._n = start + take
-                job.done += take
-                target = job.seq.target
-                if target is not None and (not job.keep or job.seq._n >= len(target)
-                                           or _common(job.seq._ids, job.seq._n, target)
-                                           < job.seq._n):
-                    job.seq.target = None  # its prompt is evaluated (or it went elsewhere)
-                    if job.seq.state is SlotState.PROMPT:
-                        job.seq.state = SlotState.GENERATING
-        with self.cond:
-            self.steps += 1
-            self.tokens += n
-            self.busiest = max(self.busiest, len({j.seq.seq_id for j, _ in plan}))
+        self.threads.fit(n)
+        code = int(llama_cpp.llama_decode(self.ctx, batch))
+        if code != 0:
+            return code
+        for job, index in outputs:
+            pointer = llama_cpp.llama_get_logits_ith(self.ctx, index)
+            job.rows.append(np.ctypeslib.as_array(pointer, shape=(self.n_vocab,)).copy())
+        for job, take in plan:
+            job.blocked = None
+            if job.keep:
+                start = job.pos + job.done
+                job.seq._ids[start:start + take] = job.tokens[job.done:job.done + take]
+                job.seq._n = start + take
+            job.done += take
+            target = job.seq.target
+            if target is not None and (not job.keep or job.seq._n >= len(target)
+                                       or _common(job.seq._ids, job.seq._n, target)
+                                       < job.seq._n):
+                job.seq.target = None  # its prompt is evaluated (or it went elsewhere)
+                if job.seq.state is SlotState.PROMPT:
+                    job.seq.state = SlotState.GENERATING
+        done.append((n, len({j.seq.seq_id for j, _ in plan})))
+        return 0
 
 
 def _cancelled() -> Cancelled:
