@@ -67,7 +67,8 @@ class TurnDecoder:
     def __init__(self, backend: Engine, seq: Seq, turn: DecodingTurn,
                  stop: Sequence[str], temperature: float, top_p: float | None,
                  top_k: int | None, grammar: ToolGrammar | None, prefill: str,
-                 conversation: str | None, copier: ValueCopier | None) -> None:
+                 conversation: str | None, copier: ValueCopier | None,
+                 seed: int | None = None) -> None:
         import numpy as np
 
         self.backend, self.seq, self.turn, self.np = backend, seq, turn, np
@@ -82,7 +83,7 @@ class TurnDecoder:
             grammar is not None and backend.engine == "llama") else None
         self.pieces = backend.loaded.pieces()
         self.eog = backend.loaded.eog_tokens()
-        self.rng = np.random.default_rng(backend.loaded.settings.seed)
+        self.rng = np.random.default_rng(backend.loaded.settings.seed if seed is None else seed)
         self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self.scanner = StopScanner(stop)
         self.guard = NoRepeat(prefill.encode("utf-8"), conversation=conversation) if (

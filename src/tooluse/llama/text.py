@@ -151,7 +151,8 @@ class LlamaTextBackend:
                 else None
             yield from self._generate(seq, prompt, tokens, g.stop, g.max_tokens, g.temperature, g.top_p,
                                       g.top_k, g.grammar, system, g.prefill,
-                                      users if self.calls_follow_request else None, copier)
+                                      users if self.calls_follow_request else None, copier,
+                                      seed=g.seed)
 
     def score_continuations(self, messages: Sequence[TextMessage], continuations: Sequence[str],
                             *, prefill: str = "") -> list[float]:
@@ -184,14 +185,15 @@ class LlamaTextBackend:
                   top_p: float | None, top_k: int | None, grammar: ToolGrammar | None,
                   system: str = "", prefill: str = "",
                   conversation: str | None = None,
-                  copier: ValueCopier | None = None) -> Iterator[str | TextEnd]:
+                  copier: ValueCopier | None = None,
+                  seed: int | None = None) -> Iterator[str | TextEnd]:
         if grammar and (llg := llguidance.matcher_for(self.loaded, grammar, self.engine)):
             yield from llguidance.generate(self, seq, llg, prompt, tokens, stop, max_tokens,
-                                            temperature, top_p, top_k, system)
+                                            temperature, top_p, top_k, system, seed=seed)
             return
         turn = self._start_turn(seq, prompt, tokens, max_tokens, system)
         yield from TurnDecoder(self, seq, turn, stop, temperature, top_p, top_k, grammar,
-                               prefill, conversation, copier).run()
+                               prefill, conversation, copier, seed=seed).run()
 
     def _banned(self, guard: NoRepeat, matcher: Matcher | None, state: MatchState | None,
                 pieces: list[bytes]) -> set[int]:
