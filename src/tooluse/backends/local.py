@@ -40,6 +40,7 @@ from ..llama.model import (
 from ..llama.text import LlamaTextBackend
 from ..presets import load_preset
 from ..prompting.assist import Assist
+from ..prompting.consistency import Consistency
 from ..prompting.decide import Decision
 from ..prompting.tool_use import PromptToolsBackend
 from .local_options import (
@@ -134,7 +135,10 @@ class LocalBackend(PromptToolsBackend):
             none_reminder=None if reminder == "default" else reminder,
             decision=None if options.call_decision is None or options.call_decision_threshold is None
             else Decision(options.call_decision, options.call_decision_threshold),
-            more_calls_margin=options.more_calls_margin)
+            more_calls_margin=options.more_calls_margin,
+            consistency=Consistency(options.self_consistency, options.self_consistency_choice,
+                                    options.self_consistency_temperature)
+            if options.self_consistency > 1 else None)
         self.options = options
         self.model_path = path
 

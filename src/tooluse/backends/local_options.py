@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..grammar.tool_calls import GrammarLimits
+from ..prompting.consistency import ConsistencyChoice
 from ..prompting.decide import DECIDE_MODES, DecideMode
 from .registry import flag_option
 
@@ -118,6 +119,14 @@ class LocalOptions:
       one more call (tool and values the model's) while its log-likelihood of another
       ``<invoke>`` less that of closing reaches the margin, set per model by
       ``python bench/calibration/calibrate.py``; each such call records ``steered_by: ["more_calls"]``;
+    - ``self_consistency`` (samples; 0 or 1: off): under the grammar, that many answers to
+      the prompt, the first greedy, the others sampled at ``self_consistency_temperature``
+      (default 0.7) with seeds 1, 2, ... (the same answers every time), and one kept:
+      ``self_consistency_choice="majority"`` (default) the calls most answers agree on, the
+      likeliest of those; ``"likelihood"``, the answer the model finds likeliest
+      (:mod:`tooluse.prompting.consistency`). A kept answer other than the greedy one
+      records ``steered_by: ["self_consistency"]`` on its calls. Off by default; each
+      answer costs a generation and a scoring pass (docs/benchmarks/bfcl.md);
     - ``copy_values`` (fast engine, greedy): at each value, the spans of the conversation
       the grammar allows there are scored whole by the model against its own free value;
       a span wins when its log-likelihood plus ``copy_bonus`` (nats) beats the free
@@ -165,6 +174,9 @@ class LocalOptions:
     no_repeat: bool | None = None
     more_calls: bool | None = None
     more_calls_margin: float | None = None
+    self_consistency: int = 0
+    self_consistency_choice: ConsistencyChoice = "majority"
+    self_consistency_temperature: float = 0.7
     copy_values: bool | None = None
     copy_bonus: float = DEFAULT_COPY_BONUS
     score_enums: bool | None = None

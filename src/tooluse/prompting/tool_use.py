@@ -49,6 +49,7 @@ from ..messages import Request, ToolChoice, ToolUseBlock, Usage
 from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
 from ..trace import TextPass, current_turn
 from .assist import Assist, Plan, PlanContext
+from .consistency import Consistency, draw
 from .decide import Decision, decides
 from .emitter import Emitter, earlier_calls
 from .per_context import PerContext
@@ -131,6 +132,7 @@ class PromptToolsBackend(Backend):
         think_tags: bool | None = None,
         decision: Decision | None = None,
         more_calls_margin: float | None = None,
+        consistency: Consistency | None = None,
     ) -> None:
         if style not in ("xml", "json"):
             raise ValueError(f"style must be 'xml' or 'json', not {style!r}")
@@ -155,6 +157,8 @@ class PromptToolsBackend(Backend):
         #: Where the model closes its call block: one more call while another ``<invoke>``
         #: is at least this much (nats) less likely than closing (None: the model's own).
         self.more_calls_margin = more_calls_margin
+        #: Several answers drawn and one kept (:mod:`.consistency`; None: the greedy one).
+        self.consistency = consistency
 
     def _prompt(self, request: Request) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
         try:
@@ -196,7 +200,13 @@ class PromptToolsBackend(Backend):
         yield MessageStart(id=new_message_id(), model=request.model or self.model)
         emitter = self._emitter(request, plan, steering, prefill)
         written: list[str] = []
-        end = yield from self._generate(emitter, messages, prefill, grammar, options, written)
+        if self.consistency is not None and grammar is not None and request.tools \
+                and not thinks and options["temperature"] <= 0:
+            end = yield from self._consistent(request, emitter, messages, prefill, grammar,
+                                              options, written)
+        else:
+            end = yield from self._generate(emitter, messages, prefill, grammar, options,
+                                            written)
         end = yield from self._after_answer(request, emitter, messages, prefill, grammar,
                                             options, written, end)
         yield from emitter.close()
@@ -348,6 +358,35 @@ class PromptToolsBackend(Backend):
                 return
             end.timings["more_calls"] = end.timings.get("more_calls", 0.0) + 1.0
             answer = after
+
+    def _consistent(self, request: Request, emitter: Emitter, messages: list[TextMessage],
+                    prefill: str, grammar: ToolGrammar, options: dict[str, Any],
+                    written: list[str]) -> Generator[StreamEvent, None, TextEnd]:
+        """Self-consistency (:mod:`.consistency`): the answers drawn whole, one kept and
+        streamed through ``emitter``, call by call (a repeated call ends it as it would have
+        ended the generation); its calls record ``steered_by: ["self_consistency"]`` unless
+        they are the greedy answer's."""
+        assert self.consistency is not None
+        started = time.perf_counter()
+        samples, chosen, votes = draw(self.text_backend, messages, prefill, grammar, options,
+                                      request.tools, self.consistency)
+        kept = samples[chosen]
+        if kept.key != samples[0].key:
+            emitter.steering = (*emitter.steering, "self_consistency")
+        parts = kept.text.split("</invoke>")
+        for n, piece in enumerate(parts):
+            chunk = piece + ("</invoke>" if n < len(parts) - 1 else "")
+            written.append(chunk)
+            yield from emitter.feed(chunk)
+            if emitter.repeated:
+                break
+        kept.end.timings.update({
+            "self_consistency_s": time.perf_counter() - started,
+            "self_consistency_chosen": float(chosen),
+            "self_consistency_votes": float(votes),
+            "self_consistency_tokens": float(sum(s.end.output_tokens for s in samples)),
+        })
+        return kept.end
 
     def _completed(self, request: Request, emitter: Emitter,
                    end: TextEnd) -> Iterator[StreamEvent]:
