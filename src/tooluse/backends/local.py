@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..codecs.legacy import TOOL_STYLES
 from ..errors import BackendError
 from ..llama.cache import load_pieces, prompt_cache_from_option
 from ..llama.llguidance import available as llguidance_available
@@ -101,8 +102,9 @@ class LocalBackend(PromptToolsBackend):
                                "pip install 'tooluse[local]'", kind="invalid_request")
         if options.slots < 1:
             raise ValueError(f"slots must be at least 1, not {options.slots}")
-        if options.style not in ("xml", "json"):
-            raise ValueError(f"style must be 'xml' or 'json', not {options.style!r}")
+        if options.style not in TOOL_STYLES:
+            raise ValueError(f"style must be one of {', '.join(TOOL_STYLES)}, "
+                             f"not {options.style!r}")
         path = Path(model_path) if model_path else default_model_path()
         self.settings: ModelSettings = model_settings(
             path, n_ctx=options.n_ctx, n_threads=options.n_threads,
@@ -136,6 +138,7 @@ class LocalBackend(PromptToolsBackend):
             decision=None if options.call_decision is None or options.call_decision_threshold is None
             else Decision(options.call_decision, options.call_decision_threshold),
             more_calls_margin=options.more_calls_margin,
+            demonstrations=options.demonstrations,
             consistency=Consistency(options.self_consistency, options.self_consistency_choice,
                                     options.self_consistency_temperature)
             if options.self_consistency > 1 else None)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
+from ..codecs.legacy import ToolStyle
 from ..grammar.tool_calls import GrammarLimits
 from ..prompting.consistency import ConsistencyChoice
 from ..prompting.decide import DECIDE_MODES, DecideMode
@@ -79,7 +80,10 @@ class LocalOptions:
       uses what only llguidance enforces — ``pattern``, ``format``, bounds, ``allOf``... —
       and ``llguidance`` is installed), ``"fast"``, ``"llguidance"`` or ``"llama"``
       (docs/local.md);
-    - ``style``: ``"xml"`` (``<tool_description>`` blocks) or ``"json"`` (JSON Schema);
+    - ``style``: ``"xml"`` (``<tool_description>`` blocks), ``"json"`` (JSON Schema) or
+      ``"python"`` (a function signature and docstring per tool); ``demonstrations``: 0
+      to 2 examples of a request and its call block, with made-up tools, in the system
+      prompt (off by default; docs/benchmarks/bfcl.md has what each measured);
     - ``n_ctx`` (0: the model's trained context), ``n_threads`` (default: the cores, at
       most 8), ``n_threads_decode`` (default: 1 for a file under 1 GiB), ``n_batch``,
       ``seed``, ``extra_buffers`` (llama.cpp's extra buffer types; None: off on CPUs
@@ -154,7 +158,8 @@ class LocalOptions:
 
     grammar: bool = True
     grammar_engine: GrammarEngine = "auto"
-    style: Literal["xml", "json"] = "xml"
+    style: ToolStyle = "xml"
+    demonstrations: int = 0
     n_ctx: int = 0
     n_threads: int | None = None
     n_threads_decode: int | None = None

@@ -28,11 +28,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Generator, Iterator
-from typing import Any, Literal
+from typing import Any
 
 from ..backend import Backend
 from ..codecs.legacy import (
+    TOOL_STYLES,
     LegacyParser,
+    ToolStyle,
     escape,
     new_message_id,
 )
@@ -74,7 +76,10 @@ class PromptToolsBackend(Backend):
     """Messages-API tool use over a text model (see the module docstring).
 
     ``style``: how tools are described (``"xml"``, ``<tool_description>``
-    blocks, or ``"json"``).
+    blocks, ``"json"``, JSON Schema, or ``"python"``, a function signature and docstring).
+    ``demonstrations``: how many examples of a request and its call block (made-up tools)
+    the system prompt gives (0 to 2). ``consistency``: several answers drawn, one kept
+    (:mod:`.consistency`).
     ``grammar``: constrain decoding so calls always parse and validate (needs a text
     backend that supports grammars). ``max_tokens``: default when a request sets none.
     ``stop_on_malformed_call``: end the turn as soon as a call the model is writing can no
@@ -119,7 +124,7 @@ class PromptToolsBackend(Backend):
         self,
         text_backend: TextBackend,
         *,
-        style: Literal["xml", "json"] = "xml",
+        style: ToolStyle = "xml",
         grammar: bool = True,
         max_tokens: int = 1024,
         limits: GrammarLimits | None = None,
@@ -133,11 +138,14 @@ class PromptToolsBackend(Backend):
         decision: Decision | None = None,
         more_calls_margin: float | None = None,
         consistency: Consistency | None = None,
+        demonstrations: int = 0,
     ) -> None:
-        if style not in ("xml", "json"):
-            raise ValueError(f"style must be 'xml' or 'json', not {style!r}")
+        if style not in TOOL_STYLES:
+            raise ValueError(f"style must be one of {', '.join(TOOL_STYLES)}, not {style!r}")
         self.text_backend = text_backend
-        self.style: Literal["xml", "json"] = style
+        self.style: ToolStyle = style
+        #: Examples of the call format in the system prompt (0 to 2, made-up tools).
+        self.demonstrations = demonstrations
         self.grammar = grammar
         self.max_tokens = max_tokens
         self.limits = limits or GrammarLimits()
@@ -165,7 +173,7 @@ class PromptToolsBackend(Backend):
             return build_text_prompt(
                 request, style=self.style, grammar=self.grammar, limits=self.limits,
                 tools_under_none=self.tools_under_none, none_reminder=self.none_reminder,
-                thinking_model=self.think_tags,
+                thinking_model=self.think_tags, demonstrations=self.demonstrations,
             )
         except ConversionError as exc:
             raise BackendError(str(exc), kind="invalid_request") from exc
