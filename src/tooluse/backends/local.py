@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..codecs.legacy import TOOL_STYLES
 from ..errors import BackendError
 from ..llama.cache import load_pieces, prompt_cache_from_option
 from ..llama.llguidance import available as llguidance_available
@@ -43,6 +44,7 @@ from ..llama.model import (
 from ..llama.text import LlamaTextBackend
 from ..presets import load_preset
 from ..prompting.assist import Assist
+from ..prompting.consistency import Consistency
 from ..prompting.decide import Decision
 from ..prompting.formats import choose as choose_format
 from ..prompting.tool_use import PromptToolsBackend
@@ -106,8 +108,9 @@ class LocalBackend(PromptToolsBackend):
             raise ValueError(f"slots must be at least 1, not {options.slots}")
         if not options.cache_wait >= 0:
             raise ValueError(f"cache_wait must be 0 or more seconds, not {options.cache_wait}")
-        if options.style not in ("xml", "json"):
-            raise ValueError(f"style must be 'xml' or 'json', not {options.style!r}")
+        if options.style not in TOOL_STYLES:
+            raise ValueError(f"style must be one of {', '.join(TOOL_STYLES)}, "
+                             f"not {options.style!r}")
         path = Path(model_path) if model_path else default_model_path()
         self.settings: ModelSettings = model_settings(
             path, n_ctx=options.n_ctx, n_threads=options.n_threads,
@@ -151,7 +154,11 @@ class LocalBackend(PromptToolsBackend):
             none_reminder=None if reminder == "default" else reminder,
             decision=None if options.call_decision is None or options.call_decision_threshold is None
             else Decision(options.call_decision, options.call_decision_threshold),
-            more_calls_margin=options.more_calls_margin, tool_format=tool_format)
+            more_calls_margin=options.more_calls_margin, tool_format=tool_format,
+            demonstrations=options.demonstrations,
+            consistency=Consistency(options.self_consistency, options.self_consistency_choice,
+                                    options.self_consistency_temperature)
+            if options.self_consistency > 1 else None)
         self.options = options
         self.model_path = path
 

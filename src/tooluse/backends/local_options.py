@@ -21,8 +21,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
+from ..codecs.legacy import ToolStyle
 from ..grammar.tool_calls import GrammarLimits
 from ..llama.slots import CACHE_WAIT_S
+from ..prompting.consistency import ConsistencyChoice
 from ..prompting.decide import DECIDE_MODES, DecideMode
 from .registry import flag_option
 
@@ -87,10 +89,13 @@ class LocalOptions:
       template renders tools in a known family's format, else XML; the bundled
       SmolLM2-135M's renders none, so it stays XML), or a family's name (``"hermes"``,
       ``"llama3"``, ``"mistral"``) (:mod:`tooluse.prompting.formats`, docs/local.md). In a
-      native format ``style``, ``no_repeat``, ``more_calls``, ``copy_values`` (which read
-      the XML format's tags), ``call_decision`` and ``more_calls_margin`` (calibrated on
-      the XML call opener) do not apply;
-    - ``style``: ``"xml"`` (``<tool_description>`` blocks) or ``"json"`` (JSON Schema);
+      native format ``style``, ``demonstrations``, ``self_consistency``, ``no_repeat``,
+      ``more_calls``, ``copy_values`` (which read the XML format's tags), ``call_decision``
+      and ``more_calls_margin`` (calibrated on the XML call opener) do not apply;
+    - ``style``: ``"xml"`` (``<tool_description>`` blocks), ``"json"`` (JSON Schema) or
+      ``"python"`` (a function signature and docstring per tool); ``demonstrations``: 0
+      to 2 examples of a request and its call block, with made-up tools, in the system
+      prompt (off by default; docs/benchmarks/bfcl.md has what each measured);
     - ``n_ctx`` (0: the model's trained context), ``n_threads`` (default: the cores, at
       most 8), ``n_threads_decode`` (default: 1 for a file under 1 GiB), ``n_batch``,
       ``seed``, ``extra_buffers`` (llama.cpp's extra buffer types; None: off on CPUs
@@ -132,6 +137,14 @@ class LocalOptions:
       one more call (tool and values the model's) while its log-likelihood of another
       ``<invoke>`` less that of closing reaches the margin, set per model by
       ``python bench/calibration/calibrate.py``; each such call records ``steered_by: ["more_calls"]``;
+    - ``self_consistency`` (samples; 0 or 1: off): under the grammar, that many answers to
+      the prompt, the first greedy, the others sampled at ``self_consistency_temperature``
+      (default 0.7) with seeds 1, 2, ... (the same answers every time), and one kept:
+      ``self_consistency_choice="majority"`` (default) the calls most answers agree on, the
+      likeliest of those; ``"likelihood"``, the answer the model finds likeliest
+      (:mod:`tooluse.prompting.consistency`). A kept answer other than the greedy one
+      records ``steered_by: ["self_consistency"]`` on its calls. Off by default; each
+      answer costs a generation and a scoring pass (docs/benchmarks/bfcl.md);
     - ``copy_values`` (fast engine, greedy): at each value, the spans of the conversation
       the grammar allows there are scored whole by the model against its own free value;
       a span wins when its log-likelihood plus ``copy_bonus`` (nats) beats the free
@@ -162,7 +175,8 @@ class LocalOptions:
     grammar: bool = True
     grammar_engine: GrammarEngine = "auto"
     tool_format: Literal["xml", "native", "auto", "hermes", "llama3", "mistral"] = "auto"
-    style: Literal["xml", "json"] = "xml"
+    style: ToolStyle = "xml"
+    demonstrations: int = 0
     n_ctx: int = 0
     n_threads: int | None = None
     n_threads_decode: int | None = None
@@ -183,6 +197,9 @@ class LocalOptions:
     no_repeat: bool | None = None
     more_calls: bool | None = None
     more_calls_margin: float | None = None
+    self_consistency: int = 0
+    self_consistency_choice: ConsistencyChoice = "majority"
+    self_consistency_temperature: float = 0.7
     copy_values: bool | None = None
     copy_bonus: float = DEFAULT_COPY_BONUS
     score_enums: bool | None = None

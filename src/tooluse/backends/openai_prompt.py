@@ -56,6 +56,7 @@ from typing import Any, Literal, Unpack
 
 import httpx2
 
+from ..codecs.legacy import ToolStyle
 from ..errors import BackendError
 from ..grammar.tool_calls import GrammarLimits, ToolGrammar
 from ..prompting.per_context import PerContext
@@ -481,7 +482,7 @@ class OpenAIPromptBackend(PromptToolsBackend):
         client_grammar: bool = False,
         grammar: bool | None = None,
         prefill: PrefillMode = "assistant",
-        style: Literal["xml", "json"] = "xml",
+        style: ToolStyle = "xml",
         max_tokens: int = 1024,
         limits: GrammarLimits | None = None,
         think_tags: bool = False,

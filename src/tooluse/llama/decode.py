@@ -68,7 +68,7 @@ class TurnDecoder:
                  stop: Sequence[str], temperature: float, top_p: float | None,
                  top_k: int | None, grammar: ToolGrammar | None, prefill: str,
                  conversation: str | None, copier: ValueCopier | None,
-                 specials: tuple[str, ...] = ()) -> None:
+                 specials: tuple[str, ...] = (), seed: int | None = None) -> None:
         import numpy as np
 
         self.backend, self.seq, self.turn, self.np = backend, seq, turn, np
@@ -85,7 +85,7 @@ class TurnDecoder:
         self.pieces = backend.loaded.pieces_with(specials) if specials \
             else backend.loaded.pieces()
         self.eog = backend.loaded.eog_tokens()
-        self.rng = np.random.default_rng(backend.loaded.settings.seed)
+        self.rng = np.random.default_rng(backend.loaded.settings.seed if seed is None else seed)
         self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self.scanner = StopScanner(stop)
         self.guard = NoRepeat(prefill.encode("utf-8"), conversation=conversation) if (

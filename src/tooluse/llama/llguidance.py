@@ -179,7 +179,7 @@ def _choose(np: Any, backend: LlamaTextBackend, seq: Seq, rng: Any, allowed: Any
 def generate(backend: LlamaTextBackend, seq: Seq, matcher: Any, prompt: str,
              tokens: list[int], stop: Sequence[str], max_tokens: int, temperature: float,
              top_p: float | None, top_k: int | None,
-             system: str = "") -> Iterator[str | TextEnd]:
+             system: str = "", *, seed: int | None = None) -> Iterator[str | TextEnd]:
     """One constrained turn under ``matcher`` in the sequence ``seq`` (``prompt``
     tokenized as ``tokens``): text as it comes, then the :class:`TextEnd` (also stored in
     ``backend.last_end``, for the current context), as the fast engine's turn gives them."""
@@ -194,7 +194,7 @@ def generate(backend: LlamaTextBackend, seq: Seq, matcher: Any, prompt: str,
     eog = loaded.eog_tokens()
     n_vocab = int(llm.n_vocab())
     bitmask = allocate_token_bitmask(1, tokenizer(loaded).vocab_size)
-    rng = np.random.default_rng(loaded.settings.seed)
+    rng = np.random.default_rng(loaded.settings.seed if seed is None else seed)
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     scanner = StopScanner(stop)
     produced = forced_count = 0

@@ -164,7 +164,7 @@ class LlamaTextBackend:
             yield from self._generate(seq, prompt, tokens, g.stop, g.max_tokens, g.temperature, g.top_p,
                                       g.top_k, g.grammar, system, g.prefill,
                                       users if self.calls_follow_request else None, copier,
-                                      tuple(g.specials or ()))
+                                      tuple(g.specials or ()), seed=g.seed)
 
     def score_continuations(self, messages: Sequence[TextMessage], continuations: Sequence[str],
                             *, prefill: str = "",
@@ -199,14 +199,15 @@ class LlamaTextBackend:
                   system: str = "", prefill: str = "",
                   conversation: str | None = None,
                   copier: ValueCopier | None = None,
-                  specials: tuple[str, ...] = ()) -> Iterator[str | TextEnd]:
+                  specials: tuple[str, ...] = (),
+                  seed: int | None = None) -> Iterator[str | TextEnd]:
         if grammar and (llg := llguidance.matcher_for(self.loaded, grammar, self.engine)):
             yield from llguidance.generate(self, seq, llg, prompt, tokens, stop, max_tokens,
-                                            temperature, top_p, top_k, system)
+                                            temperature, top_p, top_k, system, seed=seed)
             return
         turn = self._start_turn(seq, prompt, tokens, max_tokens, system)
         yield from TurnDecoder(self, seq, turn, stop, temperature, top_p, top_k, grammar,
-                               prefill, conversation, copier, specials).run()
+                               prefill, conversation, copier, specials, seed=seed).run()
 
     def _banned(self, guard: NoRepeat, matcher: Matcher | None, state: MatchState | None,
                 pieces: list[bytes]) -> set[int]:

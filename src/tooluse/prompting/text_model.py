@@ -57,6 +57,9 @@ class GenerationOptions(TypedDict, total=False):
     temperature: float
     top_p: float | None
     top_k: int | None
+    #: The sampling seed of this generation when ``temperature`` > 0 (None: the backend's
+    #: own); a backend without seeded sampling ignores it.
+    seed: int | None
     #: Constrains the continuation (a backend that cannot apply it raises
     #: ``NotImplementedError`` rather than ignore it).
     grammar: ToolGrammar | None
@@ -93,6 +96,7 @@ class Generation:
     temperature: float = 0.0
     top_p: float | None = None
     top_k: int | None = None
+    seed: int | None = None
     grammar: ToolGrammar | None = None
     focus: ValueFocus | None = None
     naming: Mapping[str, ToolNaming] | None = None

@@ -8,9 +8,8 @@ or drop; on any other they are left out (:mod:`.thinking`)."""
 from __future__ import annotations
 
 import json
-from typing import Literal
 
-from ..codecs.legacy import FUNCTION_CALLS_STOP, encode_request
+from ..codecs.legacy import FUNCTION_CALLS_STOP, ToolStyle, encode_request
 from ..grammar.tool_calls import GrammarLimits, ToolGrammar, tool_call_grammar
 from ..messages import Message, RedactedThinkingBlock, Request, ThinkingBlock, ToolChoice
 from .emitter import CALLS_OPEN
@@ -25,12 +24,13 @@ _SCHEMA_INSTRUCTION = "Answer with only one JSON value (no other text) matching 
 def build_text_prompt(
     request: Request,
     *,
-    style: Literal["xml", "json"] = "xml",
+    style: ToolStyle = "xml",
     grammar: bool = True,
     limits: GrammarLimits | None = None,
     tools_under_none: bool = True,
     none_reminder: str | None = None,
     thinking_model: bool = False,
+    demonstrations: int = 0,
 ) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
     """What the text model is given for ``request``: chat messages, the prefill of the
     assistant turn, the stop strings and the grammar (None when not constraining).
@@ -44,10 +44,14 @@ def build_text_prompt(
     text is added to the last user turn (after the cached prefix), e.g. a reminder to
     answer from the function results rather than about the tools.
 
+    ``style`` and ``demonstrations``: how the tools are described, and how many examples of
+    the call format the system prompt gives (:func:`~tooluse.codecs.legacy.render_tools_prompt`).
+
     Raises :class:`ConversionError` for what text cannot carry (images).
     """
     messages, prefill, stops, constraint, continuing = _prompt(
-        request, style, grammar, limits, tools_under_none, none_reminder, thinking_model)
+        request, style, grammar, limits, tools_under_none, none_reminder, thinking_model,
+        demonstrations)
     reasoning = request.reasoning
     if thinking_model and reasoning is not None and reasoning.on and not continuing:
         if constraint is not None:
@@ -65,14 +69,15 @@ def _thoughtless(message: Message) -> Message:
         b for b in message.content if not isinstance(b, (ThinkingBlock, RedactedThinkingBlock))]})
 
 
-def _prompt(request: Request, style: Literal["xml", "json"], grammar: bool,
+def _prompt(request: Request, style: ToolStyle, grammar: bool,
             limits: GrammarLimits | None, tools_under_none: bool, none_reminder: str | None,
-            thinking_model: bool,
+            thinking_model: bool, demonstrations: int = 0,
             ) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None, str]:
     """:func:`build_text_prompt` before a think section, and the caller's own start of the
     answer (a last assistant turn) it continues."""
     plain = request.model_copy(update={"messages": [_thoughtless(m) for m in request.messages]})
-    prompt = encode_request(plain, style=style, tools_under_none=tools_under_none)
+    prompt = encode_request(plain, style=style, tools_under_none=tools_under_none,
+                            demonstrations=demonstrations)
     texts = [turn.text for turn in prompt.turns]
     if thinking_model:
         for i, message in enumerate(request.messages):

@@ -33,11 +33,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Generator, Iterator
-from typing import Any, Literal
+from typing import Any
 
 from ..backend import Backend
 from ..codecs.legacy import (
+    TOOL_STYLES,
     LegacyParser,
+    ToolStyle,
     escape,
     new_message_id,
 )
@@ -54,6 +56,7 @@ from ..messages import Request, ToolChoice, ToolUseBlock, Usage
 from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
 from ..trace import TextPass, current_turn
 from .assist import Assist, Plan, PlanContext
+from .consistency import Consistency, draw
 from .decide import Decision, decides
 from .emitter import Emitter, earlier_calls
 from .formats import JsonCallParser, NativeFormat, template_tools
@@ -79,7 +82,10 @@ class PromptToolsBackend(Backend):
     """Messages-API tool use over a text model (see the module docstring).
 
     ``style``: how tools are described (``"xml"``, ``<tool_description>``
-    blocks, or ``"json"``).
+    blocks, ``"json"``, JSON Schema, or ``"python"``, a function signature and docstring).
+    ``demonstrations``: how many examples of a request and its call block (made-up tools)
+    the system prompt gives (0 to 2). ``consistency``: several answers drawn, one kept
+    (:mod:`.consistency`).
     ``grammar``: constrain decoding so calls always parse and validate (needs a text
     backend that supports grammars). ``max_tokens``: default when a request sets none.
     ``stop_on_malformed_call``: end the turn as soon as a call the model is writing can no
@@ -132,7 +138,7 @@ class PromptToolsBackend(Backend):
         self,
         text_backend: TextBackend,
         *,
-        style: Literal["xml", "json"] = "xml",
+        style: ToolStyle = "xml",
         grammar: bool = True,
         max_tokens: int = 1024,
         limits: GrammarLimits | None = None,
@@ -146,11 +152,15 @@ class PromptToolsBackend(Backend):
         tool_format: NativeFormat | None = None,
         decision: Decision | None = None,
         more_calls_margin: float | None = None,
+        consistency: Consistency | None = None,
+        demonstrations: int = 0,
     ) -> None:
-        if style not in ("xml", "json"):
-            raise ValueError(f"style must be 'xml' or 'json', not {style!r}")
+        if style not in TOOL_STYLES:
+            raise ValueError(f"style must be one of {', '.join(TOOL_STYLES)}, not {style!r}")
         self.text_backend = text_backend
-        self.style: Literal["xml", "json"] = style
+        self.style: ToolStyle = style
+        #: Examples of the call format in the system prompt (0 to 2, made-up tools).
+        self.demonstrations = demonstrations
         self.grammar = grammar
         self.max_tokens = max_tokens
         self.limits = limits or GrammarLimits()
@@ -171,6 +181,8 @@ class PromptToolsBackend(Backend):
         #: Where the model closes its call block: one more call while another ``<invoke>``
         #: is at least this much (nats) less likely than closing (None: the model's own).
         self.more_calls_margin = more_calls_margin
+        #: Several answers drawn and one kept (:mod:`.consistency`; None: the greedy one).
+        self.consistency = consistency
 
     def _prompt(self, request: Request) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
         try:
@@ -179,7 +191,7 @@ class PromptToolsBackend(Backend):
             return build_text_prompt(
                 request, style=self.style, grammar=self.grammar, limits=self.limits,
                 tools_under_none=self.tools_under_none, none_reminder=self.none_reminder,
-                thinking_model=self.think_tags,
+                thinking_model=self.think_tags, demonstrations=self.demonstrations,
             )
         except ConversionError as exc:
             raise BackendError(str(exc), kind="invalid_request") from exc
@@ -264,7 +276,14 @@ class PromptToolsBackend(Backend):
         yield MessageStart(id=new_message_id(), model=request.model or self.model)
         emitter = self._emitter(request, plan, steering, prefill)
         written: list[str] = []
-        end = yield from self._generate(emitter, messages, prefill, grammar, options, written)
+        # Self-consistency reads the answers with the XML parser: not in a native format.
+        if self.consistency is not None and grammar is not None and request.tools \
+                and self.tool_format is None and not thinks and options["temperature"] <= 0:
+            end = yield from self._consistent(request, emitter, messages, prefill, grammar,
+                                              options, written)
+        else:
+            end = yield from self._generate(emitter, messages, prefill, grammar, options,
+                                            written)
         end = yield from self._after_answer(request, emitter, messages, prefill, grammar,
                                             options, written, end)
         yield from emitter.close()
@@ -422,6 +441,35 @@ class PromptToolsBackend(Backend):
                 return
             end.timings["more_calls"] = end.timings.get("more_calls", 0.0) + 1.0
             answer = after
+
+    def _consistent(self, request: Request, emitter: Emitter, messages: list[TextMessage],
+                    prefill: str, grammar: ToolGrammar, options: dict[str, Any],
+                    written: list[str]) -> Generator[StreamEvent, None, TextEnd]:
+        """Self-consistency (:mod:`.consistency`): the answers drawn whole, one kept and
+        streamed through ``emitter``, call by call (a repeated call ends it as it would have
+        ended the generation); its calls record ``steered_by: ["self_consistency"]`` unless
+        they are the greedy answer's."""
+        assert self.consistency is not None
+        started = time.perf_counter()
+        samples, chosen, votes = draw(self.text_backend, messages, prefill, grammar, options,
+                                      request.tools, self.consistency)
+        kept = samples[chosen]
+        if kept.key != samples[0].key:
+            emitter.steering = (*emitter.steering, "self_consistency")
+        parts = kept.text.split("</invoke>")
+        for n, piece in enumerate(parts):
+            chunk = piece + ("</invoke>" if n < len(parts) - 1 else "")
+            written.append(chunk)
+            yield from emitter.feed(chunk)
+            if emitter.repeated:
+                break
+        kept.end.timings.update({
+            "self_consistency_s": time.perf_counter() - started,
+            "self_consistency_chosen": float(chosen),
+            "self_consistency_votes": float(votes),
+            "self_consistency_tokens": float(sum(s.end.output_tokens for s in samples)),
+        })
+        return kept.end
 
     def _completed(self, request: Request, emitter: Emitter,
                    end: TextEnd) -> Iterator[StreamEvent]:

@@ -23,7 +23,7 @@ from .mapping import (
     tool_choice_prefill,
 )
 from .parser import MAX_TAG, LegacyParser
-from .prompt import render_tool_description, render_tools_prompt
+from .prompt import TOOL_STYLES, ToolStyle, render_tool_description, render_tools_prompt
 from .render import (
     FUNCTION_CALLS_START,
     FUNCTION_CALLS_STOP,
@@ -50,6 +50,7 @@ __all__ = [
     "MAX_TAG",
     "THINKING_CLOSE",
     "THINKING_OPEN",
+    "TOOL_STYLES",
     "CallItem",
     "ConversionProblem",
     "Item",
@@ -60,6 +61,7 @@ __all__ = [
     "ParsedCompletion",
     "TextItem",
     "ToolLike",
+    "ToolStyle",
     "ValueReader",
     "convert_value",
     "decode_response",

@@ -38,7 +38,7 @@ from .._common import Path, dropped, image_placeholder
 from ._text import new_message_id
 from .completion import items_to_completion
 from .parser import LegacyParser
-from .prompt import render_tools_prompt
+from .prompt import ToolStyle, render_tools_prompt
 from .render import FUNCTION_CALLS_STOP, render_function_calls, render_function_results
 from .thinking import render_thinking, split_thinking
 
@@ -193,8 +193,8 @@ def _message_text(
 
 
 def encode_request(
-    request: Request, *, style: Literal["xml", "json"] = "xml", strict: bool = True,
-    tools_under_none: bool = True,
+    request: Request, *, style: ToolStyle = "xml", strict: bool = True,
+    tools_under_none: bool = True, demonstrations: int = 0,
 ) -> LegacyPrompt:
     """The request as a text prompt. Raises :class:`ConversionError` (with the path of the
     block, e.g. ``messages.2.content.1``) for images, which text cannot carry;
@@ -210,7 +210,9 @@ def encode_request(
     as under ``auto``), and a tool loop's last, text-only turn then shares its prompt
     prefix with the turns before it (a local model reuses its KV cache). Under ``none``
     the caller forbids calls (a grammar, or the ``<function_calls>`` stop string);
-    ``tools_under_none=False`` leaves the tools out instead. ``any``/``tool`` prefill the
+    ``tools_under_none=False`` leaves the tools out instead. ``style`` and
+    ``demonstrations``: how the tools are described, and how many examples of the call
+    format come first (:func:`~.prompt.render_tools_prompt`). ``any``/``tool`` prefill the
     answer with the opening of a call; ``disable_parallel_tool_use`` asks for one call.
     """
     choice = request.tool_choice
@@ -221,6 +223,7 @@ def encode_request(
             system_text or None,
             style=style,
             parallel=not (choice is not None and choice.disable_parallel_tool_use),
+            demonstrations=demonstrations,
         )
     else:
         system = system_text

@@ -30,7 +30,20 @@ from ._text import escape
 from .render import render_invoke
 from .schema import resolve, schema_types, type_label
 
-__all__ = ["TOOLS_PREAMBLE", "VALUE_RULES", "render_tool_description", "render_tools_prompt"]
+__all__ = [
+    "DEMONSTRATIONS",
+    "TOOLS_PREAMBLE",
+    "TOOL_STYLES",
+    "VALUE_RULES",
+    "ToolStyle",
+    "render_tool_description",
+    "render_tools_prompt",
+]
+
+#: How the tools are described: XML ``<tool_description>`` blocks (the documented form),
+#: JSON Schema, or Python function signatures with a docstring.
+ToolStyle = Literal["xml", "json", "python"]
+TOOL_STYLES: tuple[ToolStyle, ...] = ("xml", "json", "python")
 
 
 class _ToolLike(Protocol):
@@ -198,6 +211,82 @@ def _examples(tool: _ToolLike) -> list[str]:
     return lines
 
 
+_PYTHON_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool",
+                 "array": "list", "object": "dict", "null": "None"}
+
+
+def _python_type(prop: Mapping[str, Any], root: Mapping[str, Any]) -> str:
+    """A parameter's type as a Python annotation (``str``, ``list[int]``, ``str | None``)."""
+    enum = prop.get("enum")
+    if isinstance(enum, list) and enum:
+        return "Literal[" + ", ".join(_compact_json(v) for v in enum) + "]"
+    labels = []
+    for t in schema_types(prop, root) or {"any"}:
+        label = _PYTHON_TYPES.get(t, "Any")
+        items = resolve(prop.get("items"), root) if t == "array" else None
+        if isinstance(items, Mapping) and items:
+            label = f"list[{_python_type(items, root)}]"
+        labels.append(label)
+    return " | ".join(sorted(labels, key=lambda label: label == "None"))
+
+
+def _render_tool_python(tool: _ToolLike) -> str:
+    """The tool as a Python function: its signature (required parameters first, the others
+    with their default or ``None``) and a docstring with the description and one line per
+    parameter (its description and the notes the XML form gives), in ``<tool_description>``."""
+    schema: Mapping[str, Any] = tool.input_schema or {}
+    properties = schema.get("properties")
+    props: Mapping[str, Any] = properties if isinstance(properties, Mapping) else {}
+    required_list = schema.get("required")
+    required = {r for r in required_list if isinstance(r, str)} \
+        if isinstance(required_list, list) else set()
+    params: list[tuple[bool, str]] = []
+    notes: list[str] = []
+    for name, raw_prop in props.items():
+        prop = resolve(raw_prop, schema)
+        prop = prop if isinstance(prop, Mapping) else {}
+        annotation = f"{name}: {_python_type(prop, schema)}"
+        if name not in required:
+            annotation += " = " + (_compact_json(prop["default"]) if "default" in prop
+                                   else "None")
+        params.append((name not in required, annotation))
+        described = str(prop.get("description") or "").strip()
+        note = " ".join([described, *_parameter_notes(prop, name in required, schema,
+                                                      raw_prop)]).strip()
+        notes.append(f"        {name}: {note}")
+    signature = ", ".join(a for _, a in sorted(params, key=lambda p: p[0]))
+    doc = (tool.description or "").strip().replace('"""', "'''")
+    lines = [f"def {tool.name}({signature}):", f'    """{doc}']
+    if notes:
+        lines.extend(["", "    Args:", *notes])
+    lines.append('    """')
+    return "<tool_description>\n" + escape("\n".join(lines)) + "\n</tool_description>"
+
+
+#: Demonstrations of the call format, with made-up tools that no request offers: a request
+#: and the call block that answers it (one call; two calls in one block).
+DEMONSTRATIONS: tuple[tuple[str, str, list[ToolUseBlock]], ...] = (
+    ("convert_currency(amount: float, source: str, target: str)",
+     "How many Japanese yen are 250 euros?",
+     [ToolUseBlock(id="demo", name="convert_currency",
+                   input={"amount": 250, "source": "EUR", "target": "JPY"})]),
+    ("find_recipe(dish: str, servings: int = None)",
+     "Find me a recipe for lasagna for 4 people, and one for pancakes.",
+     [ToolUseBlock(id="demo", name="find_recipe", input={"dish": "lasagna", "servings": 4}),
+      ToolUseBlock(id="demo", name="find_recipe", input={"dish": "pancakes"})]),
+)
+
+
+def _demonstrations(count: int) -> str:
+    """The first ``count`` of :data:`DEMONSTRATIONS`, as text for the system prompt."""
+    parts = ["For example (these tools are made up; use only the tools listed below):"]
+    for signature, question, calls in DEMONSTRATIONS[:count]:
+        block = "\n".join(render_invoke(c) for c in calls)
+        parts.append(f"With a tool {signature}, the request \"{question}\" is answered "
+                     f"with:\n<function_calls>\n{block}\n</function_calls>")
+    return "\n\n".join(parts)
+
+
 def _render_tool_json(tool: _ToolLike) -> str:
     document: dict[str, Any] = {
         "name": tool.name,
@@ -214,23 +303,36 @@ def render_tools_prompt(
     tools: Sequence[_ToolLike],
     system: str | None = None,
     *,
-    style: Literal["xml", "json"] = "xml",
+    style: ToolStyle = "xml",
     parallel: bool = True,
+    demonstrations: int = 0,
 ) -> str:
     """The system prompt that teaches a text model the tools and how to call them.
 
     ``system`` (the caller's own system prompt) comes after the tools section.
-    ``style="json"`` describes each tool by its JSON Schema instead of XML parameters.
+    ``style="json"`` describes each tool by its JSON Schema instead of XML parameters,
+    ``style="python"`` as a Python function signature with a docstring.
     ``parallel=False`` asks for one call at a time (``disable_parallel_tool_use``).
+    ``demonstrations`` (0 to 2): that many examples of a request and its call block, with
+    made-up tools (:data:`DEMONSTRATIONS`), after the format's description.
     """
-    if style not in ("xml", "json"):
-        raise ValueError(f"style must be 'xml' or 'json', not {style!r}")
+    if style not in TOOL_STYLES:
+        raise ValueError(f"style must be one of {', '.join(TOOL_STYLES)}, not {style!r}")
+    if not 0 <= demonstrations <= len(DEMONSTRATIONS):
+        raise ValueError(f"demonstrations must be 0 to {len(DEMONSTRATIONS)}, "
+                         f"not {demonstrations}")
     parts = [TOOLS_PREAMBLE, VALUE_RULES]
     if not parallel:
         parts.append(_SINGLE_CALL)
+    if demonstrations:
+        parts.append(_demonstrations(demonstrations))
     if style == "xml":
         body = "\n".join(render_tool_description(t) for t in tools)
         parts.append(f"Here are the tools available:\n<tools>\n{body}\n</tools>")
+    elif style == "python":
+        body = "\n".join(_render_tool_python(t) for t in tools)
+        parts.append("Here are the tools available, each as a Python function (call it with "
+                     f"the format above):\n<tools>\n{body}\n</tools>")
     else:
         body = "\n".join(_render_tool_json(t) for t in tools)
         parts.append(
