@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["Seq", "SoloSeq", "load_state", "save_state"]
+__all__ = ["Seq", "SoloSeq", "load_state", "sample_from", "save_state"]
 
 
 class Seq(ABC):
@@ -68,6 +68,15 @@ class Seq(ABC):
         at most ``n_past`` then for a slot; the one sequence's keeps its count, and its
         next :meth:`eval` starts by dropping what lies past it, as always)."""
 
+    def rewind(self, n_tokens: int, logits: Any) -> None:
+        """Go back to the first ``n_tokens`` tokens, with ``logits`` (a copy the caller kept
+        when they were the logits after those tokens) as :meth:`logits`: what a value's
+        scoring or lookahead decoded past them is dropped, and nothing is evaluated again.
+        This default evaluates the last kept token again (for a sequence that cannot take
+        kept logits)."""
+        self.n_tokens = n_tokens - 1
+        self.eval([int(self.input_ids[n_tokens - 1])])
+
     @abstractmethod
     def reset(self) -> None:
         """Forget every token (an empty sequence)."""
@@ -96,6 +105,20 @@ def save_state(ctx: Any, seq_id: int) -> bytes | None:
     return bytes(buf)[:written]
 
 
+def sample_from(sampler: Any, logits: Any) -> int:
+    """The token llama.cpp's sampler chain ``sampler`` picks from ``logits`` (a numpy
+    array, n_vocab), accepted (a grammar sampler advances)."""
+    import llama_cpp
+    from llama_cpp._internals import LlamaTokenDataArray
+
+    data = LlamaTokenDataArray(n_vocab=len(logits))
+    data.copy_logits(logits)
+    llama_cpp.llama_sampler_apply(sampler, ctypes.byref(data.candidates))
+    token = int(data.candidates_data.id[data.candidates.selected])
+    llama_cpp.llama_sampler_accept(sampler, token)
+    return token
+
+
 def load_state(ctx: Any, payload: bytes, seq_id: int) -> bool:
     """``llama_state_seq_set_data`` into sequence ``seq_id`` (emptied first by the caller)."""
     import llama_cpp
@@ -110,6 +133,8 @@ class SoloSeq(Seq):
 
     def __init__(self, llm: Any) -> None:
         self.llm = llm
+        #: Logits given by :meth:`rewind`, returned until the next evaluation.
+        self._kept: Any = None
 
     @property
     def input_ids(self) -> Any:
@@ -121,22 +146,32 @@ class SoloSeq(Seq):
 
     @n_tokens.setter
     def n_tokens(self, value: int) -> None:
+        self._kept = None
         self.llm.n_tokens = value
 
     def eval(self, tokens: Sequence[int]) -> None:
+        self._kept = None
         self.llm.eval(tokens)
 
     def logits(self) -> Any:
         import llama_cpp
         import numpy as np
 
+        if self._kept is not None:
+            return self._kept
         pointer = llama_cpp.llama_get_logits_ith(self.llm.ctx, -1)
         return np.ctypeslib.as_array(pointer, shape=(self.llm.n_vocab(),))
 
     def sample(self, sampler: Any) -> int:
         import llama_cpp
 
+        if self._kept is not None:  # the context's logits are a scoring's: use the kept
+            return sample_from(sampler, self._kept)
         return int(llama_cpp.llama_sampler_sample(sampler, self.llm.ctx, -1))
+
+    def rewind(self, n_tokens: int, logits: Any) -> None:
+        self.llm.n_tokens = n_tokens  # the next eval drops the KV cells past it
+        self._kept = logits
 
     def score(self, n_past: int, ids: Sequence[int]) -> Any:
         import numpy as np
@@ -151,6 +186,7 @@ class SoloSeq(Seq):
         return rows.reshape(len(ids), n_vocab)
 
     def reset(self) -> None:
+        self._kept = None
         self.llm.reset()
 
     def save_state(self) -> bytes | None:
@@ -158,6 +194,7 @@ class SoloSeq(Seq):
 
     def load_state(self, payload: bytes, tokens: Sequence[int]) -> bool:
         llm = self.llm
+        self._kept = None
         llm.reset()
         llm._ctx.kv_cache_seq_rm(-1, 0, -1)
         if not load_state(llm.ctx, payload, 0):
