@@ -13,8 +13,9 @@ prefix from one request to the next, as in a server): one tool under ``tool_choi
 number values (the slots value copying and enum scoring work on); a few BFCL
 ``simple_python`` questions when the data is there.
 
-Every ``llama_decode`` a request makes goes through the sequence's ``eval`` or ``score``;
-the benchmark wraps both and names the cause from the caller:
+Every ``llama_decode`` a request makes goes through llama-cpp-python's ``Llama.eval``
+(under the sequence's ``eval``) or the sequence's ``score``; the benchmark wraps both and
+names the cause from the callers:
 
 - ``prompt``: the prompt from where it differs from the KV cache;
 - ``forced``: text the grammar fixes (and values chosen whole), fed to the model;
@@ -119,7 +120,7 @@ def _cause(frame: Any, method: str) -> tuple[str, Any]:
     """The cause of a decode from its callers' function names (and the decoder, if any)."""
     names = []
     f = frame
-    while f is not None and len(names) < 8:
+    while f is not None and len(names) < 10:
         names.append((f.f_code.co_name, f))
         f = f.f_back
     for name, f in names:
@@ -169,12 +170,16 @@ def _child(src: str, threads: int, out: Path, bfcl: int, data: Path) -> None:
         key = "forced" if forced else "generated"
         counts.setdefault(key, [0, 0])[1] += 1
 
-    original_eval, original_score = SoloSeq.eval, SoloSeq.score
+    import llama_cpp
+
+    # Counted where tokens reach llama.cpp (``Llama.eval``, under the sequence's ``eval``,
+    # which may keep tokens its KV cache holds already), named by the callers above.
+    original_eval, original_score = llama_cpp.Llama.eval, SoloSeq.score
 
     def eval_(self: Any, tokens: Any) -> None:
         tokens = list(tokens)
         if tokens:
-            cause, decoder = _cause(sys._getframe(1), "eval")
+            cause, decoder = _cause(sys._getframe(2), "eval")
             if decoder is not None:
                 split_decoder(decoder, len(tokens))
             else:
@@ -187,7 +192,7 @@ def _child(src: str, threads: int, out: Path, bfcl: int, data: Path) -> None:
         add(cause, len(ids))
         return original_score(self, n_past, ids)
 
-    SoloSeq.eval = eval_  # type: ignore[method-assign]
+    llama_cpp.Llama.eval = eval_
     SoloSeq.score = score  # type: ignore[method-assign]
     if hasattr(SoloSeq, "score_many"):
         original_many = SoloSeq.score_many
