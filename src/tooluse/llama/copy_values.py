@@ -170,10 +170,11 @@ class ValueCopier:
         if not options:
             return None
         self._decided = start
-        first = log_softmax(np, seq.logits().astype(np.float64))
+        kept = seq.logits().copy()
+        first = log_softmax(np, kept.astype(np.float64))
         free, free_lp = self._free_value(backend, seq, np, state, matcher, pieces, eog, head)
         free, options = self._judged(slot, free, options, banned)
-        return self._decide(backend, seq, np, slot, first, free, free_lp, options)
+        return self._decide(backend, seq, np, slot, kept, first, free, free_lp, options)
 
     def _slot(self, seq: Seq, pieces: list[bytes], start: int, opened: re.Match[bytes],
               head: bytes, matcher: Matcher, state: MatchState) -> _Slot:
@@ -274,10 +275,11 @@ class ValueCopier:
             options = [o for o in options if o.startswith(free) and len(o) > len(free)]
         return free, options
 
-    def _decide(self, backend: Any, seq: Seq, np: Any, slot: _Slot, first: Any,
+    def _decide(self, backend: Any, seq: Seq, np: Any, slot: _Slot, kept: Any, first: Any,
                 free: bytes | None, free_lp: float, options: list[bytes]) -> bytes | None:
         """Score each span whole from the value start, and write the likeliest: a span
-        when its likelihood plus the bonus beats the free value's."""
+        when its likelihood plus the bonus beats the free value's. ``kept``: the logits at
+        the value start, given back to ``seq`` afterwards (nothing is evaluated again)."""
         llm = backend.loaded.llm
         start, head = slot.start, slot.head
         scored = []
@@ -286,9 +288,8 @@ class ValueCopier:
                 continue
             ids = list(llm.tokenize(option + _CLOSE, add_bos=False, special=False))
             scored.append((score_tokens(np, seq, start, first, ids), option))
-        # Fresh logits at the value start again (what was decoded past it is dropped).
-        seq.n_tokens = start - 1
-        seq.eval([int(seq.input_ids[start - 1])])
+        # Back at the value start with its logits (what was decoded past it is dropped).
+        seq.rewind(start, kept)
         best_lp, best = max(scored) if scored else (float("-inf"), b"")
         lists = [(lp, o) for lp, o in scored if (slot.bracket + o[len(head):]).startswith(b"[")]
         if slot.array and lists and free is not None \
@@ -319,11 +320,11 @@ class ValueCopier:
         if len(values) < 2:
             return None
         llm = backend.loaded.llm
-        first = log_softmax(np, seq.logits().astype(np.float64))
+        kept = seq.logits().copy()
+        first = log_softmax(np, kept.astype(np.float64))
         scored = [(score_tokens(np, seq, start, first, list(llm.tokenize(
             value + _CLOSE, add_bos=False, special=False))), value) for value in values]
-        seq.n_tokens = start - 1
-        seq.eval([int(seq.input_ids[start - 1])])
+        seq.rewind(start, kept)
         self.enum_choices += 1
         lp, best = max(scored)
         return self._chosen(best, lp, [other for other, v in scored if v != best])

@@ -96,6 +96,10 @@ class TurnDecoder:
         self.pending = b""  # a value chosen by ``copier``, fed as forced text
         self.chosen: Checkpoint | None = None  # where ``copier`` chose it
         self.feed: list[int] = []  # the tokens of this step, forced or chosen
+        #: Tokens released but not evaluated yet: evaluated together (one decode) when the
+        #: model next chooses, so a chosen token and the forced text after it, or a value
+        #: chosen whole and the tags after it, cost one ``llama_decode``, not one each.
+        self.unfed: list[int] = []
         self.released: bytes | Checkpoint = b""
 
     def run(self) -> Iterator[str | TextEnd]:
@@ -114,6 +118,8 @@ class TurnDecoder:
                 # What was forced or chosen: rolled back by the repeat guard, or released
                 # as text, checked for a stop string and the grammar's end, then evaluated.
                 if isinstance(self.released, Checkpoint):
+                    # Back to a point before every token not evaluated yet.
+                    self.unfed = []
                     self.state, self.produced = self.backend._resume(seq, self.released)
                     if self.copier is not None:
                         self.copier.reopen()
@@ -129,12 +135,19 @@ class TurnDecoder:
                         and self.backend._finished(self.matcher, self.state):
                     end.reason = "end"
                     break
-                seq.eval(self.feed)
+                self.unfed += self.feed
                 self.feed = []
+            self._flush()  # the cache holds the whole turn, for the next prompt to reuse
             yield from self._rest()
         finally:
             self._count()
         yield end
+
+    def _flush(self) -> None:
+        """Evaluate the tokens released since the last evaluation, in one decode."""
+        if self.unfed:
+            self.seq.eval(self.unfed)
+            self.unfed = []
 
     def _force(self, matcher: Matcher) -> None:
         """Feed the text the grammar fully determines here (or the value ``copier`` chose),
@@ -177,6 +190,7 @@ class TurnDecoder:
         backend, seq, np, guard = self.backend, self.seq, self.np, self.guard
         matcher, state, pieces, eog = self.matcher, self.state, self.pieces, self.eog
         self.healing = False
+        self._flush()
         if self.copier is not None and matcher is not None and state is not None:
             self.pending = self.copier.choose(
                 backend, seq, np, state, matcher, pieces, eog,

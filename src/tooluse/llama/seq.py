@@ -19,7 +19,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["SMALL_BATCH", "Seq", "SoloSeq", "Threads", "load_state", "save_state"]
+__all__ = ["SMALL_BATCH", "Seq", "SoloSeq", "Threads", "load_state", "sample_from",
+           "save_state"]
 
 #: A decode of at most this many tokens runs on the single-token thread count.
 SMALL_BATCH = 16
@@ -31,8 +32,8 @@ class Threads:
     tokens, a forced run of three tokens or the scoring of a short value ran on every
     core. With OpenMP's passive waiting (:func:`~.model._import_llama`) each such call
     wakes the sleeping workers, a fixed cost per call that on a small model outweighs the
-    work it shares (~13-20 ms a call on 2 cores, against ~4.5 ms a token), and on a machine
-    busy elsewhere a worker not scheduled stalls every matrix. So a batch of at most
+    work it shares (docs/local.md has the figures), and on a machine busy elsewhere a worker
+    not scheduled stalls every matrix. So a batch of at most
     :data:`SMALL_BATCH` tokens runs on ``n_threads`` (one thread for a small model,
     :func:`~.model.decode_threads`), and only longer ones (prompts) on ``n_threads_batch``.
     """
@@ -103,6 +104,15 @@ class Seq(ABC):
         at most ``n_past`` then for a slot; the one sequence's keeps its count, and its
         next :meth:`eval` starts by dropping what lies past it, as always)."""
 
+    def rewind(self, n_tokens: int, logits: Any) -> None:
+        """Go back to the first ``n_tokens`` tokens, with ``logits`` (a copy the caller kept
+        when they were the logits after those tokens) as :meth:`logits`: what a value's
+        scoring or lookahead decoded past them is dropped, and nothing is evaluated again.
+        This default evaluates the last kept token again (for a sequence that cannot take
+        kept logits)."""
+        self.n_tokens = n_tokens - 1
+        self.eval([int(self.input_ids[n_tokens - 1])])
+
     @abstractmethod
     def reset(self) -> None:
         """Forget every token (an empty sequence)."""
@@ -131,6 +141,20 @@ def save_state(ctx: Any, seq_id: int) -> bytes | None:
     return bytes(buf)[:written]
 
 
+def sample_from(sampler: Any, logits: Any) -> int:
+    """The token llama.cpp's sampler chain ``sampler`` picks from ``logits`` (a numpy
+    array, n_vocab), accepted (a grammar sampler advances)."""
+    import llama_cpp
+    from llama_cpp._internals import LlamaTokenDataArray
+
+    data = LlamaTokenDataArray(n_vocab=len(logits))
+    data.copy_logits(logits)
+    llama_cpp.llama_sampler_apply(sampler, ctypes.byref(data.candidates))
+    token = int(data.candidates_data.id[data.candidates.selected])
+    llama_cpp.llama_sampler_accept(sampler, token)
+    return token
+
+
 def load_state(ctx: Any, payload: bytes, seq_id: int) -> bool:
     """``llama_state_seq_set_data`` into sequence ``seq_id`` (emptied first by the caller)."""
     import llama_cpp
@@ -146,6 +170,11 @@ class SoloSeq(Seq):
     def __init__(self, llm: Any) -> None:
         self.llm = llm
         self.threads = Threads(llm.ctx)
+        #: Logits given by :meth:`rewind`, returned until the next evaluation.
+        self._kept: Any = None
+        #: Positions whose KV cells hold ``input_ids`` (past :attr:`n_tokens` after a
+        #: rewind: a value's lookahead), reused by :meth:`eval` where the same tokens come.
+        self._valid = 0
 
     @property
     def input_ids(self) -> Any:
@@ -157,23 +186,43 @@ class SoloSeq(Seq):
 
     @n_tokens.setter
     def n_tokens(self, value: int) -> None:
+        self._kept = None
         self.llm.n_tokens = value
 
     def eval(self, tokens: Sequence[int]) -> None:
-        self.threads.fit(len(tokens))
-        self.llm.eval(tokens)
+        llm = self.llm
+        start = int(llm.n_tokens)
+        # Tokens the KV cache still holds past n_tokens, at the same positions (a value
+        # looked ahead, then forced as chosen), are kept, not evaluated again; the last
+        # one always is, for fresh logits.
+        same, limit = 0, min(len(tokens) - 1, self._valid - start)
+        while same < limit and int(llm.input_ids[start + same]) == int(tokens[same]):
+            same += 1
+        self._kept = None
+        llm.n_tokens = start + same
+        self.threads.fit(len(tokens) - same)
+        llm.eval(tokens[same:])
+        self._valid = int(llm.n_tokens)
 
     def logits(self) -> Any:
         import llama_cpp
         import numpy as np
 
+        if self._kept is not None:
+            return self._kept
         pointer = llama_cpp.llama_get_logits_ith(self.llm.ctx, -1)
         return np.ctypeslib.as_array(pointer, shape=(self.llm.n_vocab(),))
 
     def sample(self, sampler: Any) -> int:
         import llama_cpp
 
+        if self._kept is not None:  # the context's logits are a scoring's: use the kept
+            return sample_from(sampler, self._kept)
         return int(llama_cpp.llama_sampler_sample(sampler, self.llm.ctx, -1))
+
+    def rewind(self, n_tokens: int, logits: Any) -> None:
+        self.llm.n_tokens = n_tokens  # the next eval drops the KV cells past it
+        self._kept = logits
 
     def score(self, n_past: int, ids: Sequence[int]) -> Any:
         import numpy as np
@@ -186,9 +235,12 @@ class SoloSeq(Seq):
         llm._ctx.decode(llm._batch)
         rows = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(len(ids) * n_vocab,))
         llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
+        self._valid = min(self._valid, n_past)
         return rows.reshape(len(ids), n_vocab)
 
     def reset(self) -> None:
+        self._kept = None
+        self._valid = 0
         self.llm.reset()
 
     def save_state(self) -> bytes | None:
@@ -196,11 +248,13 @@ class SoloSeq(Seq):
 
     def load_state(self, payload: bytes, tokens: Sequence[int]) -> bool:
         llm = self.llm
+        self._kept = None
+        self._valid = 0
         llm.reset()
         llm._ctx.kv_cache_seq_rm(-1, 0, -1)
         if not load_state(llm.ctx, payload, 0):
             llm._ctx.kv_cache_seq_rm(-1, 0, -1)
             return False
         llm.input_ids[: len(tokens)] = tokens
-        llm.n_tokens = len(tokens)
+        llm.n_tokens = self._valid = len(tokens)
         return True

@@ -60,7 +60,7 @@ from typing import Any
 
 from ..cancel import CancelSignal, current_cancel
 from ..errors import BackendError, Cancelled
-from .seq import Seq, Threads, load_state, save_state
+from .seq import Seq, Threads, load_state, sample_from, save_state
 
 __all__ = ["SlotPool", "SlotSeq", "SlotState"]
 
@@ -165,17 +165,11 @@ class SlotSeq(Seq):
         return self._logits
 
     def sample(self, sampler: Any) -> int:
-        import ctypes
+        return sample_from(sampler, self._logits)
 
-        import llama_cpp
-        from llama_cpp._internals import LlamaTokenDataArray
-
-        data = LlamaTokenDataArray(n_vocab=self.pool.n_vocab)
-        data.copy_logits(self._logits)
-        llama_cpp.llama_sampler_apply(sampler, ctypes.byref(data.candidates))
-        token = int(data.candidates_data.id[data.candidates.selected])
-        llama_cpp.llama_sampler_accept(sampler, token)
-        return token
+    def rewind(self, n_tokens: int, logits: Any) -> None:
+        self.n_tokens = n_tokens
+        self._logits = logits
 
     def score(self, n_past: int, ids: Sequence[int]) -> Any:
         import numpy as np
