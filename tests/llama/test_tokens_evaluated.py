@@ -1,9 +1,9 @@
 """What the local model evaluates per request, counted where a turn reaches
 ``llama_decode`` (``Llama.eval``, the sequence's ``score``, its ``logits``): no token is
 evaluated again at a position whose KV cells still hold it (after a value's scoring the
-kept logits are given back; a value looked ahead and then chosen keeps its cells), and no
-decode's logits go unread before the next decode (forced text is evaluated together with
-the token chosen before it)."""
+kept logits are given back), except a value looked ahead and then chosen, on purpose, at
+most once per value; and no decode's logits go unread before the next decode (forced text
+is evaluated together with the token chosen before it)."""
 
 from __future__ import annotations
 
@@ -116,15 +116,22 @@ def test_an_enum_scored_whole_is_not_evaluated_again(tally: Tally) -> None:
     calls = _complete(FLIGHT, "Book 2 business class seats from Boston to Denver.")
     assert calls[0]["seat_class"] in ("economy", "business", "first")
     assert tally.scored > 0  # the enum's members were scored
-    assert tally.again == []  # and the value start was not evaluated again after it
+    # the value start was not evaluated again after it; what is (a value looked ahead and
+    # then chosen) is at most one run per value, each at its own position
+    assert len(tally.again) <= len(calls[0])
+    assert len({at for at, _ in tally.again}) == len(tally.again)
     assert tally.unread <= 1  # only the turn's last decode (kept for the next prompt)
 
 
-def test_values_copied_or_looked_ahead_cost_no_re_evaluation(tally: Tally) -> None:
+def test_values_copied_or_looked_ahead_cost_no_extra_decode(tally: Tally) -> None:
     calls = _complete(AREA, "Find the area of a triangle with a base of 10 units and "
                             "height of 5 units.")
     assert calls[0]["base"] == 10 and calls[0]["height"] == 5
-    assert tally.again == []
+    # A value looked ahead and then chosen is evaluated again on purpose (cells written in
+    # another batch shape differ in their last bits and can turn a later greedy choice);
+    # nothing else is.
+    assert len(tally.again) <= len(calls[0])
+    assert len({at for at, _ in tally.again}) == len(tally.again)
     assert tally.unread <= 1
     # One decode for the prompt, then at most one per choice the model makes.
     assert len(tally.evals) < 40

@@ -172,9 +172,6 @@ class SoloSeq(Seq):
         self.threads = Threads(llm.ctx)
         #: Logits given by :meth:`rewind`, returned until the next evaluation.
         self._kept: Any = None
-        #: Positions whose KV cells hold ``input_ids`` (past :attr:`n_tokens` after a
-        #: rewind: a value's lookahead), reused by :meth:`eval` where the same tokens come.
-        self._valid = 0
 
     @property
     def input_ids(self) -> Any:
@@ -190,19 +187,12 @@ class SoloSeq(Seq):
         self.llm.n_tokens = value
 
     def eval(self, tokens: Sequence[int]) -> None:
-        llm = self.llm
-        start = int(llm.n_tokens)
-        # Tokens the KV cache still holds past n_tokens, at the same positions (a value
-        # looked ahead, then forced as chosen), are kept, not evaluated again; the last
-        # one always is, for fresh logits.
-        same, limit = 0, min(len(tokens) - 1, self._valid - start)
-        while same < limit and int(llm.input_ids[start + same]) == int(tokens[same]):
-            same += 1
+        # A value looked ahead and then chosen is evaluated again, though the KV cells past
+        # n_tokens hold it: cells written in another batch shape differ in the last bits,
+        # enough to turn a greedy choice later in the answer (bench/speed_tokens.py).
         self._kept = None
-        llm.n_tokens = start + same
-        self.threads.fit(len(tokens) - same)
-        llm.eval(tokens[same:])
-        self._valid = int(llm.n_tokens)
+        self.threads.fit(len(tokens))
+        self.llm.eval(tokens)
 
     def logits(self) -> Any:
         import llama_cpp
@@ -235,12 +225,10 @@ class SoloSeq(Seq):
         llm._ctx.decode(llm._batch)
         rows = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(len(ids) * n_vocab,))
         llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
-        self._valid = min(self._valid, n_past)
         return rows.reshape(len(ids), n_vocab)
 
     def reset(self) -> None:
         self._kept = None
-        self._valid = 0
         self.llm.reset()
 
     def save_state(self) -> bytes | None:
@@ -249,12 +237,11 @@ class SoloSeq(Seq):
     def load_state(self, payload: bytes, tokens: Sequence[int]) -> bool:
         llm = self.llm
         self._kept = None
-        self._valid = 0
         llm.reset()
         llm._ctx.kv_cache_seq_rm(-1, 0, -1)
         if not load_state(llm.ctx, payload, 0):
             llm._ctx.kv_cache_seq_rm(-1, 0, -1)
             return False
         llm.input_ids[: len(tokens)] = tokens
-        llm.n_tokens = self._valid = len(tokens)
+        llm.n_tokens = len(tokens)
         return True
