@@ -38,11 +38,13 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent / "peers"  # plain_llama.py: loads as tooluse does
 
 _FLOOR = r"""
 import json, sys, time
 t0 = time.perf_counter()
 import llama_cpp
+sys.path.insert(0, sys.argv[-1]); import plain_llama; plain_llama.patch()
 path, n_prompt, n_decode, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 t1 = time.perf_counter()
 llm = llama_cpp.Llama(model_path=path, n_ctx=4096, n_threads=threads, n_threads_batch=threads,
@@ -96,6 +98,7 @@ print(json.dumps(turns))
 _BARE_TURNS = r"""
 import json, sys, time
 import llama_cpp
+sys.path.insert(0, sys.argv[-1]); import plain_llama; plain_llama.patch()
 path, threads = sys.argv[1], int(sys.argv[2])
 turns = json.load(open(sys.argv[3]))
 llm = llama_cpp.Llama(model_path=path, n_ctx=4096, n_threads=threads, n_threads_batch=threads,
@@ -182,7 +185,7 @@ def main() -> int:
     rounds: list[dict[str, Any]] = []
     for r in range(args.rounds):
         fwall, fout = _run([sys.executable, "-c", _FLOOR, model, str(n_prompt), str(args.decode),
-                            str(threads), str(text_file)], _env(None))
+                            str(threads), str(text_file), str(HERE)], _env(None))
         floor = json.loads(fout.strip().splitlines()[-1]) | {"wall_s": fwall}
         cache_dir = work / f"cache-{r}"
         cold = _demo(args.threads, cache_dir)
@@ -198,8 +201,8 @@ def main() -> int:
     probe_warm = json.loads(out.strip().splitlines()[-1])
     turns_file = work / "turns.json"
     turns_file.write_text(json.dumps(probe))
-    _, out = _run([sys.executable, "-c", _BARE_TURNS, model, str(threads), str(turns_file)],
-                  _env(None))
+    _, out = _run([sys.executable, "-c", _BARE_TURNS, model, str(threads), str(turns_file),
+                   str(HERE)], _env(None))
     bare = json.loads(out.strip().splitlines()[-1])
 
     def med(values: list[float]) -> float:

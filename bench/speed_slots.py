@@ -10,7 +10,7 @@ Each configuration is a server process on the bundled model (SmolLM2-135M), star
   (OpenAI Chat Completions, ``chatml-function-calling``; the [bench] extra installs its
   dependencies through [test]);
 - ``floor``: llama.cpp's own batched decode of N sequences of a request's shape (60 tokens
-  of its own, 36 decoded), in this process, nothing else (``bench/slots_floor.py``): what
+  of its own, 36 decoded), in this process, nothing else (``bench/speed_slots_floor.py``): what
   N clients cost against one at best on this machine.
 
 For 1, 2, 4 and 8 clients at once (threads with the anthropic SDK; the openai SDK for
@@ -109,7 +109,8 @@ class Server:
             from tooluse.llama.model import default_model_path
 
             threads = str(max(1, min(os.cpu_count() or 1, 8)))
-            command = [sys.executable, "-m", "llama_cpp.server", "--model",
+            command = [sys.executable, str(Path(__file__).resolve().parent / "peers" / "plain_llama.py"),
+                       "-m", "llama_cpp.server", "--model",
                        str(default_model_path()), "--port", str(self.port),
                        "--chat_format", "chatml-function-calling", "--n_ctx", "8192",
                        "--n_threads", threads, "--n_threads_batch", threads]
@@ -260,7 +261,7 @@ def run(configs: list[str], clients: list[int], workloads: list[str], rounds: in
     rows: list[dict[str, Any]] = []
     for config in configs:
         if config == "floor":  # llama.cpp's own batched decode, in this process
-            from slots_floor import measure
+            from speed_slots_floor import measure
 
             rows += measure(clients, prompt=60, decode=36, rounds=rounds)
             continue

@@ -1,9 +1,9 @@
 """The drawing of the house: tooluse's packages (files, lines) and the imports between them,
 before and after a change, as text (docs/architecture.md) and as PNG images (docs/images/).
 
-    python bench/house.py                        # before: c71f406 (the commit before the
+    python bench/layout/house.py                        # before: c71f406 (the commit before the
                                                  # house work), after: this tree's src/
-    python bench/house.py --before REF --after REF_OR_DIR --no-write
+    python bench/layout/house.py --before REF --after REF_OR_DIR --no-write
 
 A package is a folder of ``src/tooluse`` (the gateway's sub-packages, ``server/apis``,
 ``server/http`` and ``server/stores``, each its own, with ``server/base`` its routing modules
@@ -25,7 +25,7 @@ from io import BytesIO
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 import test_import_layers as layer_test  # the layer test's import reader
 

@@ -8,7 +8,7 @@ requests of the benchmark's shape with nothing else: no Python per token, no gra
 HTTP. The wall time for N sequences over that for one is the best that N concurrent
 requests can do against one request on this machine, whatever the scheduler.
 
-    python bench/slots_floor.py [--clients 1,2,4,8] [--prompt 60] [--decode 36] [--rounds 3]
+    python bench/speed_slots_floor.py [--clients 1,2,4,8] [--prompt 60] [--decode 36] [--rounds 3]
 
 Prints one JSON row per N and a table; ``bench/speed_slots.py --configs floor`` runs it in
 the same run as the servers.
