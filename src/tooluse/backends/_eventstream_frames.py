@@ -1,12 +1,13 @@
 """Reading the AWS binary event stream (ConverseStream's answer), fast where it is plain.
 
 botocore's :class:`~botocore.eventstream.EventStreamBuffer` parses every frame in Python a
-few bytes at a time (a slice and a copy per field): ~20 µs a frame, a fifth of a proxied
-ConverseStream's CPU. A Converse stream's frames are plain: two or three string headers and a
-JSON payload. :class:`FrameBuffer` reads such a frame itself (both CRCs checked with zlib,
-the limits botocore sets, string headers) and hands any other frame, whole, to botocore:
-a frame with other header types, a duplicate header, a bad checksum or length, a name that
-is not UTF-8. So what it yields or raises for those is botocore's own.
+few bytes at a time (a slice and a copy per field), a large part of a proxied
+ConverseStream's CPU (``bench/gateway/converse_frames.py``). A Converse stream's frames are
+plain: two or three string headers and a JSON payload. :class:`FrameBuffer` reads such a
+frame itself (both CRCs checked with zlib, the limits botocore sets, string headers) and
+hands any other frame, whole, to botocore: a frame with other header types, a duplicate
+header, a bad checksum or length, a name that is not UTF-8. So what it yields or raises for
+those is botocore's own.
 """
 
 from __future__ import annotations
