@@ -29,8 +29,8 @@ def test_every_reader_builds_on_the_one_list_of_function_words() -> None:
     assert spans.STOP_WORDS is STOP_WORDS
     assert restate.STOP_WORDS is STOP_WORDS
     # the readers that drop more words drop the stop words and their own few
-    assert STOP_WORDS < lists._NOT_ITEMS and STOP_WORDS < phrases._FUNCTION_WORDS
-    assert {"may", "per"} <= lists._NOT_ITEMS and {"via", "per"} <= phrases._FUNCTION_WORDS
+    assert STOP_WORDS < lists._NOT_ITEMS and STOP_WORDS < phrases._STARTS_NO_VALUE
+    assert {"may", "per"} <= lists._NOT_ITEMS and {"via", "per"} <= phrases._STARTS_NO_VALUE
 
 
 def test_a_request_verb_says_nothing_but_may_be_offered() -> None:
