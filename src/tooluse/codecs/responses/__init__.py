@@ -17,7 +17,8 @@ from .errors import backend_error, default_param, error_body, error_code, error_
 from .request_encoding import encode_request
 from .requests import decode_request, stream_requested
 from .responses import decode_response, echo_fields, encode_response
-from .stream import StreamEncoder, decode_events, encode_events
+from .stream import StreamEncoder, encode_events
+from .stream_decode import decode_events
 
 __all__ = [
     "StreamEncoder",
