@@ -19,11 +19,20 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["SMALL_BATCH", "Seq", "SoloSeq", "Threads", "load_state", "sample_from",
-           "save_state"]
+__all__ = ["SMALL_BATCH", "Seq", "SoloSeq", "Threads", "common_prefix", "load_state",
+           "sample_from", "save_state"]
 
 #: A decode of at most this many tokens runs on the single-token thread count.
 SMALL_BATCH = 16
+
+
+def common_prefix(ids: Any, n: int, tokens: Sequence[int]) -> int:
+    """How many first tokens of ``ids[:n]`` and ``tokens`` agree."""
+    limit = min(n, len(tokens))
+    i = 0
+    while i < limit and ids[i] == tokens[i]:
+        i += 1
+    return i
 
 
 class Threads:

@@ -7,8 +7,8 @@ strings, sampling, copied values: all of :mod:`.text` per request); only its
 evaluations go through :class:`SlotPool`'s scheduler thread, which puts the tokens every
 active request is waiting on into one ``llama_decode`` call (a ``llama_batch`` with each
 token's ``seq_id`` and logits flag), hands each request its logits, and starts the next
-step. On a CPU one step for 4 sequences costs little more than a step for one: decoding
-is memory-bound and the weights are read once per step.
+step. The weights are read once per step for all its sequences; each sequence's own tokens
+still cost their own work (``bench/speed_slots_floor.py`` measures llama.cpp's floor).
 
 - **Each slot keeps its own prefix cache**: a request takes the free slot whose cached
   tokens it shares most (then the least recently used), and evaluates from the first token
@@ -60,7 +60,7 @@ from typing import Any
 
 from ..cancel import CancelSignal, current_cancel
 from ..errors import BackendError, Cancelled
-from .seq import Seq, Threads, load_state, sample_from, save_state
+from .seq import Seq, Threads, common_prefix, load_state, sample_from, save_state
 
 __all__ = ["SlotPool", "SlotSeq", "SlotState"]
 
@@ -74,15 +74,6 @@ MIN_SHARED = 16
 _DECODING = 16
 #: Seconds a request waits for room in a full KV cache before it fails as overloaded.
 CACHE_WAIT_S = 5.0
-
-
-def _common(ids: Any, n: int, tokens: Sequence[int]) -> int:
-    """How many first tokens of ``ids[:n]`` and ``tokens`` agree."""
-    limit = min(n, len(tokens))
-    i = 0
-    while i < limit and ids[i] == tokens[i]:
-        i += 1
-    return i
 
 
 class SlotState(enum.Enum):
@@ -261,7 +252,7 @@ class SlotPool:
             finally:
                 self._waiting -= 1
             free = [s for s in self.seqs if not s.busy]
-            seq = max(free, key=lambda s: (_common(s._ids, s._n, tokens), -s.last_used))
+            seq = max(free, key=lambda s: (common_prefix(s._ids, s._n, tokens), -s.last_used))
             seq.state, seq.cancel = SlotState.PROMPT, cancel
             try:
                 self._share(seq, tokens, cancel)
@@ -300,16 +291,16 @@ class SlotPool:
         """Give ``seq`` the longest prefix of ``tokens`` another slot holds, waiting for one
         being evaluated (under ``self.cond``)."""
         while True:
-            own = _common(seq._ids, seq._n, tokens)
+            own = common_prefix(seq._ids, seq._n, tokens)
             source, length, pending = None, own, False
             for other in self.seqs:
                 if other is seq:
                     continue
-                held = _common(other._ids, other._n, tokens)
+                held = common_prefix(other._ids, other._n, tokens)
                 if held > length:
                     source, length = other, held
                 if other.target is not None and held < len(other.target) and \
-                        _common(other.target, len(other.target), tokens) >= max(
+                        common_prefix(other.target, len(other.target), tokens) >= max(
                             held, own) + MIN_SHARED:
                     pending = True  # it will hold more of ours soon
             if not pending:
@@ -323,7 +314,7 @@ class SlotPool:
 
         with self.ctx_lock:
             # Read again under the context's lock (idle caches may have been dropped).
-            length = _common(source._ids, source._n, tokens)
+            length = common_prefix(source._ids, source._n, tokens)
             if length < own + MIN_SHARED:
                 return
             self.forget(seq.seq_id, 0)
@@ -586,7 +577,7 @@ class SlotPool:
             job.done += take
             target = job.seq.target
             if target is not None and (not job.keep or job.seq._n >= len(target)
-                                       or _common(job.seq._ids, job.seq._n, target)
+                                       or common_prefix(job.seq._ids, job.seq._n, target)
                                        < job.seq._n):
                 job.seq.target = None  # its prompt is evaluated (or it went elsewhere)
                 if job.seq.state is SlotState.PROMPT:
