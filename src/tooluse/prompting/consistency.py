@@ -19,18 +19,22 @@ and one scoring pass: the turn takes about ``samples`` times as long.
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..codecs.legacy import parse_completion
 from ..grammar.tool_calls import ToolGrammar
 from ..messages import ToolSpec
+from ..stream import StreamEvent
 from ..trace import TextPass, current_turn
+from .emitter import Emitter
 from .text_model import TextBackend, TextEnd, TextMessage
 
-__all__ = ["CONSISTENCY_CHOICES", "Consistency", "Sample", "answer_key", "choose", "draw"]
+__all__ = ["CONSISTENCY_CHOICES", "Consistency", "Sample", "answer_key", "choose", "draw",
+           "stream_kept"]
 
 ConsistencyChoice = Literal["majority", "likelihood"]
 CONSISTENCY_CHOICES: tuple[ConsistencyChoice, ...] = ("majority", "likelihood")
@@ -135,3 +139,33 @@ def _answer(text_backend: TextBackend, messages: Sequence[TextMessage], prefill:
                                end.input_tokens, end.output_tokens, end.cached_tokens,
                                dict(end.timings)))
     return text, end
+
+
+def stream_kept(text_backend: TextBackend, consistency: Consistency, emitter: Emitter,
+                messages: Sequence[TextMessage], prefill: str, grammar: ToolGrammar,
+                options: dict[str, Any], tools: Sequence[ToolSpec], written: list[str]
+                ) -> Generator[StreamEvent, None, TextEnd]:
+    """Self-consistency in the tool-use layer: the answers drawn whole (:func:`draw`), one
+    kept and streamed through ``emitter``, call by call (a repeated call ends it as it would
+    have ended the generation); its calls record ``steered_by: ["self_consistency"]``
+    unless they are the greedy answer's. ``written`` gets the text fed."""
+    started = time.perf_counter()
+    samples, chosen, votes = draw(text_backend, messages, prefill, grammar, options, tools,
+                                  consistency)
+    kept = samples[chosen]
+    if kept.key != samples[0].key:
+        emitter.steering = (*emitter.steering, "self_consistency")
+    parts = kept.text.split("</invoke>")
+    for n, piece in enumerate(parts):
+        chunk = piece + ("</invoke>" if n < len(parts) - 1 else "")
+        written.append(chunk)
+        yield from emitter.feed(chunk)
+        if emitter.repeated:
+            break
+    kept.end.timings.update({
+        "self_consistency_s": time.perf_counter() - started,
+        "self_consistency_chosen": float(chosen),
+        "self_consistency_votes": float(votes),
+        "self_consistency_tokens": float(sum(s.end.output_tokens for s in samples)),
+    })
+    return kept.end

@@ -56,14 +56,14 @@ from ..messages import Request, ToolChoice, ToolUseBlock, Usage
 from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
 from ..trace import TextPass, current_turn
 from .assist import Assist, Plan, PlanContext
-from .consistency import Consistency, draw
+from .consistency import Consistency, stream_kept
 from .decide import Decision, decides
 from .emitter import Emitter, earlier_calls
-from .formats import JsonCallParser, NativeFormat, template_tools
+from .formats import JsonCallParser, NativeFormat
 from .per_context import PerContext
 from .text_model import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
 from .text_prompt import build_text_prompt, reminded
-from .thinking import THINK_OPEN, ThinkSplitter, think_budget, thinking_grammar
+from .thinking import ThinkSplitter
 
 __all__ = ["PromptToolsBackend", "build_text_prompt"]
 
@@ -187,7 +187,9 @@ class PromptToolsBackend(Backend):
     def _prompt(self, request: Request) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
         try:
             if self.tool_format is not None:
-                return self._native_prompt(request)
+                return self.tool_format.build_thinking(
+                    request, grammar=self.grammar, limits=self.limits,
+                    tools_under_none=self.tools_under_none, thinking_model=self.think_tags)
             return build_text_prompt(
                 request, style=self.style, grammar=self.grammar, limits=self.limits,
                 tools_under_none=self.tools_under_none, none_reminder=self.none_reminder,
@@ -198,35 +200,12 @@ class PromptToolsBackend(Backend):
         except ValueError as exc:  # e.g. tool_choice naming an unknown tool
             raise BackendError(str(exc), kind="invalid_request") from exc
 
-    def _native_prompt(self, request: Request
-                       ) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
-        """:meth:`_prompt` in the native format, with a think section as in the XML one."""
-        assert self.tool_format is not None
-        prompt = self.tool_format.build(request, grammar=self.grammar, limits=self.limits,
-                                        tools_under_none=self.tools_under_none,
-                                        thinking_model=self.think_tags)
-        reasoning = request.reasoning
-        grammar, prefill = prompt.grammar, prompt.prefill
-        continuing = bool(request.messages) and request.messages[-1].role == "assistant"
-        if self.think_tags and reasoning is not None and reasoning.on and not continuing:
-            if grammar is not None:
-                grammar, prefill = thinking_grammar(grammar, think_budget(reasoning)), ""
-            elif not prefill:
-                prefill = THINK_OPEN + "\n"
-        return prompt.messages, prefill, prompt.stops, grammar
-
     def _template_tools(self, request: Request) -> dict[str, Any]:
         """The text backend's options that give its chat template the tools (a native
         format; none in the XML one, whose system prompt describes them)."""
-        if self.tool_format is None or not request.tools:
+        if self.tool_format is None:
             return {}
-        choice = request.tool_choice or ToolChoice()
-        if choice.type == "none" and not self.tools_under_none:
-            return {}
-        options: dict[str, Any] = {"tools": template_tools(request.tools)}
-        if self.tool_format.specials:
-            options["specials"] = list(self.tool_format.specials)
-        return options
+        return self.tool_format.template_options(request, tools_under_none=self.tools_under_none)
 
     def _parser(self, request: Request) -> LegacyParser | JsonCallParser | None:
         """The parser of the answer's calls in the format in use (None without tools)."""
@@ -279,8 +258,8 @@ class PromptToolsBackend(Backend):
         # Self-consistency reads the answers with the XML parser: not in a native format.
         if self.consistency is not None and grammar is not None and request.tools \
                 and self.tool_format is None and not thinks and options["temperature"] <= 0:
-            end = yield from self._consistent(request, emitter, messages, prefill, grammar,
-                                              options, written)
+            end = yield from stream_kept(self.text_backend, self.consistency, emitter, messages,
+                                         prefill, grammar, options, request.tools, written)
         else:
             end = yield from self._generate(emitter, messages, prefill, grammar, options,
                                             written)
@@ -441,35 +420,6 @@ class PromptToolsBackend(Backend):
                 return
             end.timings["more_calls"] = end.timings.get("more_calls", 0.0) + 1.0
             answer = after
-
-    def _consistent(self, request: Request, emitter: Emitter, messages: list[TextMessage],
-                    prefill: str, grammar: ToolGrammar, options: dict[str, Any],
-                    written: list[str]) -> Generator[StreamEvent, None, TextEnd]:
-        """Self-consistency (:mod:`.consistency`): the answers drawn whole, one kept and
-        streamed through ``emitter``, call by call (a repeated call ends it as it would have
-        ended the generation); its calls record ``steered_by: ["self_consistency"]`` unless
-        they are the greedy answer's."""
-        assert self.consistency is not None
-        started = time.perf_counter()
-        samples, chosen, votes = draw(self.text_backend, messages, prefill, grammar, options,
-                                      request.tools, self.consistency)
-        kept = samples[chosen]
-        if kept.key != samples[0].key:
-            emitter.steering = (*emitter.steering, "self_consistency")
-        parts = kept.text.split("</invoke>")
-        for n, piece in enumerate(parts):
-            chunk = piece + ("</invoke>" if n < len(parts) - 1 else "")
-            written.append(chunk)
-            yield from emitter.feed(chunk)
-            if emitter.repeated:
-                break
-        kept.end.timings.update({
-            "self_consistency_s": time.perf_counter() - started,
-            "self_consistency_chosen": float(chosen),
-            "self_consistency_votes": float(votes),
-            "self_consistency_tokens": float(sum(s.end.output_tokens for s in samples)),
-        })
-        return kept.end
 
     def _completed(self, request: Request, emitter: Emitter,
                    end: TextEnd) -> Iterator[StreamEvent]:

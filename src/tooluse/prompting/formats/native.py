@@ -44,7 +44,7 @@ from ...messages import (
     ToolUseBlock,
 )
 from ..text_model import TextMessage
-from ..thinking import with_thought
+from ..thinking import THINK_OPEN, think_budget, thinking_grammar, with_thought
 from .parser import JsonCallParser
 
 __all__ = ["NativeFormat", "NativePrompt", "template_tools"]
@@ -129,6 +129,40 @@ class NativeFormat:
             prefill = self.style.opener() if choice.type == "any" \
                 else self.style.block_open + self.style.header(str(choice.name))
         return NativePrompt(messages, tools, prefill, stops, constraint)
+
+    def build_thinking(self, request: Request, *, grammar: bool = True,
+                       limits: GrammarLimits | None = None, tools_under_none: bool = True,
+                       thinking_model: bool = False
+                       ) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
+        """:meth:`build` as the tool-use layer takes a prompt (messages, prefill, stops,
+        grammar), with a think section opened where the request asks for reasoning and the
+        model thinks in tags, as in the XML prompt."""
+        prompt = self.build(request, grammar=grammar, limits=limits,
+                            tools_under_none=tools_under_none, thinking_model=thinking_model)
+        reasoning = request.reasoning
+        constraint, prefill = prompt.grammar, prompt.prefill
+        continuing = bool(request.messages) and request.messages[-1].role == "assistant"
+        if thinking_model and reasoning is not None and reasoning.on and not continuing:
+            if constraint is not None:
+                constraint, prefill = thinking_grammar(constraint, think_budget(reasoning)), ""
+            elif not prefill:
+                prefill = THINK_OPEN + "\n"
+        return prompt.messages, prefill, prompt.stops, constraint
+
+    def template_options(self, request: Request, *, tools_under_none: bool = True
+                         ) -> dict[str, Any]:
+        """The text backend's options that give its chat template the tools (and the
+        family's specials): none without tools, or under ``none`` unless
+        ``tools_under_none``."""
+        if not request.tools:
+            return {}
+        choice = request.tool_choice or ToolChoice()
+        if choice.type == "none" and not tools_under_none:
+            return {}
+        options: dict[str, Any] = {"tools": template_tools(request.tools)}
+        if self.specials:
+            options["specials"] = list(self.specials)
+        return options
 
     def _messages(self, request: Request, thinking_model: bool) -> list[TextMessage]:
         names = {b.id: b.name for m in request.messages for b in m.tool_uses}
