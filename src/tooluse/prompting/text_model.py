@@ -84,6 +84,15 @@ class GenerationOptions(TypedDict, total=False):
     #: a backend that knows its model's special tokens lets the model choose them, their
     #: text standing for them; any other ignores it.
     specials: Sequence[str] | None
+    #: Under greedy decoding, where the grammar lets a call either close its parameters or
+    #: write another optional one: write another only when the model's log-likelihood of
+    #: doing so, less that of closing, is at least this (nats; None: the model's own
+    #: choice). A backend that cannot read the choice's likelihood ignores it.
+    optional_margin: float | None
+    #: A list the backend appends a technique's name to when it changes the model's own
+    #: choice in the call being written (``"optional_margin"``); the prompting layer
+    #: records it on that call's origin (``steered_by``).
+    steered: list[str] | None
 
 
 @dataclass(frozen=True)
@@ -103,6 +112,8 @@ class Generation:
     think: bool | None = None
     tools: Sequence[Mapping[str, Any]] | None = None
     specials: Sequence[str] | None = None
+    optional_margin: float | None = None
+    steered: list[str] | None = None
 
 
 @runtime_checkable

@@ -154,6 +154,7 @@ class PromptToolsBackend(Backend):
         more_calls_margin: float | None = None,
         consistency: Consistency | None = None,
         demonstrations: int = 0,
+        optional_margin: float | None = None,
     ) -> None:
         if style not in TOOL_STYLES:
             raise ValueError(f"style must be one of {', '.join(TOOL_STYLES)}, not {style!r}")
@@ -183,6 +184,9 @@ class PromptToolsBackend(Backend):
         self.more_calls_margin = more_calls_margin
         #: Several answers drawn and one kept (:mod:`.consistency`; None: the greedy one).
         self.consistency = consistency
+        #: Where a call may close its parameters or write another optional one: another
+        #: only when at least this much (nats) likelier (None: the model's own choice).
+        self.optional_margin = optional_margin
 
     def _prompt(self, request: Request) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
         try:
@@ -312,6 +316,8 @@ class PromptToolsBackend(Backend):
         if grammar is not None and request.tools:
             hints, steering = self.assist.generation_hints(request)
             options.update(hints)
+            if self.optional_margin is not None and self.tool_format is None:
+                options.update(optional_margin=self.optional_margin, steered=[])
         return options, steering
 
     def _emitter(self, request: Request, plan: Plan, steering: tuple[str, ...],
@@ -566,6 +572,9 @@ class PromptToolsBackend(Backend):
                     break
                 if written is not None:
                     written.append(chunk)
+                if steered := options.get("steered"):
+                    emitter.steered_now += steered
+                    steered.clear()
                 yield from emitter.feed(chunk)
                 if emitter.repeated:
                     # A small model tends to repeat a call until the token limit; an
