@@ -17,10 +17,12 @@ from typing import Any, Literal, Protocol, TypedDict, Unpack, runtime_checkable
 
 from ..errors import BackendError
 from ..grammar.tool_calls import ToolGrammar
+from ..messages import Usage
 from .hints import ToolNaming, ValueFocus
 
 __all__ = ["CountingTextBackend", "Generation", "GenerationOptions", "StopScanner",
-           "TextBackend", "TextEnd", "TextMessage", "context_error", "partial_suffix"]
+           "TextBackend", "TextEnd", "TextMessage", "check_room", "context_error",
+           "partial_suffix"]
 
 #: ``{"role": "system" | "user" | "assistant", "content": "..."}``; in a model family's own
 #: tool format (:mod:`.formats`) also ``{"role": "tool", "tool_call_id", "name", "content"}``
@@ -43,6 +45,13 @@ class TextEnd:
     output_tokens: int = 0
     cached_tokens: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+
+    def usage(self) -> Usage:
+        """The generation's usage: the prompt tokens the text backend reused from its cache
+        (the prefix it had already decoded) are the cache reads, the rest the input."""
+        cached = min(self.cached_tokens, self.input_tokens)
+        return Usage(input_tokens=self.input_tokens - cached, output_tokens=self.output_tokens,
+                     cache_read_input_tokens=cached)
 
 
 class GenerationOptions(TypedDict, total=False):
@@ -166,6 +175,18 @@ def context_error(prompt_tokens: int, limit: int) -> BackendError:
     context_length_exceeded)."""
     return BackendError(f"prompt is too long: {prompt_tokens} tokens > {limit} maximum",
                         kind="context_length")
+
+
+def check_room(text_backend: object, messages: list[TextMessage], prefill: str,
+               tools: Any = None) -> None:
+    """A prompt the text model's context cannot hold fails before the first event, when
+    the text backend can count (the gateway answers an HTTP error, not a stream)."""
+    if isinstance(text_backend, CountingTextBackend):
+        used = text_backend.prompt_tokens(messages, prefill, tools) if tools \
+            else text_backend.prompt_tokens(messages, prefill)
+        limit = text_backend.context_length()
+        if used >= limit:
+            raise context_error(used, limit)
 
 
 class StopScanner:

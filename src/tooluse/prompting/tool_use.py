@@ -52,7 +52,7 @@ from ..grammar.tool_calls import (
     ToolGrammar,
     tool_call_grammar,
 )
-from ..messages import Request, ToolChoice, ToolUseBlock, Usage
+from ..messages import Request, ToolChoice, ToolUseBlock
 from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
 from ..trace import TextPass, current_turn
 from .assist import Assist, Plan, PlanContext
@@ -61,21 +61,13 @@ from .decide import Decision, decides
 from .emitter import Emitter, earlier_calls
 from .formats import JsonCallParser, NativeFormat
 from .per_context import PerContext
-from .text_model import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
+from .text_model import CountingTextBackend, TextBackend, TextEnd, TextMessage, check_room
 from .text_prompt import build_text_prompt, reminded
 from .thinking import ThinkSplitter
 
 __all__ = ["PromptToolsBackend", "build_text_prompt"]
 
 log = logging.getLogger("tooluse.prompting")
-
-
-def _usage(end: TextEnd) -> Usage:
-    """A generation's usage: the prompt tokens the text backend reused from its cache (the
-    prefix it had already decoded) are the cache reads, the rest the input."""
-    cached = min(end.cached_tokens, end.input_tokens)
-    return Usage(input_tokens=end.input_tokens - cached, output_tokens=end.output_tokens,
-                 cache_read_input_tokens=cached)
 
 
 class PromptToolsBackend(Backend):
@@ -245,7 +237,8 @@ class PromptToolsBackend(Backend):
         if (turn := current_turn()) is not None:
             turn.text_prompt(messages)
             turn.tools_left_out = list(left_out)
-        self._check_room(messages, prefill, self._template_tools(request).get("tools"))
+        check_room(self.text_backend, messages, prefill,
+                   self._template_tools(request).get("tools"))
         planned: dict[str, float] = {}
         plan = Plan()
         thinks = self.think_tags and request.reasoning is not None and request.reasoning.on
@@ -283,20 +276,9 @@ class PromptToolsBackend(Backend):
         yield MessageDelta(
             stop_reason=emitter.stop_reason(end),
             stop_sequence=end.stop_sequence if emitter.user_stop(end) else None,
-            usage=_usage(end),
+            usage=end.usage(),
         )
         yield MessageStop()
-
-    def _check_room(self, messages: list[TextMessage], prefill: str,
-                    tools: Any = None) -> None:
-        """A prompt the text model's context cannot hold fails before the first event, when
-        the text backend can count (the gateway answers an HTTP error, not a stream)."""
-        if isinstance(self.text_backend, CountingTextBackend):
-            used = self.text_backend.prompt_tokens(messages, prefill, tools) if tools \
-                else self.text_backend.prompt_tokens(messages, prefill)
-            limit = self.text_backend.context_length()
-            if used >= limit:
-                raise context_error(used, limit)
 
     def _generation(self, request: Request, stops: list[str], thinks: bool,
                     grammar: ToolGrammar | None) -> tuple[dict[str, Any], tuple[str, ...]]:
