@@ -155,6 +155,12 @@ def stream_kept(text_backend: TextBackend, consistency: Consistency, emitter: Em
     kept = samples[chosen]
     if kept.key != samples[0].key:
         emitter.steering = (*emitter.steering, "self_consistency")
+    if steered := options.get("steered"):
+        # What steered the greedy answer (``optional_margin``), where it is the one kept:
+        # recorded on its calls (on all of them: the answer was drawn whole).
+        if chosen == 0:
+            emitter.steering = (*emitter.steering, *dict.fromkeys(steered))
+        steered.clear()
     parts = kept.text.split("</invoke>")
     for n, piece in enumerate(parts):
         chunk = piece + ("</invoke>" if n < len(parts) - 1 else "")
