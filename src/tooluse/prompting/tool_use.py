@@ -244,7 +244,9 @@ class PromptToolsBackend(Backend):
         self._check_room(messages, prefill, self._template_tools(request).get("tools"))
         planned: dict[str, float] = {}
         plan = Plan()
-        thinks = self.think_tags and request.reasoning is not None and request.reasoning.on
+        reasons = self.think_tags or (self.tool_format is not None
+                                      and self.tool_format.always_reasons)
+        thinks = reasons and request.reasoning is not None and request.reasoning.on
         # A plan scores the call's opening right after the prompt: not where thinking comes
         # first.
         if grammar is not None and request.tools and grammar.prefill == prefill and not thinks:
@@ -320,7 +322,8 @@ class PromptToolsBackend(Backend):
         whether to hold them for edits made together, and the preset's call editor; the
         prefill parsed (it is the start of the answer, not new text)."""
         emitter = Emitter(self._parser(request), history=earlier_calls(request),
-                          think=ThinkSplitter())
+                          think=ThinkSplitter() if self.tool_format is None
+                          else self.tool_format.splitter())
         if self.tool_format is not None:
             emitter.format_stops = self.tool_format.format_stops()
         emitter.steering = steering

@@ -238,6 +238,11 @@ class JsonCallParser(ItemSink):
             return
         name = value.get(self.style.name_key) if isinstance(value, dict) else None
         args = value.get(self.style.args_key, {}) if isinstance(value, dict) else None
+        self._checked_call(name, args)
+
+    def _checked_call(self, name: Any, args: Any) -> None:
+        """A call read (its name and arguments as parsed): a call item, or a problem naming
+        what is wrong."""
         if not isinstance(name, str) or not name:
             problem = f"malformed tool call: no {self.style.name_key!r}"
         elif self._tools is not None and name not in self._tools:
