@@ -33,6 +33,7 @@ FAMILIES = {
     "qwen3-4b-thinking-2507.jinja": "HermesFormat",
     "llama-3.1-instruct.jinja": "Llama3Format",
     "mistral-7b-instruct-v0.3.jinja": "MistralFormat",
+    "openai-gpt-oss-120b.jinja": "HarmonyFormat",
 }
 WEATHER = ToolSpec(
     name="get_weather", description="Gets the current weather in a city.",
@@ -178,7 +179,8 @@ def test_a_tool_loop_sends_results_through_the_templates_tool_role(
                                        tools=backend._template_tools(request)["tools"])
     assert "18 degrees and sunny" in prompt
     turn_of = {"HermesFormat": "<tool_response>", "Llama3Format": "ipython",
-               "MistralFormat": "[TOOL_RESULTS]"}[FAMILIES[name]]
+               "MistralFormat": "[TOOL_RESULTS]",
+               "HarmonyFormat": "<|start|>functions.get_weather to=assistant"}[FAMILIES[name]]
     assert turn_of in prompt
 
 

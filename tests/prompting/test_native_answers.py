@@ -456,3 +456,20 @@ def test_harmony_structured_output_is_a_final_message_of_json() -> None:
     good = matcher.advance(matcher.initial, b'<|channel|>final<|message|>{"ok": true}')
     assert good and matcher.accepts(good)
     assert not matcher.advance(matcher.initial, b'{"ok": true}')
+
+
+def test_harmony_grammar_ends_the_answer_at_its_call() -> None:
+    """``<|call|>`` ends gpt-oss's turn (it stops sampling there): the grammar allows one
+    call, whatever the tool choice; the parser still reads several call messages where a
+    model writes them unconstrained (the free test above)."""
+    from tooluse.grammar.matcher import Matcher
+
+    fmt = FORMATS["harmony"]
+    whole = _object(family="harmony")
+    for choice in (ToolChoice(type="any"), ToolChoice(type="auto")):
+        grammar = fmt.grammar([WEATHER], choice, None)
+        assert whole.startswith(grammar.prefill)
+        matcher = Matcher(grammar.root)
+        state = matcher.advance(matcher.initial, whole[len(grammar.prefill):].encode())
+        assert state and matcher.accepts(state)
+        assert not matcher.advance(state, b"<|start|>assistant")

@@ -8,10 +8,11 @@ messages, each ``<|start|>assistant`` + a header + ``<|message|>`` + its content
 - A call is a message on the ``commentary`` channel whose header names its recipient:
   ``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}<|call|>``, the
   arguments object alone after the header (:class:`~tooluse.grammar.json_calls.HeaderCallStyle`).
-  One call per message: several calls are several messages, each opened by
-  ``<|start|>assistant``. The parser also reads the recipient in the role part of the
-  header, as the chat template writes earlier calls
-  (``<|start|>assistant to=functions.NAME<|channel|>commentary json<|message|>``).
+  ``<|call|>`` ends the model's turn (gpt-oss stops sampling there): the grammar allows one
+  call per answer, and the tool loop brings the next. The parser reads several call
+  messages, each opened by ``<|start|>assistant``, where a model writes them unconstrained,
+  and the recipient in the role part of the header too, as the chat template writes
+  earlier calls (``<|start|>assistant to=functions.NAME<|channel|>commentary json<|message|>``).
 - The answer's text is the ``final`` channel's message (``<|channel|>final<|message|>``),
   ended by ``<|return|>`` (a stop string) or ``<|end|>``.
 
@@ -61,6 +62,8 @@ _HEADER_MAX = 512
 _RECIPIENT = re.compile(r"to=([^\s<]+)")
 _CHANNEL_NAME = re.compile(re.escape(CHANNEL) + r"\s*([A-Za-z]+)")
 _CHANNELS = ("final", "commentary", "analysis")
+#: What gpt-oss's template refuses in an assistant turn's text or thinking.
+_REFUSED = (ANALYSIS_OPEN, f"{CHANNEL}final{MESSAGE}")
 
 
 def _header_only(text: str) -> bool:
@@ -263,7 +266,8 @@ class HarmonyFormat(NativeFormat):
     family = "harmony"
     style = HeaderCallStyle(name="harmony", call_open=f"{CHANNEL}commentary to=functions.",
                             name_close=f" {CONSTRAIN}json{MESSAGE}", call_close=CALL,
-                            between=f"{START}assistant", text_open=f"{CHANNEL}final{MESSAGE}")
+                            between=f"{START}assistant", text_open=f"{CHANNEL}final{MESSAGE}",
+                            parallel=False)
     marks = (f"{CHANNEL}analysis{MESSAGE}", f"{CHANNEL}commentary")
     specials = (START, CHANNEL, MESSAGE, CONSTRAIN, CALL, END, RETURN)
     answer_stops = (RETURN,)
@@ -305,11 +309,11 @@ class HarmonyFormat(NativeFormat):
             message = messages[i]
             i += 1
             for field in ("content", "thinking"):
-                if CHANNEL in str(message.get(field) or "") and message["role"] == "assistant":
+                text = str(message.get(field) or "") if message["role"] == "assistant" else ""
+                if mark := next((m for m in _REFUSED if m in text), None):
                     raise ConversionError(
-                        f"an assistant turn's {field} holds harmony's {CHANNEL} mark, which "
-                        "gpt-oss's chat template refuses", ("messages",),
-                        target="the model's chat template")
+                        f"an assistant turn's {field} holds {mark}, which gpt-oss's chat "
+                        "template refuses", ("messages",), target="the model's chat template")
             calls = message.get("tool_calls") or []
             if message["role"] != "assistant" or len(calls) <= 1:
                 out.append(message)
