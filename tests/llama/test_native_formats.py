@@ -197,6 +197,23 @@ def test_thinking_under_qwen3s_template_then_a_call() -> None:
     assert stop.stop_reason == "tool_use"
 
 
+def test_reasoning_under_gpt_oss_template_is_its_analysis_message_then_a_call() -> None:
+    """gpt-oss reasons on the ``analysis`` channel, whatever ``think_tags`` says (its
+    template mentions no ``<think>``): a request asking for reasoning gets a bounded
+    analysis message in the grammar, streamed as thinking, then the call."""
+    backend = _backend("openai-gpt-oss-120b.jinja")
+    assert not backend.think_tags
+    events = list(backend.stream(_ask(ToolChoice(type="any"),
+                                      reasoning=Reasoning(budget_tokens=16), max_tokens=160)))
+    _check_stream(events)
+    assert any(isinstance(e, ThinkingDelta) for e in events)
+    message = accumulate(events)
+    assert [b.type for b in message.content][0] == "thinking"
+    assert "<|" not in message.content[0].joined_text  # type: ignore[union-attr]
+    assert message.tool_uses and message.tool_uses[0].name == "get_weather"
+    assert message.stop_reason == "tool_use"
+
+
 def test_mistrals_marker_is_the_models_own_token_when_it_has_one() -> None:
     """``[TOOL_CALLS]`` is plain text to SmolLM2's tokenizer (no such token): the marker
     stays text there, and the pieces are unchanged."""
