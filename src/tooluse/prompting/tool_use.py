@@ -25,7 +25,8 @@ Messages API does for its models (``docs/legacy.md``):
 With ``tool_format`` (a :class:`~.formats.NativeFormat`) all of this is done in a model
 family's own format instead of the XML one: the chat template renders the tools and the
 conversation (``tool_calls``, ``tool`` messages) as the model was trained, and the calls are
-constrained, parsed and streamed in the family's wrapping (:mod:`.formats`).
+constrained, parsed and streamed in the family's wrapping, a leading reasoning section read
+in the family's own marks (harmony's ``analysis`` channel) (:mod:`.formats`).
 """
 
 from __future__ import annotations

@@ -14,11 +14,14 @@ The prompt is the model's chat template rendered with ``tools=`` (each tool as
   the user turn's own text; a failed call's result starts with ``Error: `` (the templates
   have no error flag);
 - a family may rewrite that list (:meth:`NativeFormat.conversation`: Mistral's nine-character
-  call ids, Llama's one call per assistant message).
+  call ids, Llama's one call per assistant message, harmony's one call per message each
+  followed by its result, its thinking in a ``thinking`` field).
 
 What the model writes is constrained by :func:`~tooluse.grammar.json_calls.json_call_grammar`
 in the family's :class:`~tooluse.grammar.json_calls.JsonCallStyle` and read back by
-:class:`~.parser.JsonCallParser`.
+:class:`~.parser.JsonCallParser` (harmony's by its subclass reading message headers); a
+family may have its own reasoning section (:meth:`NativeFormat.splitter`,
+:meth:`NativeFormat.think_grammar`).
 """
 
 from __future__ import annotations
