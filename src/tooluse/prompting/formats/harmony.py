@@ -32,9 +32,8 @@ that knows its model's special tokens lets the model write them as those tokens.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ...codecs.legacy import ToolLike
@@ -82,10 +81,6 @@ class HarmonyParser(JsonCallParser):
     message as a call, read and checked as the other families' calls are. A message to any
     other recipient, or a header that cannot be read, is a problem holding its text."""
 
-    def __init__(self, tools: Sequence[ToolLike] | None, style: HeaderCallStyle, *,
-                 id_factory: Callable[[], str] | None = None) -> None:
-        super().__init__(tools, style, id_factory=id_factory)
-
     def _reset(self) -> None:
         super()._reset()
         self._state = "out"  # out | header | args | message
@@ -112,8 +107,7 @@ class HarmonyParser(JsonCallParser):
             return None
         return f"unknown tool {name!r}"
 
-    def close(self) -> list[Any]:
-        self._scan(final=True)
+    def _end_of_input(self) -> None:
         if self._state == "args":
             rest = self._buf.strip(_WS)
             if self._pending:
@@ -132,23 +126,16 @@ class HarmonyParser(JsonCallParser):
                 self._emit_problem("a message header cut at end of input", self._buf)
         elif self._buf:
             self._emit_text(self._buf)
-        items = self._take()
-        self._reset()
-        return items
 
-    def _scan(self, *, final: bool) -> None:
-        while True:
-            before = (self._state, len(self._buf))
-            if self._state == "out":
-                self._between(final)
-            elif self._state == "header":
-                self._header()
-            elif self._state == "args":
-                self._args(final)
-            else:
-                self._message(final)
-            if (self._state, len(self._buf)) == before:
-                return
+    def _step(self, final: bool) -> None:
+        if self._state == "out":
+            self._between(final)
+        elif self._state == "header":
+            self._header()
+        elif self._state == "args":
+            self._args(final)
+        else:
+            self._message(final)
 
     def _between(self, final: bool) -> None:
         """Outside any message: text (a model that writes no harmony) up to the next
@@ -218,9 +205,9 @@ class HarmonyParser(JsonCallParser):
             mark = next((m for m in (CALL, END, START) if self._buf.startswith(m)), None)
             if mark is not None:
                 self._call(self._pending)
-                self._pending, self._raw = "", ""
-                self._buf = self._buf[len(mark if mark != START else ""):]
-                self._state = "out"
+                self._pending, self._raw, self._state = "", "", "out"
+                if mark != START:  # a next message's opening stays, to be read
+                    self._buf = self._buf[len(mark):]
             elif not any(m.startswith(self._buf) for m in (CALL, END, START)):
                 self._fail(f"unexpected text after the call's arguments: "
                            f"{self._buf[:40]!r}", final=True)
@@ -246,14 +233,9 @@ class HarmonyParser(JsonCallParser):
         self._raw, self._pending, self._buf = "", "", self._buf[upto:]
         self._state = "out"
 
-    def _call(self, text: str) -> None:
-        try:
-            value: Any = json.loads(text)
-        except (ValueError, RecursionError) as exc:
-            self._emit_problem(f"malformed tool call: not JSON ({exc})", self._raw)
-            self._raw = ""
-            return
-        self._checked_call(self._name, value)
+    def _name_and_args(self, value: Any) -> tuple[Any, Any]:
+        """The JSON is the arguments alone: the name was in the header."""
+        return self._name, value
 
 
 def _tool_name(recipient: str) -> str:
