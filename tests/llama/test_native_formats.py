@@ -227,6 +227,23 @@ def test_mistrals_marker_is_the_models_own_token_when_it_has_one() -> None:
     assert loaded.pieces_with(("<|im_end|>",))[token[0]] == b"<|im_end|>"
 
 
+def test_a_forced_special_mark_is_fed_as_the_models_own_token() -> None:
+    """Text the grammar forces that holds one of the family's specials (harmony's
+    `` <|constrain|>json<|message|>`` after a tool's name, its ``<|call|>``) is fed as the
+    model's own special token, as the model would write it, not spelled out in characters.
+    SmolLM2's ``<|im_end|>`` stands in for gpt-oss's marks (no gpt-oss weights here)."""
+    backend = _backend("openai-gpt-oss-120b.jinja")
+    loaded, text = backend.loaded, backend.text_model
+    mark = ("<|im_end|>",)
+    token = loaded.llm.tokenize(b"<|im_end|>", add_bos=False, special=True)[0]
+    forced = b'{"city": "Paris"}<|im_end|>'
+    ids = text._forced_tokens(forced, loaded.pieces_with(mark), mark)
+    assert ids[-1] == token and b"".join(loaded.pieces_with(mark)[t] for t in ids) == forced
+    # Not a special of the family: spelled out, as before.
+    ids = text._forced_tokens(forced, loaded.pieces_with(mark))
+    assert token not in ids
+
+
 def test_the_bundled_model_stays_xml_by_default() -> None:
     from tooluse.errors import BackendError
 

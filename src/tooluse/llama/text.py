@@ -248,14 +248,21 @@ class LlamaTextBackend:
         state: MatchState = point.state
         return state, point.produced
 
-    def _forced_tokens(self, forced: bytes, pieces: list[bytes]) -> list[int]:
+    def _forced_tokens(self, forced: bytes, pieces: list[bytes],
+                       specials: Sequence[str] = ()) -> list[int]:
         """Tokens whose bytes are exactly ``forced`` ([] if none are found: the model then
-        writes those bytes itself, under the grammar).
+        writes those bytes itself, under the grammar). A family's special token in
+        ``forced`` (``specials``: harmony's ``<|message|>``, ``<|call|>``...) is fed as that
+        token where the model's vocabulary has it, as the model would write it.
 
         Forced text may start or end inside a UTF-8 character (the model wrote the lead
         byte of "울", the grammar fixes the rest): llama.cpp's tokenizer turns such partial
         characters into U+FFFD, so they go through single-byte tokens instead. Output is
         bytes throughout; it is decoded to text once, by one incremental decoder."""
+        if any(mark.encode("utf-8") in forced for mark in specials):
+            ids = list(self.loaded.llm.tokenize(forced, add_bos=False, special=True))
+            if b"".join(pieces[t] for t in ids) == forced:
+                return ids
         ids = list(self.loaded.llm.tokenize(forced, add_bos=False, special=False))
         if b"".join(pieces[t] for t in ids) == forced:
             return ids
