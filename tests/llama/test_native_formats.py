@@ -208,7 +208,7 @@ def test_reasoning_under_gpt_oss_template_is_its_analysis_message_then_a_call() 
     _check_stream(events)
     assert any(isinstance(e, ThinkingDelta) for e in events)
     message = accumulate(events)
-    assert [b.type for b in message.content][0] == "thinking"
+    assert message.content[0].type == "thinking"
     assert "<|" not in message.content[0].joined_text  # type: ignore[union-attr]
     assert message.tool_uses and message.tool_uses[0].name == "get_weather"
     assert message.stop_reason == "tool_use"

@@ -473,3 +473,28 @@ def test_harmony_grammar_ends_the_answer_at_its_call() -> None:
         state = matcher.advance(matcher.initial, whole[len(grammar.prefill):].encode())
         assert state and matcher.accepts(state)
         assert not matcher.advance(state, b"<|start|>assistant")
+
+
+def test_through_the_gateway_harmony_reasoning_and_call_reach_the_anthropic_sdk() -> None:
+    """gpt-oss's analysis message and its call, through the gateway: the Anthropic SDK gets
+    a thinking block, then the call's ``input_json`` deltas joining to its input."""
+    anthropic = pytest.importorskip("anthropic")
+    from tooluse.server import ServerThread, create_app
+
+    answer = ("<|channel|>analysis<|message|>A weather question.<|end|><|start|>assistant"
+              + _object(family="harmony"))
+    backend, _ = _backend("harmony", answer, grammar=True)
+    tools = [{"name": WEATHER.name, "description": WEATHER.description,
+              "input_schema": WEATHER.input_schema}]
+    with ServerThread(create_app(backend)) as server:
+        client = anthropic.Anthropic(base_url=server.url, api_key="k", max_retries=0)
+        with client.messages.stream(
+                model="local", max_tokens=64, tools=tools, tool_choice={"type": "auto"},
+                messages=[{"role": "user", "content": "What is the weather in Paris?"}]) as s:
+            events = list(s)
+            final = s.get_final_message()
+    partial = "".join(e.partial_json for e in events if e.type == "input_json")
+    assert json.loads(partial) == {"city": "Paris"}
+    assert final.stop_reason == "tool_use"
+    assert [b.type for b in final.content] == ["thinking", "tool_use"]
+    assert final.content[0].thinking == "A weather question."  # type: ignore[union-attr]
