@@ -114,10 +114,15 @@ class HeaderCallStyle(JsonCallStyle):
     def answer_open(self) -> str:
         return self.text_open
 
+    @staticmethod
+    def text_unit() -> Node:
+        """One unit of a message's text: a character, or ``<`` with the character after it
+        (the text never holds ``<|``, which would open a special token)."""
+        return alt(Chars("<", negated=True), seq("<", Chars("|<", negated=True)))
+
     def text_rule(self, limits: GrammarLimits) -> Node:
-        unit = alt(Chars("<", negated=True), seq("<", Chars("|<", negated=True)))
         return Rule(f"text-{_slug(self.name)}", seq(self.text_open,
-                                                    Rep(unit, 0, limits.max_text)))
+                                                    Rep(self.text_unit(), 1, limits.max_text)))
 
 
 def _slug(name: str) -> str:

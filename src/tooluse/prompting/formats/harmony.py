@@ -38,7 +38,7 @@ from typing import Any
 
 from ...codecs.legacy import ToolLike
 from ...errors import ConversionError
-from ...grammar.ir import Chars, Rep, Rule, alt, seq
+from ...grammar.ir import Rep, Rule, seq
 from ...grammar.json_calls import HeaderCallStyle
 from ...grammar.tool_calls import ToolGrammar
 from ...messages import Message
@@ -263,8 +263,8 @@ class HarmonyFormat(NativeFormat):
     def think_grammar(self, grammar: ToolGrammar, budget: int) -> ToolGrammar:
         """``grammar`` after a bounded reasoning message: ``<|channel|>analysis<|message|>``,
         at most ``budget`` units (never ``<|``), ``<|end|><|start|>assistant``."""
-        unit = alt(Chars("<", negated=True), seq("<", Chars("|<", negated=True)))
-        section = Rule("analysis", seq(Rep(unit, 0, max(budget, 0)), ANALYSIS_CLOSE))
+        section = Rule("analysis", seq(Rep(HeaderCallStyle.text_unit(), 0, max(budget, 0)),
+                                       ANALYSIS_CLOSE))
         root = seq(ANALYSIS_OPEN, section, grammar.prefill, grammar.root)
         return ToolGrammar(root=root, prefill="", key=(*grammar.key, "analysis", budget))
 
