@@ -498,3 +498,35 @@ def test_through_the_gateway_harmony_reasoning_and_call_reach_the_anthropic_sdk(
     assert final.stop_reason == "tool_use"
     assert [b.type for b in final.content] == ["thinking", "tool_use"]
     assert final.content[0].thinking == "A weather question."  # type: ignore[union-attr]
+
+
+def test_harmony_parser_never_crashes_on_fragments_and_keeps_the_words() -> None:
+    """Random answers made of harmony's marks, headers, JSON pieces and words, fed in
+    random chunks: the parser never raises, and every word written comes back (as text, a
+    problem's text or a call's input), whatever the chunking."""
+    from tooluse.codecs.legacy import CallItem, ParseProblem, TextItem
+
+    pieces = ["<|start|>", "assistant", "<|channel|>", "final", "commentary", "analysis",
+              " to=functions.get_weather", " to=browser.open", " <|constrain|>json",
+              "<|message|>", "<|end|>", "<|call|>", "<|return|>", '{"city": ', '"Paris"',
+              "}", "{", "[", " ", "\n", "to=", "<|", "|>", "<"]
+    rng = random.Random(11)
+    for n in range(400):
+        parts = [rng.choice(pieces) for _ in range(rng.randint(1, 14))]
+        words = [f"w{n}x{i}" for i in range(rng.randint(0, 3))]
+        for word in words:
+            parts.insert(rng.randint(0, len(parts)), f" {word} ")
+        answer = "".join(parts)
+        parser = FORMATS["harmony"].parser([WEATHER])
+        items = []
+        at = 0
+        while at < len(answer):
+            step = rng.randint(1, 7)
+            items += parser.feed(answer[at:at + step])
+            at += step
+        items += parser.close()
+        kept = "".join(i.text if isinstance(i, TextItem) else i.raw
+                       if isinstance(i, ParseProblem) else json.dumps(i.block.input)
+                       for i in items if isinstance(i, (TextItem, ParseProblem, CallItem)))
+        for word in words:
+            assert word in kept, (answer, items)
