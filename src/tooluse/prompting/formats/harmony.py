@@ -8,13 +8,13 @@ messages, each ``<|start|>assistant`` + a header + ``<|message|>`` + its content
 - A call is a message on the ``commentary`` channel whose header names its recipient:
   ``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}<|call|>``, the
   arguments object alone after the header (:class:`~tooluse.grammar.json_calls.HeaderCallStyle`).
-  ``<|call|>`` ends the model's turn (gpt-oss stops sampling there): the grammar allows one
-  call per answer, and the tool loop brings the next. The parser reads several call
-  messages, each opened by ``<|start|>assistant``, where a model writes them unconstrained,
-  and the recipient in the role part of the header too, as the chat template writes
-  earlier calls (``<|start|>assistant to=functions.NAME<|channel|>commentary json<|message|>``).
+  ``<|call|>`` ends the model's turn (gpt-oss stops sampling there): it is a stop string,
+  the grammar allows one call per answer, and the tool loop brings the next. The parser
+  itself reads several call messages, each opened by ``<|start|>assistant``, and the
+  recipient in the role part of the header too, as the chat template writes earlier calls
+  (``<|start|>assistant to=functions.NAME<|channel|>commentary json<|message|>``).
 - The answer's text is the ``final`` channel's message (``<|channel|>final<|message|>``),
-  ended by ``<|return|>`` (a stop string) or ``<|end|>``.
+  ended by ``<|return|>`` (a stop string, as ``<|call|>`` is) or ``<|end|>``.
 
 The chat template (``chat_template.jinja`` of openai/gpt-oss-*, as llama.cpp keeps it) puts
 the system prompt in the developer message ("# Instructions") and the tools in it as a
@@ -252,7 +252,7 @@ class HarmonyFormat(NativeFormat):
                             parallel=False)
     marks = (f"{CHANNEL}analysis{MESSAGE}", f"{CHANNEL}commentary")
     specials = (START, CHANNEL, MESSAGE, CONSTRAIN, CALL, END, RETURN)
-    answer_stops = (RETURN,)
+    answer_stops = (RETURN, CALL)
     #: gpt-oss reasons on every turn (its template asks for a reasoning effort).
     always_reasons = True
     think_open = ANALYSIS_OPEN
