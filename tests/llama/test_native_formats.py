@@ -227,6 +227,24 @@ def test_mistrals_marker_is_the_models_own_token_when_it_has_one() -> None:
     assert loaded.pieces_with(("<|im_end|>",))[token[0]] == b"<|im_end|>"
 
 
+def test_gpt_oss_reasoning_effort_is_rendered_and_counted() -> None:
+    """The request's reasoning effort reaches gpt-oss's template (``Reasoning: high`` in its
+    system message), and the prompt's count is that prompt's; a request without tools
+    still reads the answer's harmony framing."""
+    backend = _backend("openai-gpt-oss-120b.jinja")
+    request = _ask(ToolChoice(type="auto"), reasoning=Reasoning(effort="high"))
+    messages, prefill, _, _ = backend._prompt(request)
+    options = backend._template_tools(request)
+    prompt = backend.text_model.render(messages, prefill, tools=options["tools"],
+                                       template_kwargs=options["template_kwargs"])
+    assert "Reasoning: high" in prompt
+    assert backend.count_tokens(request) == len(backend.text_model.tokenize(prompt))
+    bare = Request(messages=request.messages, max_tokens=16)
+    events = list(backend.stream(bare))
+    _check_stream(events)
+    assert not accumulate(events).tool_uses
+
+
 def test_a_forced_special_mark_is_fed_as_the_models_own_token() -> None:
     """Text the grammar forces that holds one of the family's specials (harmony's
     `` <|constrain|>json<|message|>`` after a tool's name, its ``<|call|>``) is fed as the

@@ -342,3 +342,23 @@ def test_harmony_thinking_of_the_current_tool_loop_renders_as_its_analysis() -> 
     prompt = fmt.build(Request(tools=[WEATHER], messages=done))
     text = _render(template, prompt.messages, prompt.tools)
     assert "I need the tool." not in text and "<|channel|>final<|message|>Sunny.<|end|>" in text
+
+
+def test_harmony_reasoning_effort_reaches_the_templates_system_message() -> None:
+    from tooluse.messages import Reasoning
+
+    pytest.importorskip("llama_cpp")
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    fmt = HarmonyFormat()
+    request = _conversation().model_copy(update={"reasoning": Reasoning(effort="high")})
+    prompt = fmt.build(request)
+    options = fmt.template_options(request)
+    formatter = Jinja2ChatFormatter(template=_template("openai-gpt-oss-120b.jinja"),
+                                    eos_token="</s>", bos_token="<s>",
+                                    add_generation_prompt=True)
+    text = str(formatter(messages=prompt.messages, tools=options["tools"],
+                         **options["template_kwargs"]).prompt)
+    assert "Reasoning: high\n" in text
+    assert "Reasoning: medium" in _render(_template("openai-gpt-oss-120b.jinja"),
+                                          prompt.messages, prompt.tools)

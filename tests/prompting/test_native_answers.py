@@ -556,3 +556,32 @@ def test_harmony_turn_ends_at_the_call_and_several_call_messages_parse() -> None
     assert calls == [{"city": "Paris"}, {"city": "Lyon"}]
     assert "".join(getattr(i, "text", "") for i in items) == "Done."
     assert not [i for i in items if hasattr(i, "message")]  # no problem
+
+
+def test_harmony_reasoning_effort_goes_to_the_template_and_specials_always() -> None:
+    """The request's reasoning effort is gpt-oss's template's ``reasoning_effort`` (its
+    three levels); the specials go to the text backend even without tools, since the text
+    answer itself is framed in them."""
+    from tooluse.messages import Reasoning
+
+    fmt = FORMATS["harmony"]
+    asked = {effort: fmt.template_options(_ask().model_copy(update={
+        "reasoning": Reasoning(effort=effort)})).get("template_kwargs")
+        for effort in ("minimal", "low", "medium", "high", "xhigh", "none", "odd")}
+    assert asked == {"minimal": {"reasoning_effort": "low"},
+                     "low": {"reasoning_effort": "low"},
+                     "medium": {"reasoning_effort": "medium"},
+                     "high": {"reasoning_effort": "high"},
+                     "xhigh": {"reasoning_effort": "high"},
+                     "none": {"reasoning_effort": "low"}, "odd": None}
+    assert "template_kwargs" not in fmt.template_options(_ask())
+    bare = Request(messages=_ask().messages)
+    assert fmt.template_options(bare) == {"specials": list(fmt.specials)}
+    assert FORMATS["hermes"].template_options(bare) == {}
+
+
+def test_harmony_without_tools_reads_the_final_message_as_text() -> None:
+    backend, text = _backend("harmony", "<|channel|>final<|message|>Hello there.<|return|>")
+    message = accumulate(backend.stream(Request(messages=_ask().messages, max_tokens=32)))
+    assert message.text() == "Hello there." and not message.tool_uses
+    assert "tools" not in text.asked[0] and "<|channel|>" in text.asked[0]["specials"]

@@ -84,6 +84,9 @@ class GenerationOptions(TypedDict, total=False):
     #: a backend that knows its model's special tokens lets the model choose them, their
     #: text standing for them; any other ignores it.
     specials: Sequence[str] | None
+    #: Further variables for the chat template, in a model family's own tool format (gpt-oss's
+    #: ``reasoning_effort``); a backend without a chat template ignores them.
+    template_kwargs: Mapping[str, Any] | None
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,7 @@ class Generation:
     think: bool | None = None
     tools: Sequence[Mapping[str, Any]] | None = None
     specials: Sequence[str] | None = None
+    template_kwargs: Mapping[str, Any] | None = None
 
 
 @runtime_checkable
@@ -131,8 +135,10 @@ class CountingTextBackend(Protocol):
     for a stream), and ``count_tokens`` is exact."""
 
     def prompt_tokens(self, messages: Sequence[TextMessage], prefill: str = "",
-                      tools: Sequence[Mapping[str, Any]] | None = None) -> int:
-        """The tokens of the rendered prompt (``tools``: as :class:`GenerationOptions`)."""
+                      tools: Sequence[Mapping[str, Any]] | None = None,
+                      template_kwargs: Mapping[str, Any] | None = None) -> int:
+        """The tokens of the rendered prompt (``tools``, ``template_kwargs``: as
+        :class:`GenerationOptions`; the latter given only where there are some)."""
         ...
 
     def context_length(self) -> int:

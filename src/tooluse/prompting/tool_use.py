@@ -202,18 +202,21 @@ class PromptToolsBackend(Backend):
             raise BackendError(str(exc), kind="invalid_request") from exc
 
     def _template_tools(self, request: Request) -> dict[str, Any]:
-        """The text backend's options that give its chat template the tools (a native
-        format; none in the XML one, whose system prompt describes them)."""
+        """The text backend's options that give its chat template the tools, the family's
+        specials and its variables (a native format; none in the XML one, whose system
+        prompt describes the tools)."""
         if self.tool_format is None:
             return {}
         return self.tool_format.template_options(request, tools_under_none=self.tools_under_none)
 
     def _parser(self, request: Request) -> LegacyParser | JsonCallParser | None:
-        """The parser of the answer's calls in the format in use (None without tools)."""
+        """The parser of the answer's calls in the format in use (None without tools, but
+        in a format whose text answer is framed: harmony's ``final`` message)."""
+        if self.tool_format is not None and (request.tools
+                                             or self.tool_format.style.answer_open()):
+            return self.tool_format.parser(request.tools)
         if not request.tools:
             return None
-        if self.tool_format is not None:
-            return self.tool_format.parser(request.tools)
         return LegacyParser(request.tools)
 
     def _choice_grammar(self, request: Request, choice: ToolChoice,
@@ -230,10 +233,20 @@ class PromptToolsBackend(Backend):
             return None
         request = self._retrieve(request)[0]
         messages, prefill, _, _ = self._prompt(request)
-        tools = self._template_tools(request).get("tools")
-        if tools:
-            return self.text_backend.prompt_tokens(messages, prefill, tools)
-        return self.text_backend.prompt_tokens(messages, prefill)
+        return self._prompt_tokens(messages, prefill, self._template_tools(request))
+
+    def _prompt_tokens(self, messages: list[TextMessage], prefill: str,
+                       template: dict[str, Any]) -> int:
+        """The rendered prompt's tokens, with what the template is given (its tools and
+        variables, where there are)."""
+        assert isinstance(self.text_backend, CountingTextBackend)
+        count = self.text_backend.prompt_tokens
+        if template.get("template_kwargs"):
+            return count(messages, prefill, template.get("tools"),
+                         template_kwargs=template["template_kwargs"])
+        if template.get("tools"):
+            return count(messages, prefill, template["tools"])
+        return count(messages, prefill)
 
     def stream(self, request: Request) -> Iterator[StreamEvent]:
         request, left_out = self._retrieve(request)
@@ -242,7 +255,7 @@ class PromptToolsBackend(Backend):
         if (turn := current_turn()) is not None:
             turn.text_prompt(messages)
             turn.tools_left_out = list(left_out)
-        self._check_room(messages, prefill, self._template_tools(request).get("tools"))
+        self._check_room(messages, prefill, self._template_tools(request))
         planned: dict[str, float] = {}
         plan = Plan()
         reasons = self.think_tags or (self.tool_format is not None
@@ -287,12 +300,11 @@ class PromptToolsBackend(Backend):
         yield MessageStop()
 
     def _check_room(self, messages: list[TextMessage], prefill: str,
-                    tools: Any = None) -> None:
+                    template: dict[str, Any]) -> None:
         """A prompt the text model's context cannot hold fails before the first event, when
         the text backend can count (the gateway answers an HTTP error, not a stream)."""
         if isinstance(self.text_backend, CountingTextBackend):
-            used = self.text_backend.prompt_tokens(messages, prefill, tools) if tools \
-                else self.text_backend.prompt_tokens(messages, prefill)
+            used = self._prompt_tokens(messages, prefill, template)
             limit = self.text_backend.context_length()
             if used >= limit:
                 raise context_error(used, limit)

@@ -25,6 +25,9 @@ result after the last call rendered before it. So the conversation is rewritten 
 own result; an assistant turn's thinking in ``thinking`` (its text too, where it has calls:
 the template renders that text as the call's analysis and refuses both fields at once).
 
+The request's reasoning effort goes to the template's ``reasoning_effort``
+(:meth:`HarmonyFormat.template_kwargs`).
+
 The special tokens (``<|start|>``, ``<|channel|>``, ``<|message|>``, ``<|constrain|>``,
 ``<|call|>``, ``<|end|>``, ``<|return|>``) are :attr:`HarmonyFormat.specials`: a text backend
 that knows its model's special tokens lets the model write them as those tokens.
@@ -41,7 +44,7 @@ from ...errors import ConversionError
 from ...grammar.ir import Rep, Rule, seq
 from ...grammar.json_calls import HeaderCallStyle
 from ...grammar.tool_calls import ToolGrammar
-from ...messages import Message
+from ...messages import Message, Request
 from ..text_model import TextMessage, partial_suffix
 from ..thinking import ThinkSplitter
 from .native import NativeFormat, thought_of
@@ -61,6 +64,9 @@ _HEADER_MAX = 512
 _RECIPIENT = re.compile(r"to=([^\s<]+)")
 _CHANNEL_NAME = re.compile(re.escape(CHANNEL) + r"\s*([A-Za-z]+)")
 _CHANNELS = ("final", "commentary", "analysis")
+#: The request's reasoning effort as gpt-oss's template names its levels.
+_EFFORTS = {"none": "low", "minimal": "low", "low": "low", "medium": "medium",
+            "high": "high", "xhigh": "high"}
 #: What gpt-oss's template refuses in an assistant turn's text or thinking.
 _REFUSED = (ANALYSIS_OPEN, f"{CHANNEL}final{MESSAGE}")
 
@@ -256,6 +262,17 @@ class HarmonyFormat(NativeFormat):
     #: gpt-oss reasons on every turn (its template asks for a reasoning effort).
     always_reasons = True
     think_open = ANALYSIS_OPEN
+
+    def template_kwargs(self, request: Request) -> dict[str, Any]:
+        """The template's ``reasoning_effort`` (``low``, ``medium``, ``high``; its default
+        is ``medium``) from the request's effort: ``minimal`` and ``none`` are ``low``,
+        ``xhigh`` is ``high``; without an effort asked, the template's default."""
+        reasoning = request.reasoning
+        effort = reasoning.effort if reasoning is not None else None
+        if effort is None:
+            return {}
+        level = _EFFORTS.get(effort.lower())
+        return {"reasoning_effort": level} if level else {}
 
     def splitter(self) -> ThinkSplitter:
         return ThinkSplitter(open_tag=ANALYSIS_OPEN, close_tag=END)

@@ -179,18 +179,23 @@ class NativeFormat:
 
     def template_options(self, request: Request, *, tools_under_none: bool = True
                          ) -> dict[str, Any]:
-        """The text backend's options that give its chat template the tools (and the
-        family's specials): none without tools, or under ``none`` unless
-        ``tools_under_none``."""
-        if not request.tools:
-            return {}
+        """The text backend's options for the family's chat template: the tools (none
+        without tools, or under ``none`` unless ``tools_under_none``), the family's
+        specials (always: a text answer may be framed in them, as harmony's is) and its
+        template's variables (:meth:`template_kwargs`)."""
+        options: dict[str, Any] = {}
         choice = request.tool_choice or ToolChoice()
-        if choice.type == "none" and not tools_under_none:
-            return {}
-        options: dict[str, Any] = {"tools": template_tools(request.tools)}
+        if request.tools and (choice.type != "none" or tools_under_none):
+            options["tools"] = template_tools(request.tools)
         if self.specials:
             options["specials"] = list(self.specials)
+        if kwargs := self.template_kwargs(request):
+            options["template_kwargs"] = kwargs
         return options
+
+    def template_kwargs(self, request: Request) -> dict[str, Any]:
+        """Further variables of the family's chat template for ``request`` (none here)."""
+        return {}
 
     def _messages(self, request: Request, thinking_model: bool) -> list[TextMessage]:
         names = {b.id: b.name for m in request.messages for b in m.tool_uses}
