@@ -258,14 +258,12 @@ def test_absurd_nesting_is_text_not_a_crash(family: str) -> None:
     assert not message.tool_uses and "[[[" in message.text()
 
 
-def test_through_the_gateway_a_native_call_streams_input_json_deltas() -> None:
-    """The Anthropic SDK reads a native-format call's stream as it reads the XML path's:
-    ``input_json`` events whose partial JSON joins to the call's input."""
+def _through_the_gateway(backend: PromptToolsBackend) -> tuple[list[Any], Any]:
+    """The Anthropic SDK's stream events and final message for the weather question under
+    ``auto``, through the gateway on ``backend``."""
     anthropic = pytest.importorskip("anthropic")
     from tooluse.server import ServerThread, create_app
 
-    backend, _ = _backend("hermes", "Let me look.\n" + _calls("hermes", _object()),
-                          grammar=True)
     tools = [{"name": WEATHER.name, "description": WEATHER.description,
               "input_schema": WEATHER.input_schema}]
     with ServerThread(create_app(backend)) as server:
@@ -275,6 +273,15 @@ def test_through_the_gateway_a_native_call_streams_input_json_deltas() -> None:
                 messages=[{"role": "user", "content": "What is the weather in Paris?"}]) as s:
             events = list(s)
             final = s.get_final_message()
+    return events, final
+
+
+def test_through_the_gateway_a_native_call_streams_input_json_deltas() -> None:
+    """The Anthropic SDK reads a native-format call's stream as it reads the XML path's:
+    ``input_json`` events whose partial JSON joins to the call's input."""
+    backend, _ = _backend("hermes", "Let me look.\n" + _calls("hermes", _object()),
+                          grammar=True)
+    events, final = _through_the_gateway(backend)
     partial = "".join(e.partial_json for e in events if e.type == "input_json")
     assert json.loads(partial) == {"city": "Paris"}
     assert final.stop_reason == "tool_use"
@@ -483,21 +490,10 @@ def test_harmony_grammar_ends_the_answer_at_its_call() -> None:
 def test_through_the_gateway_harmony_reasoning_and_call_reach_the_anthropic_sdk() -> None:
     """gpt-oss's analysis message and its call, through the gateway: the Anthropic SDK gets
     a thinking block, then the call's ``input_json`` deltas joining to its input."""
-    anthropic = pytest.importorskip("anthropic")
-    from tooluse.server import ServerThread, create_app
-
     answer = ("<|channel|>analysis<|message|>A weather question.<|end|><|start|>assistant"
               + _object(family="harmony"))
     backend, _ = _backend("harmony", answer, grammar=True)
-    tools = [{"name": WEATHER.name, "description": WEATHER.description,
-              "input_schema": WEATHER.input_schema}]
-    with ServerThread(create_app(backend)) as server:
-        client = anthropic.Anthropic(base_url=server.url, api_key="k", max_retries=0)
-        with client.messages.stream(
-                model="local", max_tokens=64, tools=tools, tool_choice={"type": "auto"},
-                messages=[{"role": "user", "content": "What is the weather in Paris?"}]) as s:
-            events = list(s)
-            final = s.get_final_message()
+    events, final = _through_the_gateway(backend)
     partial = "".join(e.partial_json for e in events if e.type == "input_json")
     assert json.loads(partial) == {"city": "Paris"}
     assert final.stop_reason == "tool_use"
