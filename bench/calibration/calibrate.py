@@ -16,7 +16,12 @@ prompt is built as the local backend builds it and the model is asked for its sc
   between two neighbouring scores; :func:`best_threshold` says why balanced);
 - **one more call** (the cases expecting calls, with the first expected call written in the
   block; label: a second call is expected): ``<invoke>`` against ``</function_calls>``
-  after it, with its AUROC and threshold (``more_calls_margin``).
+  after it, with its AUROC and threshold (``more_calls_margin``);
+- **an optional parameter** (the cases expecting a call to a tool with optional
+  parameters, the call written up to its required ones; label: the expected call gives an
+  optional one): the next token ``<`` (another parameter) against ``</`` (closing the
+  parameters), the first tokens the decoder weighs there, with its AUROC and threshold
+  (``optional_margin``). Only that first point of each call is scored.
 
 It prints a table and the options to pass (``-o call_decision=... -o call_decision_threshold=...``), the
 best decision by AUROC then accuracy. A threshold that becomes a default for the bundled
@@ -103,7 +108,30 @@ def case_scores(backend: LocalBackend, case: dict[str, Any]) -> dict[str, Any]:
         more, end = score(messages, ["\n<invoke>", "\n</function_calls>"], prefill + block)
         row["more"] = int(len(case["expected"]) > 1)
         row["more_margin"] = more - end
+        opened = required_only(case)
+        if opened is not None:
+            head, wants = opened
+            more, end = score(messages, ["<", "</"], prefill + head)
+            row["optional"] = int(wants)
+            row["optional_margin"] = more - end
     return row
+
+
+def required_only(case: dict[str, Any]) -> tuple[str, bool] | None:
+    """The first expected call written up to its required parameters (ending where the
+    decoder chooses between another parameter and ``</parameters>``), and whether the
+    expected call gives an optional one; None when its tool has no optional parameter."""
+    call = first_call(case)
+    tool = next(t for t in case["tools"] if t["name"] == call.name)
+    schema = tool["input_schema"]
+    required = list(schema.get("required", []))
+    optional = [p for p in schema.get("properties", {}) if p not in required]
+    if not optional or any(p not in call.input for p in required):
+        return None
+    written = ToolUseBlock(id=call.id, name=call.name,
+                           input={p: call.input[p] for p in required})
+    block = render_function_calls([written], close=False)
+    return block[: block.index("</parameters>")], any(p in call.input for p in optional)
 
 
 def main() -> int:
@@ -151,9 +179,18 @@ def main() -> int:
     print(f"{'more_calls':<14}{more_area:>7.3f}{more_cut:>11.3f}{more_balanced:>9.1%}"
           f"{more_acc:>10.1%}"
           f"   ({len(more_rows)} cases with a call, {sum(more_labels)} expect more)")
+    opt_rows = [r for r in rows if "optional_margin" in r]
+    opt_labels = [r["optional"] for r in opt_rows]
+    opt_margins = [r["optional_margin"] for r in opt_rows]
+    opt_cut, opt_balanced, opt_acc = best_threshold(opt_margins, opt_labels) if opt_rows \
+        else (math.nan, math.nan, math.nan)
+    print(f"{'optional':<14}{auroc(opt_margins, opt_labels):>7.3f}{opt_cut:>11.3f}"
+          f"{opt_balanced:>9.1%}{opt_acc:>10.1%}"
+          f"   ({len(opt_rows)} calls to a tool with optional parameters, "
+          f"{sum(opt_labels)} give one)")
     area, acc, mode, cut = max(results, key=lambda r: (-1.0 if math.isnan(r[0]) else r[0], r[1]))
     print(f"\noptions: -o call_decision={mode} -o call_decision_threshold={cut:.3f} "
-          f"-o more_calls_margin={more_cut:.3f}")
+          f"-o more_calls_margin={more_cut:.3f} -o optional_margin={opt_cut:.3f}")
     return 0
 
 

@@ -156,7 +156,7 @@ class LocalBackend(PromptToolsBackend):
             decision=None if options.call_decision is None or options.call_decision_threshold is None
             else Decision(options.call_decision, options.call_decision_threshold),
             more_calls_margin=options.more_calls_margin, tool_format=tool_format,
-            demonstrations=options.demonstrations,
+            demonstrations=options.demonstrations, optional_margin=options.optional_margin,
             consistency=Consistency(options.self_consistency, options.self_consistency_choice,
                                     options.self_consistency_temperature)
             if options.self_consistency > 1 else None)

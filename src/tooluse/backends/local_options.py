@@ -92,8 +92,9 @@ class LocalOptions:
       name (``"hermes"``, ``"llama3"``, ``"mistral"``, ``"harmony"``)
       (:mod:`tooluse.prompting.formats`, docs/local.md). In a
       native format ``style``, ``demonstrations``, ``self_consistency``, ``no_repeat``,
-      ``more_calls``, ``copy_values`` (which read the XML format's tags), ``call_decision``
-      and ``more_calls_margin`` (calibrated on the XML call opener) do not apply;
+      ``more_calls``, ``copy_values`` (which read the XML format's tags), ``call_decision``,
+      ``more_calls_margin`` and ``optional_margin`` (calibrated on the XML format) do not
+      apply;
     - ``style``: ``"xml"`` (``<tool_description>`` blocks), ``"json"`` (JSON Schema) or
       ``"python"`` (a function signature and docstring per tool); ``demonstrations``: 0
       to 2 examples of a request and its call block, with made-up tools, in the system
@@ -139,6 +140,13 @@ class LocalOptions:
       one more call (tool and values the model's) while its log-likelihood of another
       ``<invoke>`` less that of closing reaches the margin, set per model by
       ``python bench/calibration/calibrate.py``; each such call records ``steered_by: ["more_calls"]``;
+    - ``optional_margin`` (nats; off by default; greedy decoding, fast engine): where a
+      call may close its parameters or write another optional one, another only when the
+      model's log-likelihood of it, less that of closing, reaches the margin (the model's
+      own greedy choice is a margin near 0), set per model by
+      ``python bench/calibration/calibrate.py``; a call it closed earlier than the model
+      would have records ``steered_by: ["optional_margin"]``, the turn
+      ``closed_optionals`` in its timings;
     - ``self_consistency`` (samples; 0 or 1: off): under the grammar, that many answers to
       the prompt, the first greedy, the others sampled at ``self_consistency_temperature``
       (default 0.7) with seeds 1, 2, ... (the same answers every time), and one kept:
@@ -199,6 +207,7 @@ class LocalOptions:
     no_repeat: bool | None = None
     more_calls: bool | None = None
     more_calls_margin: float | None = None
+    optional_margin: float | None = None
     self_consistency: int = 0
     self_consistency_choice: ConsistencyChoice = "majority"
     self_consistency_temperature: float = 0.7

@@ -24,6 +24,8 @@ __all__ = ["Engine", "TurnDecoder"]
 
 #: Forced tokens that token healing holds back: those at a tag boundary.
 _TAG_BYTES = frozenset(b"<>")
+_OPEN = ord("<")
+_CLOSE_PARAMS = b"</parameters>"
 
 
 class Engine(Protocol):
@@ -69,7 +71,9 @@ class TurnDecoder:
                  stop: Sequence[str], temperature: float, top_p: float | None,
                  top_k: int | None, grammar: ToolGrammar | None, prefill: str,
                  conversation: str | None, copier: ValueCopier | None,
-                 specials: tuple[str, ...] = (), seed: int | None = None) -> None:
+                 specials: tuple[str, ...] = (), seed: int | None = None,
+                 optional_margin: float | None = None,
+                 steered: list[str] | None = None) -> None:
         import numpy as np
 
         self.backend, self.seq, self.turn, self.np = backend, seq, turn, np
@@ -103,6 +107,11 @@ class TurnDecoder:
         #: chosen whole and the tags after it, cost one ``llama_decode``, not one each.
         self.unfed: list[int] = []
         self.released: bytes | Checkpoint = b""
+        #: Greedy only: close a call's parameters unless another optional one is this much
+        #: likelier (nats; :meth:`_optional_or_close`), each change noted in ``steered``.
+        self.optional_margin = optional_margin if temperature <= 0 else None
+        self.steered = steered
+        self.closed_optionals = 0
 
     def run(self) -> Iterator[str | TextEnd]:
         end, seq = self.end, self.seq
@@ -211,6 +220,8 @@ class TurnDecoder:
         if (self.produced == 0 and matcher is not None and state is not None
                 and backend.call_threshold is not None):
             token = backend._call_or_text(seq, np, state, matcher, pieces)
+        elif self.optional_margin is not None and matcher is not None and state is not None:
+            token = self._optional_or_close(matcher, state)
         before = (seq.n_tokens, self.produced, state)
         if token is None:
             banned = backend._banned(guard, matcher, state, pieces) \
@@ -228,6 +239,38 @@ class TurnDecoder:
         self.released = piece if guard is None else guard.push(piece, Checkpoint(
             len(guard.written), before[0], before[1], before[2], token, seq.gap))
         return None
+
+    def _optional_or_close(self, matcher: Matcher, state: MatchState) -> int | None:
+        """Where the grammar lets the call close its parameters (``</``) or open another
+        optional one (``<name>``): the model's log-probability of each side (its allowed
+        first tokens summed); close unless another parameter is at least
+        ``optional_margin`` nats likelier. None: not such a point, or the model's own
+        greedy choice stands (then normal decoding picks it)."""
+        limit = self.optional_margin
+        if limit is None or matcher.allowed_bytes(state) != {_OPEN} \
+                or not matcher.advance(state, _CLOSE_PARAMS):
+            return None
+        np, pieces = self.np, self.pieces
+        ids = self.backend.loaded.first_byte_index().get(_OPEN)
+        if ids is None:
+            return None
+        logits = self.seq.logits().astype(np.float64)
+        logp = logits - logits.max()
+        logp -= np.log(np.exp(logp).sum())
+        order = ids[np.argsort(-logp[ids])][:64]
+        allowed = [int(t) for t in order if matcher.advance(state, pieces[int(t)])]
+        close = [t for t in allowed if pieces[t].startswith(b"</")]
+        more = [t for t in allowed if not pieces[t].startswith(b"</")]
+        if not close or not more:
+            return None
+        margin = float(np.logaddexp.reduce(logp[more]) - np.logaddexp.reduce(logp[close]))
+        if margin >= limit:
+            return None
+        if logp[more[0]] > logp[close[0]]:  # greedy would have opened another parameter
+            self.closed_optionals += 1
+            if self.steered is not None:
+                self.steered.append("optional_margin")
+        return close[0]
 
     def _rest(self) -> Iterator[str]:
         """The text still held when the loop ends (by the repeat guard, the stop scanner or
@@ -269,6 +312,8 @@ class TurnDecoder:
             end.timings["scored_enums"] = float(self.copier.enum_choices)
             if self.copier.refused:
                 end.timings["refused_values"] = float(self.copier.refused)
+        if self.closed_optionals:
+            end.timings["closed_optionals"] = float(self.closed_optionals)
         if self.guard is not None and self.guard.rollbacks:
             end.timings["repeat_rollbacks"] = float(self.guard.rollbacks)
         self.backend.last_end = end

@@ -170,7 +170,8 @@ class LlamaTextBackend:
             yield from self._generate(seq, prompt, tokens, g.stop, g.max_tokens, g.temperature, g.top_p,
                                       g.top_k, g.grammar, system, g.prefill,
                                       users if self.calls_follow_request else None, copier,
-                                      tuple(g.specials or ()), seed=g.seed)
+                                      tuple(g.specials or ()), seed=g.seed,
+                                      optional_margin=g.optional_margin, steered=g.steered)
 
     def score_continuations(self, messages: Sequence[TextMessage], continuations: Sequence[str],
                             *, prefill: str = "",
@@ -207,14 +208,16 @@ class LlamaTextBackend:
                   conversation: str | None = None,
                   copier: ValueCopier | None = None,
                   specials: tuple[str, ...] = (),
-                  seed: int | None = None) -> Iterator[str | TextEnd]:
+                  seed: int | None = None, optional_margin: float | None = None,
+                  steered: list[str] | None = None) -> Iterator[str | TextEnd]:
         if grammar and (llg := llguidance.matcher_for(self.loaded, grammar, self.engine)):
             yield from llguidance.generate(self, seq, llg, prompt, tokens, stop, max_tokens,
                                             temperature, top_p, top_k, system, seed=seed)
             return
         turn = self._start_turn(seq, prompt, tokens, max_tokens, system)
         yield from TurnDecoder(self, seq, turn, stop, temperature, top_p, top_k, grammar,
-                               prefill, conversation, copier, specials, seed=seed).run()
+                               prefill, conversation, copier, specials, seed=seed,
+                               optional_margin=optional_margin, steered=steered).run()
 
     def _banned(self, guard: NoRepeat, matcher: Matcher | None, state: MatchState | None,
                 pieces: list[bytes]) -> set[int]:

@@ -92,6 +92,9 @@ class Emitter:
         #: each call's origin), and, per call the model writes in order, the rules that
         #: steered it and the rule that made it be written (a planned further call).
         self.steering: tuple[str, ...] = ()
+        #: What the text backend noted steering in the call being written (the
+        #: ``steered`` generation option): recorded on the next call the model writes.
+        self.steered_now: list[str] = []
         self.planned: list[tuple[tuple[str, ...], str | None]] = []
         #: While set: the calls the model writes are there because this rule asked.
         self.forced_by: str | None = None
@@ -185,7 +188,9 @@ class Emitter:
             steered_by, added_by = self.planned[self._written] \
                 if self._written < len(self.planned) else ((), None)
             self._written += 1
-            block = steered(block, (*steered_by, *self.steering))
+            now = tuple(dict.fromkeys(self.steered_now))
+            self.steered_now.clear()
+            block = steered(block, (*steered_by, *self.steering, *now))
             if self.forced_by or added_by:
                 block = added(block, self.forced_by or added_by or "")
         if self.adjust is not None:

@@ -17,10 +17,12 @@ from typing import Any, Literal, Protocol, TypedDict, Unpack, runtime_checkable
 
 from ..errors import BackendError
 from ..grammar.tool_calls import ToolGrammar
+from ..messages import Usage
 from .hints import ToolNaming, ValueFocus
 
 __all__ = ["CountingTextBackend", "Generation", "GenerationOptions", "StopScanner",
-           "TextBackend", "TextEnd", "TextMessage", "context_error", "partial_suffix"]
+           "TextBackend", "TextEnd", "TextMessage", "check_room", "context_error",
+           "partial_suffix"]
 
 #: ``{"role": "system" | "user" | "assistant", "content": "..."}``; in a model family's own
 #: tool format (:mod:`.formats`) also ``{"role": "tool", "tool_call_id", "name", "content"}``
@@ -43,6 +45,13 @@ class TextEnd:
     output_tokens: int = 0
     cached_tokens: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+
+    def usage(self) -> Usage:
+        """The generation's usage: the prompt tokens the text backend reused from its cache
+        (the prefix it had already decoded) are the cache reads, the rest the input."""
+        cached = min(self.cached_tokens, self.input_tokens)
+        return Usage(input_tokens=self.input_tokens - cached, output_tokens=self.output_tokens,
+                     cache_read_input_tokens=cached)
 
 
 class GenerationOptions(TypedDict, total=False):
@@ -87,6 +96,15 @@ class GenerationOptions(TypedDict, total=False):
     #: Further variables for the chat template, in a model family's own tool format (gpt-oss's
     #: ``reasoning_effort``); a backend without a chat template ignores them.
     template_kwargs: Mapping[str, Any] | None
+    #: Under greedy decoding, where the grammar lets a call either close its parameters or
+    #: write another optional one: write another only when the model's log-likelihood of
+    #: doing so, less that of closing, is at least this (nats; None: the model's own
+    #: choice). A backend that cannot read the choice's likelihood ignores it.
+    optional_margin: float | None
+    #: A list the backend appends a technique's name to when it changes the model's own
+    #: choice in the call being written (``"optional_margin"``); the prompting layer
+    #: records it on that call's origin (``steered_by``).
+    steered: list[str] | None
 
 
 @dataclass(frozen=True)
@@ -107,6 +125,8 @@ class Generation:
     tools: Sequence[Mapping[str, Any]] | None = None
     specials: Sequence[str] | None = None
     template_kwargs: Mapping[str, Any] | None = None
+    optional_margin: float | None = None
+    steered: list[str] | None = None
 
 
 @runtime_checkable
@@ -161,6 +181,31 @@ def context_error(prompt_tokens: int, limit: int) -> BackendError:
     context_length_exceeded)."""
     return BackendError(f"prompt is too long: {prompt_tokens} tokens > {limit} maximum",
                         kind="context_length")
+
+
+def count_prompt(text_backend: CountingTextBackend, messages: list[TextMessage], prefill: str,
+                 template: Mapping[str, Any] | None = None) -> int:
+    """The rendered prompt's tokens, with what the chat template is given (``template``:
+    the ``tools`` and ``template_kwargs`` of :class:`GenerationOptions`, where there are)."""
+    template = template or {}
+    if template.get("template_kwargs"):
+        return text_backend.prompt_tokens(messages, prefill, template.get("tools"),
+                                          template_kwargs=template["template_kwargs"])
+    if template.get("tools"):
+        return text_backend.prompt_tokens(messages, prefill, template["tools"])
+    return text_backend.prompt_tokens(messages, prefill)
+
+
+def check_room(text_backend: object, messages: list[TextMessage], prefill: str,
+               template: Mapping[str, Any] | None = None) -> None:
+    """A prompt the text model's context cannot hold fails before the first event, when
+    the text backend can count (the gateway answers an HTTP error, not a stream);
+    ``template`` as :func:`count_prompt` takes it."""
+    if isinstance(text_backend, CountingTextBackend):
+        used = count_prompt(text_backend, messages, prefill, template)
+        limit = text_backend.context_length()
+        if used >= limit:
+            raise context_error(used, limit)
 
 
 class StopScanner:

@@ -25,8 +25,8 @@ Messages API does for its models (``docs/legacy.md``):
 With ``tool_format`` (a :class:`~.formats.NativeFormat`) all of this is done in a model
 family's own format instead of the XML one: the chat template renders the tools and the
 conversation (``tool_calls``, ``tool`` messages) as the model was trained, and the calls are
-constrained, parsed and streamed in the family's wrapping, a leading reasoning section read
-in the family's own marks (harmony's ``analysis`` channel) (:mod:`.formats`).
+constrained, parsed and streamed in the family's wrapping, its reasoning in its own marks
+(:mod:`.formats`).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from ..grammar.tool_calls import (
     ToolGrammar,
     tool_call_grammar,
 )
-from ..messages import Request, ToolChoice, ToolUseBlock, Usage
+from ..messages import Request, ToolChoice, ToolUseBlock
 from ..stream import MessageDelta, MessageStart, MessageStop, StreamEvent
 from ..trace import TextPass, current_turn
 from .assist import Assist, Plan, PlanContext
@@ -62,21 +62,20 @@ from .decide import Decision, decides
 from .emitter import Emitter, earlier_calls
 from .formats import JsonCallParser, NativeFormat
 from .per_context import PerContext
-from .text_model import CountingTextBackend, TextBackend, TextEnd, TextMessage, context_error
+from .text_model import (
+    CountingTextBackend,
+    TextBackend,
+    TextEnd,
+    TextMessage,
+    check_room,
+    count_prompt,
+)
 from .text_prompt import build_text_prompt, reminded
 from .thinking import ThinkSplitter
 
 __all__ = ["PromptToolsBackend", "build_text_prompt"]
 
 log = logging.getLogger("tooluse.prompting")
-
-
-def _usage(end: TextEnd) -> Usage:
-    """A generation's usage: the prompt tokens the text backend reused from its cache (the
-    prefix it had already decoded) are the cache reads, the rest the input."""
-    cached = min(end.cached_tokens, end.input_tokens)
-    return Usage(input_tokens=end.input_tokens - cached, output_tokens=end.output_tokens,
-                 cache_read_input_tokens=cached)
 
 
 class PromptToolsBackend(Backend):
@@ -155,6 +154,7 @@ class PromptToolsBackend(Backend):
         more_calls_margin: float | None = None,
         consistency: Consistency | None = None,
         demonstrations: int = 0,
+        optional_margin: float | None = None,
     ) -> None:
         if style not in TOOL_STYLES:
             raise ValueError(f"style must be one of {', '.join(TOOL_STYLES)}, not {style!r}")
@@ -184,6 +184,9 @@ class PromptToolsBackend(Backend):
         self.more_calls_margin = more_calls_margin
         #: Several answers drawn and one kept (:mod:`.consistency`; None: the greedy one).
         self.consistency = consistency
+        #: Where a call may close its parameters or write another optional one: another
+        #: only when at least this much (nats) likelier (None: the model's own choice).
+        self.optional_margin = optional_margin
 
     def _prompt(self, request: Request) -> tuple[list[TextMessage], str, list[str], ToolGrammar | None]:
         try:
@@ -202,22 +205,18 @@ class PromptToolsBackend(Backend):
             raise BackendError(str(exc), kind="invalid_request") from exc
 
     def _template_tools(self, request: Request) -> dict[str, Any]:
-        """The text backend's options that give its chat template the tools, the family's
-        specials and its variables (a native format; none in the XML one, whose system
-        prompt describes the tools)."""
+        """The text backend's options for its chat template in a native format (tools,
+        specials, variables: :meth:`~.formats.NativeFormat.template_options`)."""
         if self.tool_format is None:
             return {}
         return self.tool_format.template_options(request, tools_under_none=self.tools_under_none)
 
     def _parser(self, request: Request) -> LegacyParser | JsonCallParser | None:
-        """The parser of the answer's calls in the format in use (None without tools, but
-        in a format whose text answer is framed: harmony's ``final`` message)."""
-        if self.tool_format is not None and (request.tools
-                                             or self.tool_format.style.answer_open()):
+        """The answer's parser in the format in use (None without tools, unless the format
+        frames its text answer: harmony's ``final`` message)."""
+        if self.tool_format is not None and (request.tools or self.tool_format.style.answer_open()):
             return self.tool_format.parser(request.tools)
-        if not request.tools:
-            return None
-        return LegacyParser(request.tools)
+        return LegacyParser(request.tools) if request.tools else None
 
     def _choice_grammar(self, request: Request, choice: ToolChoice,
                         response_schema: Any = None, **plan: Any) -> ToolGrammar:
@@ -233,20 +232,8 @@ class PromptToolsBackend(Backend):
             return None
         request = self._retrieve(request)[0]
         messages, prefill, _, _ = self._prompt(request)
-        return self._prompt_tokens(messages, prefill, self._template_tools(request))
-
-    def _prompt_tokens(self, messages: list[TextMessage], prefill: str,
-                       template: dict[str, Any]) -> int:
-        """The rendered prompt's tokens, with what the template is given (its tools and
-        variables, where there are)."""
-        assert isinstance(self.text_backend, CountingTextBackend)
-        count = self.text_backend.prompt_tokens
-        if template.get("template_kwargs"):
-            return count(messages, prefill, template.get("tools"),
-                         template_kwargs=template["template_kwargs"])
-        if template.get("tools"):
-            return count(messages, prefill, template["tools"])
-        return count(messages, prefill)
+        return count_prompt(self.text_backend, messages, prefill,
+                            self._template_tools(request))
 
     def stream(self, request: Request) -> Iterator[StreamEvent]:
         request, left_out = self._retrieve(request)
@@ -255,11 +242,10 @@ class PromptToolsBackend(Backend):
         if (turn := current_turn()) is not None:
             turn.text_prompt(messages)
             turn.tools_left_out = list(left_out)
-        self._check_room(messages, prefill, self._template_tools(request))
+        check_room(self.text_backend, messages, prefill, self._template_tools(request))
         planned: dict[str, float] = {}
         plan = Plan()
-        reasons = self.think_tags or (self.tool_format is not None
-                                      and self.tool_format.always_reasons)
+        reasons = self.think_tags or getattr(self.tool_format, "always_reasons", False)
         thinks = reasons and request.reasoning is not None and request.reasoning.on
         # A plan scores the call's opening right after the prompt: not where thinking comes
         # first.
@@ -295,19 +281,9 @@ class PromptToolsBackend(Backend):
         yield MessageDelta(
             stop_reason=emitter.stop_reason(end),
             stop_sequence=end.stop_sequence if emitter.user_stop(end) else None,
-            usage=_usage(end),
+            usage=end.usage(),
         )
         yield MessageStop()
-
-    def _check_room(self, messages: list[TextMessage], prefill: str,
-                    template: dict[str, Any]) -> None:
-        """A prompt the text model's context cannot hold fails before the first event, when
-        the text backend can count (the gateway answers an HTTP error, not a stream)."""
-        if isinstance(self.text_backend, CountingTextBackend):
-            used = self._prompt_tokens(messages, prefill, template)
-            limit = self.text_backend.context_length()
-            if used >= limit:
-                raise context_error(used, limit)
 
     def _generation(self, request: Request, stops: list[str], thinks: bool,
                     grammar: ToolGrammar | None) -> tuple[dict[str, Any], tuple[str, ...]]:
@@ -327,6 +303,8 @@ class PromptToolsBackend(Backend):
         if grammar is not None and request.tools:
             hints, steering = self.assist.generation_hints(request)
             options.update(hints)
+            if self.optional_margin is not None and self.tool_format is None:
+                options.update(optional_margin=self.optional_margin, steered=[])
         return options, steering
 
     def _emitter(self, request: Request, plan: Plan, steering: tuple[str, ...],
@@ -582,6 +560,9 @@ class PromptToolsBackend(Backend):
                     break
                 if written is not None:
                     written.append(chunk)
+                if steered := options.get("steered"):
+                    emitter.steered_now += steered
+                    steered.clear()
                 yield from emitter.feed(chunk)
                 if emitter.repeated:
                     # A small model tends to repeat a call until the token limit; an
