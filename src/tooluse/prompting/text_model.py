@@ -21,7 +21,7 @@ from ..messages import Usage
 from .hints import ToolNaming, ValueFocus
 
 __all__ = ["CountingTextBackend", "Generation", "GenerationOptions", "StopScanner",
-           "TextBackend", "TextEnd", "TextMessage", "check_room", "context_error",
+           "TextBackend", "TextEnd", "TextMessage", "check_room", "context_error", "count_prompt",
            "partial_suffix"]
 
 #: ``{"role": "system" | "user" | "assistant", "content": "..."}``; in a model family's own
