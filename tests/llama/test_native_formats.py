@@ -33,6 +33,7 @@ FAMILIES = {
     "qwen3-4b-thinking-2507.jinja": "HermesFormat",
     "llama-3.1-instruct.jinja": "Llama3Format",
     "mistral-7b-instruct-v0.3.jinja": "MistralFormat",
+    "openai-gpt-oss-120b.jinja": "HarmonyFormat",
 }
 WEATHER = ToolSpec(
     name="get_weather", description="Gets the current weather in a city.",
@@ -178,7 +179,8 @@ def test_a_tool_loop_sends_results_through_the_templates_tool_role(
                                        tools=backend._template_tools(request)["tools"])
     assert "18 degrees and sunny" in prompt
     turn_of = {"HermesFormat": "<tool_response>", "Llama3Format": "ipython",
-               "MistralFormat": "[TOOL_RESULTS]"}[FAMILIES[name]]
+               "MistralFormat": "[TOOL_RESULTS]",
+               "HarmonyFormat": "<|start|>functions.get_weather to=assistant"}[FAMILIES[name]]
     assert turn_of in prompt
 
 
@@ -195,6 +197,23 @@ def test_thinking_under_qwen3s_template_then_a_call() -> None:
     assert stop.stop_reason == "tool_use"
 
 
+def test_reasoning_under_gpt_oss_template_is_its_analysis_message_then_a_call() -> None:
+    """gpt-oss reasons on the ``analysis`` channel, whatever ``think_tags`` says (its
+    template mentions no ``<think>``): a request asking for reasoning gets a bounded
+    analysis message in the grammar, streamed as thinking, then the call."""
+    backend = _backend("openai-gpt-oss-120b.jinja")
+    assert not backend.think_tags
+    events = list(backend.stream(_ask(ToolChoice(type="any"),
+                                      reasoning=Reasoning(budget_tokens=16), max_tokens=160)))
+    _check_stream(events)
+    assert any(isinstance(e, ThinkingDelta) for e in events)
+    message = accumulate(events)
+    assert message.content[0].type == "thinking"
+    assert "<|" not in message.content[0].joined_text  # type: ignore[union-attr]
+    assert message.tool_uses and message.tool_uses[0].name == "get_weather"
+    assert message.stop_reason == "tool_use"
+
+
 def test_mistrals_marker_is_the_models_own_token_when_it_has_one() -> None:
     """``[TOOL_CALLS]`` is plain text to SmolLM2's tokenizer (no such token): the marker
     stays text there, and the pieces are unchanged."""
@@ -206,6 +225,41 @@ def test_mistrals_marker_is_the_models_own_token_when_it_has_one() -> None:
     token = loaded.llm.tokenize(b"<|im_end|>", add_bos=False, special=True)
     assert len(token) == 1 and loaded.pieces()[token[0]] == b""
     assert loaded.pieces_with(("<|im_end|>",))[token[0]] == b"<|im_end|>"
+
+
+def test_gpt_oss_reasoning_effort_is_rendered_and_counted() -> None:
+    """The request's reasoning effort reaches gpt-oss's template (``Reasoning: high`` in its
+    system message), and the prompt's count is that prompt's; a request without tools
+    still reads the answer's harmony framing."""
+    backend = _backend("openai-gpt-oss-120b.jinja")
+    request = _ask(ToolChoice(type="auto"), reasoning=Reasoning(effort="high"))
+    messages, prefill, _, _ = backend._prompt(request)
+    options = backend._template_tools(request)
+    prompt = backend.text_model.render(messages, prefill, tools=options["tools"],
+                                       template_kwargs=options["template_kwargs"])
+    assert "Reasoning: high" in prompt
+    assert backend.count_tokens(request) == len(backend.text_model.tokenize(prompt))
+    bare = Request(messages=request.messages, max_tokens=16)
+    events = list(backend.stream(bare))
+    _check_stream(events)
+    assert not accumulate(events).tool_uses
+
+
+def test_a_forced_special_mark_is_fed_as_the_models_own_token() -> None:
+    """Text the grammar forces that holds one of the family's specials (harmony's
+    `` <|constrain|>json<|message|>`` after a tool's name, its ``<|call|>``) is fed as the
+    model's own special token, as the model would write it, not spelled out in characters.
+    SmolLM2's ``<|im_end|>`` stands in for gpt-oss's marks (no gpt-oss weights here)."""
+    backend = _backend("openai-gpt-oss-120b.jinja")
+    loaded, text = backend.loaded, backend.text_model
+    mark = ("<|im_end|>",)
+    token = loaded.llm.tokenize(b"<|im_end|>", add_bos=False, special=True)[0]
+    forced = b'{"city": "Paris"}<|im_end|>'
+    ids = text._forced_tokens(forced, loaded.pieces_with(mark), mark)
+    assert ids[-1] == token and b"".join(loaded.pieces_with(mark)[t] for t in ids) == forced
+    # Not a special of the family: spelled out, as before.
+    ids = text._forced_tokens(forced, loaded.pieces_with(mark))
+    assert token not in ids
 
 
 def test_the_bundled_model_stays_xml_by_default() -> None:

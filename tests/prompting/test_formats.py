@@ -28,6 +28,7 @@ from tooluse.messages import (
 )
 from tooluse.prompting.formats import (
     FAMILIES,
+    HarmonyFormat,
     HermesFormat,
     Llama3Format,
     MistralFormat,
@@ -43,6 +44,7 @@ FAMILY_OF = {
     "qwen3-4b-thinking-2507.jinja": HermesFormat,
     "llama-3.1-instruct.jinja": Llama3Format,
     "mistral-7b-instruct-v0.3.jinja": MistralFormat,
+    "openai-gpt-oss-120b.jinja": HarmonyFormat,
 }
 #: SmolLM2-135M-Instruct's template (the bundled model's, as its GGUF carries it): no tools.
 SMOLLM2 = ("{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}"
@@ -95,8 +97,9 @@ def test_the_bundled_models_template_renders_no_tools_so_auto_is_xml() -> None:
         choose("native", SMOLLM2)
     # A family named forces its format, whatever the template.
     assert isinstance(choose("mistral", SMOLLM2), MistralFormat)
+    assert isinstance(choose("harmony", SMOLLM2), HarmonyFormat)
     with pytest.raises(ValueError, match="tool_format must be"):
-        choose("harmony", SMOLLM2)
+        choose("gemma", SMOLLM2)
 
 
 def _conversation() -> Request:
@@ -130,8 +133,26 @@ def test_a_whole_tool_loop_renders_in_the_families_template(name: str) -> None:
     text = _render(_template(name), prompt.messages, prompt.tools)
     assert "Weather and time in Paris?" in text and "And in Oslo?" in text
     assert "18 C, sunny" in text and "Error: no such zone" in text
-    assert '"get_weather"' in text and "Gets the weather in a city." in text
-    if isinstance(fmt, HermesFormat):
+    assert "get_weather" in text and "Gets the weather in a city." in text
+    if not isinstance(fmt, HarmonyFormat):
+        assert '"get_weather"' in text
+    if isinstance(fmt, HarmonyFormat):
+        # The system prompt is the developer message's instructions, the tools a
+        # TypeScript namespace; each call its own message, followed by its own result
+        # (the template names a result after the last call rendered).
+        assert "<|start|>developer<|message|># Instructions\n\nBe brief." in text
+        assert "namespace functions {" in text and "type get_weather = (_: {" in text
+        assert ('<|start|>assistant to=functions.get_weather<|channel|>commentary json'
+                '<|message|>{"city": "Paris"}<|call|>'
+                '<|start|>functions.get_weather to=assistant<|channel|>commentary'
+                '<|message|>"18 C, sunny"<|end|>'
+                '<|start|>assistant to=functions.get_time<|channel|>commentary json'
+                '<|message|>{"zone": "Europe/Paris"}<|call|>'
+                '<|start|>functions.get_time to=assistant<|channel|>commentary'
+                '<|message|>"Error: no such zone"<|end|>') in text
+        assert "<|start|>assistant<|channel|>final<|message|>18 C and sunny.<|end|>" in text
+        assert text.endswith("<|start|>user<|message|>And in Oslo?<|end|><|start|>assistant")
+    elif isinstance(fmt, HermesFormat):
         assert ('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n'
                 '</tool_call>') in text
         assert "<tool_response>\n18 C, sunny\n</tool_response>" in text
@@ -166,11 +187,23 @@ def test_the_grammar_allows_a_call_as_the_template_writes_it(family: str) -> Non
                   '</tool_call>',
         "llama3": '{"name": "get_weather", "parameters": {"city": "Paris"}}',
         "mistral": '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}',
+        # The recipient in the role part of the header, as the template writes it.
+        "harmony": ' to=functions.get_weather<|channel|>commentary json<|message|>'
+                   '{"city": "Paris"}<|call|>',
     }[family]
     assert written in text
     grammar = fmt.grammar([WEATHER], ToolChoice(type="auto"), None)
     matcher = Matcher(grammar.root)
     whole = written if family != "mistral" else written + "}]"
+    if family == "harmony":
+        # The model writes the recipient after the channel, as harmony's docs show it:
+        # the grammar holds it to that form, and the parser reads both.
+        parser = fmt.parser([WEATHER])
+        items = parser.feed(written) + parser.close()
+        assert [(i.block.name, i.block.input) for i in items if isinstance(i, CallItem)] == \
+            [("get_weather", {"city": "Paris"})] and len(items) == 1
+        whole = ('<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>'
+                 '{"city": "Paris"}<|call|>')
     state = matcher.advance(matcher.initial, whole.encode())
     assert state and matcher.accepts(state)
 
@@ -226,8 +259,8 @@ def test_a_single_call_only_under_disable_parallel_tool_use() -> None:
         grammar = fmt.grammar([WEATHER], ToolChoice(type="any", disable_parallel_tool_use=True),
                               None)
         matcher = Matcher(grammar.root)
-        one = grammar.prefill + 'get_weather", "' + fmt.style.args_key + '": {"city": "A"}}' \
-            + fmt.style.call_close
+        one = grammar.prefill + fmt.style.after_name("get_weather") + '{"city": "A"}' \
+            + fmt.style.args_tail() + fmt.style.call_close
         rest = one[len(grammar.prefill):] + fmt.style.block_close
         assert matcher.accepts(matcher.advance(matcher.initial, rest.encode()))
         two = rest[:len(rest) - len(fmt.style.block_close)] + fmt.style.between \
@@ -278,9 +311,54 @@ def test_forced_prefills_open_the_call_in_the_family_words() -> None:
     assert MistralFormat().build(request).prefill == \
         '[TOOL_CALLS] [{"name": "get_weather", "arguments": '
     assert Llama3Format().build(request).prefill == '{"name": "get_weather", "parameters": '
+    assert HarmonyFormat().build(request).prefill == \
+        "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>"
     # Without a grammar the prefill is the same opening.
     assert Llama3Format().build(request, grammar=False).prefill == \
         '{"name": "get_weather", "parameters": '
     any_call = request.model_copy(update={"tool_choice": ToolChoice(type="any")})
     assert json.loads(HermesFormat().build(any_call).prefill.split("\n", 1)[1] + 'x"}') == \
         {"name": "x"}
+
+
+def test_harmony_thinking_of_the_current_tool_loop_renders_as_its_analysis() -> None:
+    """gpt-oss's template keeps the analysis of a call that no final answer follows yet
+    (the tool loop in progress), read from the ``thinking`` field, and drops it once a final
+    answer came."""
+    from tooluse.messages import ThinkingBlock
+
+    call = ToolUseBlock(id="c1", name="get_weather", input={"city": "Paris"})
+    loop = [Message(role="user", content=[TextBlock(text="Weather in Paris?")]),
+            Message(role="assistant", content=[ThinkingBlock(text="I need the tool."), call]),
+            Message(role="user", content=[ToolResultBlock(tool_use_id="c1", content="sun")])]
+    fmt = HarmonyFormat()
+    template = _template("openai-gpt-oss-120b.jinja")
+    prompt = fmt.build(Request(tools=[WEATHER], messages=loop))
+    text = _render(template, prompt.messages, prompt.tools)
+    assert ("<|start|>assistant<|channel|>analysis<|message|>I need the tool.<|end|>"
+            "<|start|>assistant to=functions.get_weather") in text
+    done = [*loop, Message(role="assistant", content=[TextBlock(text="Sunny.")]),
+            Message(role="user", content=[TextBlock(text="Thanks")])]
+    prompt = fmt.build(Request(tools=[WEATHER], messages=done))
+    text = _render(template, prompt.messages, prompt.tools)
+    assert "I need the tool." not in text and "<|channel|>final<|message|>Sunny.<|end|>" in text
+
+
+def test_harmony_reasoning_effort_reaches_the_templates_system_message() -> None:
+    from tooluse.messages import Reasoning
+
+    pytest.importorskip("llama_cpp")
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    fmt = HarmonyFormat()
+    request = _conversation().model_copy(update={"reasoning": Reasoning(effort="high")})
+    prompt = fmt.build(request)
+    options = fmt.template_options(request)
+    formatter = Jinja2ChatFormatter(template=_template("openai-gpt-oss-120b.jinja"),
+                                    eos_token="</s>", bos_token="<s>",
+                                    add_generation_prompt=True)
+    text = str(formatter(messages=prompt.messages, tools=options["tools"],
+                         **options["template_kwargs"]).prompt)
+    assert "Reasoning: high\n" in text
+    assert "Reasoning: medium" in _render(_template("openai-gpt-oss-120b.jinja"),
+                                          prompt.messages, prompt.tools)

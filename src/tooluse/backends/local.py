@@ -6,7 +6,8 @@ Tool use is prompt-based (:class:`~tooluse.prompting.PromptToolsBackend`): by de
 grammar built from the tools constrains decoding so that every call parses and validates.
 The format is the model family's own where its chat template renders tools in a known one
 (``tool_format="auto"``: Qwen2.5/Qwen3's ``<tool_call>``, Llama 3.1+'s JSON calls,
-Mistral's ``[TOOL_CALLS]``; :mod:`tooluse.prompting.formats`), else the legacy XML format:
+Mistral's ``[TOOL_CALLS]``, gpt-oss's harmony; :mod:`tooluse.prompting.formats`), else the
+legacy XML format:
 tools in the system prompt, calls as ``<function_calls>`` (the default model's template
 renders no tools, so it gets XML). Nothing is downloaded, ever. A thinking model's ``<think>`` section (Qwen3, the
 R1 distills; ``think_tags``) becomes thinking blocks (:mod:`tooluse.prompting.thinking`).

@@ -26,6 +26,7 @@ from ..grammar.tool_calls import GrammarLimits
 from ..llama.slots import CACHE_WAIT_S
 from ..prompting.consistency import ConsistencyChoice
 from ..prompting.decide import DECIDE_MODES, DecideMode
+from ..prompting.formats import ToolFormatName
 from .registry import flag_option
 
 __all__ = [
@@ -84,11 +85,12 @@ class LocalOptions:
     - ``tool_format``: how the model is prompted with tools and writes its calls:
       ``"xml"`` (the seeds' ``<function_calls>`` format, described in a system prompt),
       ``"native"`` (the model family's own, chosen from its chat template: Qwen2.5/Qwen3's
-      ``<tool_call>``, Llama 3.1+'s JSON calls, Mistral's ``[TOOL_CALLS]``; an error where
-      the template renders no tools), ``"auto"`` (the default: native where the chat
-      template renders tools in a known family's format, else XML; the bundled
-      SmolLM2-135M's renders none, so it stays XML), or a family's name (``"hermes"``,
-      ``"llama3"``, ``"mistral"``) (:mod:`tooluse.prompting.formats`, docs/local.md). In a
+      ``<tool_call>``, Llama 3.1+'s JSON calls, Mistral's ``[TOOL_CALLS]``, gpt-oss's
+      harmony messages; an error where the template renders no tools), ``"auto"`` (the
+      default: native where the chat template renders tools in a known family's format,
+      else XML; the bundled SmolLM2-135M's renders none, so it stays XML), or a family's
+      name (``"hermes"``, ``"llama3"``, ``"mistral"``, ``"harmony"``)
+      (:mod:`tooluse.prompting.formats`, docs/local.md). In a
       native format ``style``, ``demonstrations``, ``self_consistency``, ``no_repeat``,
       ``more_calls``, ``copy_values`` (which read the XML format's tags), ``call_decision``,
       ``more_calls_margin`` and ``optional_margin`` (calibrated on the XML format) do not
@@ -182,7 +184,7 @@ class LocalOptions:
 
     grammar: bool = True
     grammar_engine: GrammarEngine = "auto"
-    tool_format: Literal["xml", "native", "auto", "hermes", "llama3", "mistral"] = "auto"
+    tool_format: ToolFormatName = "auto"
     style: ToolStyle = "xml"
     demonstrations: int = 0
     n_ctx: int = 0

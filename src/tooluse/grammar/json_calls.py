@@ -9,6 +9,11 @@ same guarantees as the XML grammar (:mod:`.tool_calls`): tool names are alternat
 tool's arguments follow its input schema (the same value grammar, so the same bounds and the
 same keywords left to validation or to llguidance), parallel calls are bounded, ``any`` and
 ``tool`` start from a prefill.
+
+gpt-oss's harmony format names the tool in the message's header, not in the object
+(``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}<|call|>``),
+and its text answer is a message of the ``final`` channel: :class:`HeaderCallStyle` says so,
+and the same grammar is built from it.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from ..messages import ToolChoice, ToolSpec
 from .ir import Chars, Node, Rep, Rule, alt, opt, seq
 from .tool_calls import GrammarLimits, ToolGrammar, _Rules, grammar_key, value_grammar
 
-__all__ = ["JsonCallStyle", "json_call_grammar"]
+__all__ = ["HeaderCallStyle", "JsonCallStyle", "json_call_grammar"]
 
 
 @dataclass(frozen=True)
@@ -50,14 +55,30 @@ class JsonCallStyle:
     text_excludes: str = ""
     parallel: bool = True
 
+    def name_lead(self) -> str:
+        """The text of one call up to its tool name."""
+        return f'{self.call_open}{{"{self.name_key}": "'
+
+    def after_name(self, name: str) -> str:
+        """The tool's name as the call writes it and the text after it, up to the
+        arguments."""
+        return f'{_name_literal(name)}", "{self.args_key}": '
+
+    def args_tail(self) -> str:
+        """What closes the call after its arguments (before ``call_close``)."""
+        return "}"
+
+    def answer_open(self) -> str:
+        """The text that opens an answer that is no call (text, or a structured output)."""
+        return ""
+
     def opener(self) -> str:
         """The text that opens the first call, up to its tool name."""
-        return f'{self.block_open}{self.call_open}{{"{self.name_key}": "'
+        return self.block_open + self.name_lead()
 
     def header(self, name: str) -> str:
         """The text of one call up to its arguments."""
-        return (f'{self.call_open}{{"{self.name_key}": {json.dumps(name, ensure_ascii=False)}, '
-                f'"{self.args_key}": ')
+        return self.name_lead() + self.after_name(name)
 
     def text_rule(self, limits: GrammarLimits) -> Node:
         """Plain text of this style: never a character that could open a call block."""
@@ -67,6 +88,41 @@ class JsonCallStyle:
             else Chars("", negated=True)
         return Rule(f"text-{_slug(self.name)}", seq(Chars(banned_first, negated=True),
                                                     Rep(body, 0, limits.max_text - 1)))
+
+
+@dataclass(frozen=True)
+class HeaderCallStyle(JsonCallStyle):
+    """A style whose call names its tool in a header: ``call_open`` + the name +
+    ``name_close``, then the arguments object alone, then ``call_close`` (harmony:
+    ``<|channel|>commentary to=functions.`` NAME `` <|constrain|>json<|message|>`` {...}
+    ``<|call|>``). ``name_key`` and ``args_key`` are unused. A text answer is ``text_open``
+    then text that never holds ``<|`` (the start of a special token: a message's end);
+    a structured answer is ``text_open`` then the JSON value."""
+
+    name_close: str = ""
+    text_open: str = ""
+
+    def name_lead(self) -> str:
+        return self.call_open
+
+    def after_name(self, name: str) -> str:
+        return name + self.name_close
+
+    def args_tail(self) -> str:
+        return ""
+
+    def answer_open(self) -> str:
+        return self.text_open
+
+    @staticmethod
+    def text_unit() -> Node:
+        """One unit of a message's text: a character, or ``<`` with the character after it
+        (the text never holds ``<|``, which would open a special token)."""
+        return alt(Chars("<", negated=True), seq("<", Chars("|<", negated=True)))
+
+    def text_rule(self, limits: GrammarLimits) -> Node:
+        return Rule(f"text-{_slug(self.name)}", seq(self.text_open,
+                                                    Rep(self.text_unit(), 1, limits.max_text)))
 
 
 def _slug(name: str) -> str:
@@ -107,21 +163,22 @@ def _build(key: tuple[Any, ...]) -> ToolGrammar:
         text_answer = True
     else:
         schema = json.loads(schema_dump)
-        answer = Rule("answer", value_grammar(schema, rules, schema, xml=False))
+        answer = seq(style.answer_open(),
+                     Rule("answer", value_grammar(schema, rules, schema, xml=False)))
         text_answer = False
     if choice_type == "none" or not tools:
         return ToolGrammar(root=answer, prefill="", key=key)
     args = {t.name: _arguments(t, rules) for t in tools}
     if choice_type == "tool" and choice_name not in args:
         raise ValueError(f"tool_choice names {choice_name!r}, which is not among the tools")
-    tail_of_call = seq("}", style.call_close)
-    # After the opening quote of the name: the name, its arguments, the call's end.
+    tail_of_call = seq(style.args_tail(), style.call_close)
+    # After the text that leads to the name: the name, its arguments, the call's end.
     named = Rule("json-call", alt(*(
-        seq(_name_literal(name) + f'", "{style.args_key}": ', body, tail_of_call)
+        seq(style.after_name(name), body, tail_of_call)
         for name, body in args.items()
         if choice_type != "tool" or name == choice_name
     )))
-    call = seq(f'{style.call_open}{{"{style.name_key}": "', named)
+    call = seq(style.name_lead(), named)
     most = 1 if no_parallel or not style.parallel else limits.max_calls
     planned: tuple[str, ...] = first[:most] if first else ()
     for name in planned:

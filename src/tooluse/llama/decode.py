@@ -42,7 +42,8 @@ class Engine(Protocol):
 
     def _llama_sampler(self, grammar: ToolGrammar, temperature: float) -> Any: ...
 
-    def _forced_tokens(self, forced: bytes, pieces: list[bytes]) -> list[int]: ...
+    def _forced_tokens(self, forced: bytes, pieces: list[bytes],
+                       specials: Sequence[str] = ()) -> list[int]: ...
 
     def _finished(self, matcher: Matcher, state: MatchState) -> bool: ...
 
@@ -86,6 +87,7 @@ class TurnDecoder:
         self.sampler = backend._llama_sampler(grammar, temperature) if (
             grammar is not None and backend.engine == "llama") else None
         # A family's special tokens the answer may write stand for their text here.
+        self.specials = specials
         self.pieces = backend.loaded.pieces_with(specials) if specials \
             else backend.loaded.pieces()
         self.eog = backend.loaded.eog_tokens()
@@ -165,7 +167,8 @@ class TurnDecoder:
         pieces, state = self.pieces, self.state
         forced, after = (self.pending, matcher.advance(state, self.pending)) if self.pending \
             else matcher.forced(state)
-        forced_ids = self.backend._forced_tokens(forced, pieces) if forced else []
+        forced_ids = self.backend._forced_tokens(forced, pieces, self.specials) if forced \
+            else []
         if (forced_ids and self.backend.heal_forced and not self.pending
                 and not self.backend._finished(matcher, after)
                 and _TAG_BYTES.intersection(pieces[forced_ids[-1]])):

@@ -123,14 +123,18 @@ class LlamaTextBackend:
 
     def render(self, messages: Sequence[TextMessage], prefill: str = "",
                think: bool | None = None,
-               tools: Sequence[Mapping[str, Any]] | None = None) -> str:
+               tools: Sequence[Mapping[str, Any]] | None = None,
+               template_kwargs: Mapping[str, Any] | None = None) -> str:
         """The prompt text: the model's own chat template, then the prefill. ``think``
         (a thinking model's turn may think, or not) goes to the template as
         ``enable_thinking``, and the think section is left to the prompting layer
         (:func:`~tooluse.prompting.thinking.assistant_start`). ``tools`` go to the template
         as ``tools=`` (a model family's own tool format); without them it is rendered as
-        before, without the variable."""
-        switch: dict[str, Any] = {} if think is None else {"enable_thinking": think}
+        before, without the variable. ``template_kwargs`` are further variables of the
+        family's template (gpt-oss's ``reasoning_effort``)."""
+        switch: dict[str, Any] = dict(template_kwargs or {})
+        if think is not None:
+            switch["enable_thinking"] = think
         if tools:
             switch["tools"] = [dict(t) for t in tools]
         result = self._formatter(messages=[dict(m) for m in messages], **switch)
@@ -140,8 +144,10 @@ class LlamaTextBackend:
         return list(self.loaded.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     def prompt_tokens(self, messages: Sequence[TextMessage], prefill: str = "",
-                      tools: Sequence[Mapping[str, Any]] | None = None) -> int:
-        return len(self.tokenize(self.render(messages, prefill, tools=tools)))
+                      tools: Sequence[Mapping[str, Any]] | None = None,
+                      template_kwargs: Mapping[str, Any] | None = None) -> int:
+        return len(self.tokenize(self.render(messages, prefill, tools=tools,
+                                             template_kwargs=template_kwargs)))
 
     def context_length(self) -> int:
         return int(self.loaded.llm.n_ctx())
@@ -150,7 +156,7 @@ class LlamaTextBackend:
     def generate_text(self, messages: Sequence[TextMessage],
                       **options: Unpack[GenerationOptions]) -> Iterator[str | TextEnd]:
         g = Generation(**options)
-        prompt = self.render(messages, g.prefill, g.think, g.tools)
+        prompt = self.render(messages, g.prefill, g.think, g.tools, g.template_kwargs)
         if (turn := current_turn()) is not None:
             turn.rendered(prompt)
         system = system_text(messages)
@@ -169,7 +175,8 @@ class LlamaTextBackend:
 
     def score_continuations(self, messages: Sequence[TextMessage], continuations: Sequence[str],
                             *, prefill: str = "",
-                            tools: Sequence[Mapping[str, Any]] | None = None) -> list[float]:
+                            tools: Sequence[Mapping[str, Any]] | None = None,
+                            template_kwargs: Mapping[str, Any] | None = None) -> list[float]:
         """The model's log-likelihood of each whole continuation after ``messages`` and
         ``prefill`` (natural log, summed over its tokens).
 
@@ -178,7 +185,7 @@ class LlamaTextBackend:
         tokens. The prompt's KV cache is reused and left as it was."""
         import numpy as np
 
-        prompt = self.render(messages, prefill, tools=tools)
+        prompt = self.render(messages, prefill, tools=tools, template_kwargs=template_kwargs)
         llm = self.loaded.llm
         tokens = self.tokenize(prompt)
         if len(tokens) >= llm.n_ctx():
@@ -251,14 +258,21 @@ class LlamaTextBackend:
         state: MatchState = point.state
         return state, point.produced
 
-    def _forced_tokens(self, forced: bytes, pieces: list[bytes]) -> list[int]:
+    def _forced_tokens(self, forced: bytes, pieces: list[bytes],
+                       specials: Sequence[str] = ()) -> list[int]:
         """Tokens whose bytes are exactly ``forced`` ([] if none are found: the model then
-        writes those bytes itself, under the grammar).
+        writes those bytes itself, under the grammar). A family's special token in
+        ``forced`` (``specials``: harmony's ``<|message|>``, ``<|call|>``...) is fed as that
+        token where the model's vocabulary has it, as the model would write it.
 
         Forced text may start or end inside a UTF-8 character (the model wrote the lead
         byte of "울", the grammar fixes the rest): llama.cpp's tokenizer turns such partial
         characters into U+FFFD, so they go through single-byte tokens instead. Output is
         bytes throughout; it is decoded to text once, by one incremental decoder."""
+        if any(mark.encode("utf-8") in forced for mark in specials):
+            ids = list(self.loaded.llm.tokenize(forced, add_bos=False, special=True))
+            if b"".join(pieces[t] for t in ids) == forced:
+                return ids
         ids = list(self.loaded.llm.tokenize(forced, add_bos=False, special=False))
         if b"".join(pieces[t] for t in ids) == forced:
             return ids

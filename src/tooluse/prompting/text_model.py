@@ -21,7 +21,7 @@ from ..messages import Usage
 from .hints import ToolNaming, ValueFocus
 
 __all__ = ["CountingTextBackend", "Generation", "GenerationOptions", "StopScanner",
-           "TextBackend", "TextEnd", "TextMessage", "check_room", "context_error",
+           "TextBackend", "TextEnd", "TextMessage", "check_room", "context_error", "count_prompt",
            "partial_suffix"]
 
 #: ``{"role": "system" | "user" | "assistant", "content": "..."}``; in a model family's own
@@ -93,6 +93,9 @@ class GenerationOptions(TypedDict, total=False):
     #: a backend that knows its model's special tokens lets the model choose them, their
     #: text standing for them; any other ignores it.
     specials: Sequence[str] | None
+    #: Further variables for the chat template, in a model family's own tool format (gpt-oss's
+    #: ``reasoning_effort``); a backend without a chat template ignores them.
+    template_kwargs: Mapping[str, Any] | None
     #: Under greedy decoding, where the grammar lets a call either close its parameters or
     #: write another optional one: write another only when the model's log-likelihood of
     #: doing so, less that of closing, is at least this (nats; None: the model's own
@@ -121,6 +124,7 @@ class Generation:
     think: bool | None = None
     tools: Sequence[Mapping[str, Any]] | None = None
     specials: Sequence[str] | None = None
+    template_kwargs: Mapping[str, Any] | None = None
     optional_margin: float | None = None
     steered: list[str] | None = None
 
@@ -151,8 +155,10 @@ class CountingTextBackend(Protocol):
     for a stream), and ``count_tokens`` is exact."""
 
     def prompt_tokens(self, messages: Sequence[TextMessage], prefill: str = "",
-                      tools: Sequence[Mapping[str, Any]] | None = None) -> int:
-        """The tokens of the rendered prompt (``tools``: as :class:`GenerationOptions`)."""
+                      tools: Sequence[Mapping[str, Any]] | None = None,
+                      template_kwargs: Mapping[str, Any] | None = None) -> int:
+        """The tokens of the rendered prompt (``tools``, ``template_kwargs``: as
+        :class:`GenerationOptions`; the latter given only where there are some)."""
         ...
 
     def context_length(self) -> int:
@@ -177,13 +183,26 @@ def context_error(prompt_tokens: int, limit: int) -> BackendError:
                         kind="context_length")
 
 
+def count_prompt(text_backend: CountingTextBackend, messages: list[TextMessage], prefill: str,
+                 template: Mapping[str, Any] | None = None) -> int:
+    """The rendered prompt's tokens, with what the chat template is given (``template``:
+    the ``tools`` and ``template_kwargs`` of :class:`GenerationOptions`, where there are)."""
+    template = template or {}
+    if template.get("template_kwargs"):
+        return text_backend.prompt_tokens(messages, prefill, template.get("tools"),
+                                          template_kwargs=template["template_kwargs"])
+    if template.get("tools"):
+        return text_backend.prompt_tokens(messages, prefill, template["tools"])
+    return text_backend.prompt_tokens(messages, prefill)
+
+
 def check_room(text_backend: object, messages: list[TextMessage], prefill: str,
-               tools: Any = None) -> None:
+               template: Mapping[str, Any] | None = None) -> None:
     """A prompt the text model's context cannot hold fails before the first event, when
-    the text backend can count (the gateway answers an HTTP error, not a stream)."""
+    the text backend can count (the gateway answers an HTTP error, not a stream);
+    ``template`` as :func:`count_prompt` takes it."""
     if isinstance(text_backend, CountingTextBackend):
-        used = text_backend.prompt_tokens(messages, prefill, tools) if tools \
-            else text_backend.prompt_tokens(messages, prefill)
+        used = count_prompt(text_backend, messages, prefill, template)
         limit = text_backend.context_length()
         if used >= limit:
             raise context_error(used, limit)

@@ -119,38 +119,43 @@ class ThinkSplitter:
 
     :meth:`push` returns ``(thinking, text)`` pieces as far as they are certain: the start
     is held until it is known whether it opens ``<think>``, and the end of a section until
-    it is known whether it is ``</think>``. The blanks after ``</think>`` are dropped."""
+    it is known whether it is ``</think>``. The blanks after ``</think>`` are dropped.
+
+    ``open_tag`` and ``close_tag``: the section's marks in a format that writes its
+    reasoning otherwise (harmony: the ``analysis`` channel's message)."""
 
     state: str = "start"  # start | in | after | out
     buffer: str = ""
     #: Thinking text given out so far (the blanks after ``<think>`` are not).
     said: bool = False
+    open_tag: str = THINK_OPEN
+    close_tag: str = THINK_CLOSE
 
     def push(self, chunk: str) -> tuple[str, str]:
         self.buffer += chunk
         thinking = text = ""
         if self.state == "start":
             head = self.buffer.lstrip(_WS)
-            if head.startswith(THINK_OPEN):
-                self.state, self.buffer = "in", head[len(THINK_OPEN):]
-            elif not head or THINK_OPEN.startswith(head):
+            if head.startswith(self.open_tag):
+                self.state, self.buffer = "in", head[len(self.open_tag):]
+            elif not head or self.open_tag.startswith(head):
                 return "", ""  # still possibly the opening tag
             else:
                 self.state = "out"
         if self.state == "in":
             if not self.said:
                 self.buffer = self.buffer.lstrip(_WS)
-            at = self.buffer.find(THINK_CLOSE)
+            at = self.buffer.find(self.close_tag)
             if at < 0:
                 # Held: a possible start of the closing tag, and blanks that may end the
                 # section (they are not part of the thinking then).
-                cut = len(self.buffer) - partial_suffix(self.buffer, THINK_CLOSE)
+                cut = len(self.buffer) - partial_suffix(self.buffer, self.close_tag)
                 thinking = self.buffer[:cut].rstrip(_WS)
                 self.buffer = self.buffer[len(thinking):]
                 self.said = self.said or bool(thinking)
                 return thinking, ""
             thinking = self.buffer[:at].rstrip(_WS)
-            self.state, self.buffer = "after", self.buffer[at + len(THINK_CLOSE):]
+            self.state, self.buffer = "after", self.buffer[at + len(self.close_tag):]
         if self.state == "after":
             self.buffer = self.buffer.lstrip(_WS)
             if not self.buffer:

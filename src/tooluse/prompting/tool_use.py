@@ -25,7 +25,8 @@ Messages API does for its models (``docs/legacy.md``):
 With ``tool_format`` (a :class:`~.formats.NativeFormat`) all of this is done in a model
 family's own format instead of the XML one: the chat template renders the tools and the
 conversation (``tool_calls``, ``tool`` messages) as the model was trained, and the calls are
-constrained, parsed and streamed in the family's wrapping (:mod:`.formats`).
+constrained, parsed and streamed in the family's wrapping, its reasoning in its own marks
+(:mod:`.formats`).
 """
 
 from __future__ import annotations
@@ -61,7 +62,14 @@ from .decide import Decision, decides
 from .emitter import Emitter, earlier_calls
 from .formats import JsonCallParser, NativeFormat
 from .per_context import PerContext
-from .text_model import CountingTextBackend, TextBackend, TextEnd, TextMessage, check_room
+from .text_model import (
+    CountingTextBackend,
+    TextBackend,
+    TextEnd,
+    TextMessage,
+    check_room,
+    count_prompt,
+)
 from .text_prompt import build_text_prompt, reminded
 from .thinking import ThinkSplitter
 
@@ -197,19 +205,18 @@ class PromptToolsBackend(Backend):
             raise BackendError(str(exc), kind="invalid_request") from exc
 
     def _template_tools(self, request: Request) -> dict[str, Any]:
-        """The text backend's options that give its chat template the tools (a native
-        format; none in the XML one, whose system prompt describes them)."""
+        """The text backend's options for its chat template in a native format (tools,
+        specials, variables: :meth:`~.formats.NativeFormat.template_options`)."""
         if self.tool_format is None:
             return {}
         return self.tool_format.template_options(request, tools_under_none=self.tools_under_none)
 
     def _parser(self, request: Request) -> LegacyParser | JsonCallParser | None:
-        """The parser of the answer's calls in the format in use (None without tools)."""
-        if not request.tools:
-            return None
-        if self.tool_format is not None:
+        """The answer's parser in the format in use (None without tools, unless the format
+        frames its text answer: harmony's ``final`` message)."""
+        if self.tool_format is not None and (request.tools or self.tool_format.style.answer_open()):
             return self.tool_format.parser(request.tools)
-        return LegacyParser(request.tools)
+        return LegacyParser(request.tools) if request.tools else None
 
     def _choice_grammar(self, request: Request, choice: ToolChoice,
                         response_schema: Any = None, **plan: Any) -> ToolGrammar:
@@ -225,10 +232,8 @@ class PromptToolsBackend(Backend):
             return None
         request = self._retrieve(request)[0]
         messages, prefill, _, _ = self._prompt(request)
-        tools = self._template_tools(request).get("tools")
-        if tools:
-            return self.text_backend.prompt_tokens(messages, prefill, tools)
-        return self.text_backend.prompt_tokens(messages, prefill)
+        return count_prompt(self.text_backend, messages, prefill,
+                            self._template_tools(request))
 
     def stream(self, request: Request) -> Iterator[StreamEvent]:
         request, left_out = self._retrieve(request)
@@ -237,11 +242,11 @@ class PromptToolsBackend(Backend):
         if (turn := current_turn()) is not None:
             turn.text_prompt(messages)
             turn.tools_left_out = list(left_out)
-        check_room(self.text_backend, messages, prefill,
-                   self._template_tools(request).get("tools"))
+        check_room(self.text_backend, messages, prefill, self._template_tools(request))
         planned: dict[str, float] = {}
         plan = Plan()
-        thinks = self.think_tags and request.reasoning is not None and request.reasoning.on
+        reasons = self.think_tags or getattr(self.tool_format, "always_reasons", False)
+        thinks = reasons and request.reasoning is not None and request.reasoning.on
         # A plan scores the call's opening right after the prompt: not where thinking comes
         # first.
         if grammar is not None and request.tools and grammar.prefill == prefill and not thinks:
@@ -308,7 +313,8 @@ class PromptToolsBackend(Backend):
         whether to hold them for edits made together, and the preset's call editor; the
         prefill parsed (it is the start of the answer, not new text)."""
         emitter = Emitter(self._parser(request), history=earlier_calls(request),
-                          think=ThinkSplitter())
+                          think=ThinkSplitter() if self.tool_format is None
+                          else self.tool_format.splitter())
         if self.tool_format is not None:
             emitter.format_stops = self.tool_format.format_stops()
         emitter.steering = steering

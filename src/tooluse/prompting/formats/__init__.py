@@ -8,7 +8,9 @@
   calls are constrained and parsed in the family's wrapping (:class:`~.native.NativeFormat`):
   :class:`~.hermes.HermesFormat` (Qwen2.5, Qwen3: ``<tool_call>``),
   :class:`~.llama3.Llama3Format` (Llama 3.1+: JSON calls), :class:`~.mistral.MistralFormat`
-  (``[TOOL_CALLS]``).
+  (``[TOOL_CALLS]``), :class:`~.harmony.HarmonyFormat` (gpt-oss: OpenAI's harmony
+  messages, a call's recipient ``to=functions.NAME`` in its header, reasoning on the
+  ``analysis`` channel, the answer on ``final``).
 
 :func:`choose` turns the ``tool_format`` option (``xml``, ``native``, ``auto``, or a family's
 name) and the chat template into the format to use: ``auto`` picks the native one when the
@@ -23,13 +25,14 @@ from __future__ import annotations
 
 from typing import Literal
 
+from .harmony import HarmonyFormat
 from .hermes import HermesFormat
 from .llama3 import Llama3Format
 from .mistral import MistralFormat
 from .native import NativeFormat, NativePrompt, template_tools
 from .parser import JsonCallParser
 
-__all__ = ["FAMILIES", "HermesFormat", "JsonCallParser", "Llama3Format", "MistralFormat",
+__all__ = ["FAMILIES", "HarmonyFormat", "HermesFormat", "JsonCallParser", "Llama3Format", "MistralFormat",
            "NativeFormat", "NativePrompt", "ToolFormatName", "choose", "detect",
            "renders_tools", "template_tools"]
 
@@ -37,10 +40,11 @@ __all__ = ["FAMILIES", "HermesFormat", "JsonCallParser", "Llama3Format", "Mistra
 FAMILIES: dict[str, type[NativeFormat]] = {
     "hermes": HermesFormat,
     "mistral": MistralFormat,
+    "harmony": HarmonyFormat,
     "llama3": Llama3Format,
 }
 
-ToolFormatName = Literal["xml", "native", "auto", "hermes", "llama3", "mistral"]
+ToolFormatName = Literal["xml", "native", "auto", "hermes", "llama3", "mistral", "harmony"]
 
 
 def renders_tools(template: str | None) -> bool:

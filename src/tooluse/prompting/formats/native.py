@@ -14,11 +14,14 @@ The prompt is the model's chat template rendered with ``tools=`` (each tool as
   the user turn's own text; a failed call's result starts with ``Error: `` (the templates
   have no error flag);
 - a family may rewrite that list (:meth:`NativeFormat.conversation`: Mistral's nine-character
-  call ids, Llama's one call per assistant message).
+  call ids, Llama's one call per assistant message, harmony's one call per message each
+  followed by its result, its thinking in a ``thinking`` field).
 
 What the model writes is constrained by :func:`~tooluse.grammar.json_calls.json_call_grammar`
 in the family's :class:`~tooluse.grammar.json_calls.JsonCallStyle` and read back by
-:class:`~.parser.JsonCallParser`.
+:class:`~.parser.JsonCallParser` (harmony's by its subclass reading message headers); a
+family may have its own reasoning section (:meth:`NativeFormat.splitter`,
+:meth:`NativeFormat.think_grammar`).
 """
 
 from __future__ import annotations
@@ -44,10 +47,10 @@ from ...messages import (
     ToolUseBlock,
 )
 from ..text_model import TextMessage
-from ..thinking import THINK_OPEN, think_budget, thinking_grammar, with_thought
+from ..thinking import THINK_OPEN, ThinkSplitter, think_budget, thinking_grammar, with_thought
 from .parser import JsonCallParser
 
-__all__ = ["NativeFormat", "NativePrompt", "template_tools"]
+__all__ = ["NativeFormat", "NativePrompt", "template_tools", "thought_of"]
 
 _SCHEMA_INSTRUCTION = "Answer with only one JSON value (no other text) matching this JSON Schema: "
 _TARGET = "the model's chat template"
@@ -75,6 +78,13 @@ def template_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
         else {"type": "object"}}} for t in tools]
 
 
+def thought_of(message: Message) -> str:
+    """An assistant turn's thinking, its blocks joined (redacted ones have no text)."""
+    return ThinkingBlock.SEPARATOR.join(
+        b.joined_text for b in message.content
+        if isinstance(b, ThinkingBlock) and b.joined_text.strip())
+
+
 class NativeFormat:
     """One family's format (see the module docstring). Subclasses set :attr:`style`,
     :attr:`family`, the chat-template marks that identify it (:attr:`marks`), and may
@@ -90,6 +100,13 @@ class NativeFormat:
     #: family writes as one token); a text backend that knows its model's special tokens
     #: lets the model choose them.
     specials: tuple[str, ...] = ()
+    #: Stop strings that end every answer (the family's end-of-turn mark written as text).
+    answer_stops: tuple[str, ...] = ()
+    #: The family's models reason on every turn, whatever the backend's ``think_tags``:
+    #: a request asking for reasoning gets the family's reasoning section.
+    always_reasons: bool = False
+    #: The prefill that opens the reasoning section where there is no grammar.
+    think_open: str = THINK_OPEN + "\n"
 
     name = "native"
 
@@ -111,11 +128,13 @@ class NativeFormat:
         continuing = ""
         if messages and messages[-1]["role"] == "assistant" and not messages[-1].get(
                 "tool_calls"):
-            continuing = str(messages.pop()["content"])
+            text = str(messages.pop()["content"])
+            continuing = self.style.answer_open() + text if text else ""
         choice = request.tool_choice or ToolChoice()
         offered = request.tools and (choice.type != "none" or tools_under_none)
         tools = template_tools(request.tools) if offered else []
         stops = list(request.stop_sequences)
+        stops += [s for s in self.answer_stops if s not in stops]
         marker = self.style.opener().split('{"', 1)[0].strip() or None
         if (not request.tools or choice.type == "none") and marker and marker not in stops:
             stops.append(marker)
@@ -142,27 +161,41 @@ class NativeFormat:
         reasoning = request.reasoning
         constraint, prefill = prompt.grammar, prompt.prefill
         continuing = bool(request.messages) and request.messages[-1].role == "assistant"
-        if thinking_model and reasoning is not None and reasoning.on and not continuing:
+        if (thinking_model or self.always_reasons) and reasoning is not None \
+                and reasoning.on and not continuing:
             if constraint is not None:
-                constraint, prefill = thinking_grammar(constraint, think_budget(reasoning)), ""
+                constraint, prefill = self.think_grammar(constraint, think_budget(reasoning)), ""
             elif not prefill:
-                prefill = THINK_OPEN + "\n"
+                prefill = self.think_open
         return prompt.messages, prefill, prompt.stops, constraint
+
+    def think_grammar(self, grammar: ToolGrammar, budget: int) -> ToolGrammar:
+        """``grammar`` after a bounded reasoning section (a ``<think>`` section)."""
+        return thinking_grammar(grammar, budget)
+
+    def splitter(self) -> ThinkSplitter:
+        """What reads a leading reasoning section of the answer as thinking."""
+        return ThinkSplitter()
 
     def template_options(self, request: Request, *, tools_under_none: bool = True
                          ) -> dict[str, Any]:
-        """The text backend's options that give its chat template the tools (and the
-        family's specials): none without tools, or under ``none`` unless
-        ``tools_under_none``."""
-        if not request.tools:
-            return {}
+        """The text backend's options for the family's chat template: the tools (none
+        without tools, or under ``none`` unless ``tools_under_none``), the family's
+        specials (always: a text answer may be framed in them, as harmony's is) and its
+        template's variables (:meth:`template_kwargs`)."""
+        options: dict[str, Any] = {}
         choice = request.tool_choice or ToolChoice()
-        if choice.type == "none" and not tools_under_none:
-            return {}
-        options: dict[str, Any] = {"tools": template_tools(request.tools)}
+        if request.tools and (choice.type != "none" or tools_under_none):
+            options["tools"] = template_tools(request.tools)
         if self.specials:
             options["specials"] = list(self.specials)
+        if kwargs := self.template_kwargs(request):
+            options["template_kwargs"] = kwargs
         return options
+
+    def template_kwargs(self, request: Request) -> dict[str, Any]:
+        """Further variables of the family's chat template for ``request`` (none here)."""
+        return {}
 
     def _messages(self, request: Request, thinking_model: bool) -> list[TextMessage]:
         names = {b.id: b.name for m in request.messages for b in m.tool_uses}
@@ -180,12 +213,9 @@ class NativeFormat:
                 out.extend(self._user(message, i, names))
         return out
 
-    @staticmethod
-    def _assistant(message: Message, thinking_model: bool) -> TextMessage:
+    def _assistant(self, message: Message, thinking_model: bool) -> TextMessage:
         text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
-        thought = ThinkingBlock.SEPARATOR.join(
-            b.joined_text for b in message.content
-            if isinstance(b, ThinkingBlock) and b.joined_text.strip())
+        thought = thought_of(message)
         if thinking_model and thought:
             text = with_thought(thought, text)
         turn: TextMessage = {"role": "assistant", "content": text}
@@ -243,4 +273,4 @@ class NativeFormat:
     def format_stops(self) -> tuple[str, ...]:
         """Stop strings of the format's own (not a user's stop sequence when hit)."""
         marker = self.style.opener().split('{"', 1)[0].strip()
-        return (marker,) if marker else ()
+        return ((marker,) if marker else ()) + self.answer_stops

@@ -116,6 +116,14 @@ class JsonCallParser(ItemSink):
 
     def close(self) -> list[Item]:
         self._scan(final=True)
+        self._end_of_input()
+        items = self._take()
+        self._reset()
+        return items
+
+    def _end_of_input(self) -> None:
+        """What is left once the answer is over: a call whose closing was cut, a call cut
+        (a problem), text."""
         if self._pending:
             # The object is whole, its closing text cut (the token limit): it is a call.
             self._call(self._pending)
@@ -133,25 +141,27 @@ class JsonCallParser(ItemSink):
                               self._raw + self._buf)
         elif self._buf:
             self._emit_text(self._buf)
-        items = self._take()
-        self._reset()
-        return items
 
     # -- scanning --------------------------------------------------------------------------
     def _scan(self, *, final: bool) -> None:
+        """Read as far as is certain: one step after another while they make progress."""
         while True:
             before = (self._state, len(self._buf))
-            if self._state == "start":
-                self._start(final)
-            elif self._state == "out":
-                self._outside(final)
-            elif self._state == "block":
-                self._block()
-            else:  # text
-                self._emit_text(self._buf)
-                self._buf = ""
+            self._step(final)
             if (self._state, len(self._buf)) == before:
                 return
+
+    def _step(self, final: bool) -> None:
+        """One step of reading in the current state."""
+        if self._state == "start":
+            self._start(final)
+        elif self._state == "out":
+            self._outside(final)
+        elif self._state == "block":
+            self._block()
+        else:  # text
+            self._emit_text(self._buf)
+            self._buf = ""
 
     def _start(self, final: bool) -> None:
         """The answer's opening: without a marker (Llama), a JSON object there is a call;
@@ -236,8 +246,17 @@ class JsonCallParser(ItemSink):
             self._emit_problem(f"malformed tool call: not JSON ({exc})", self._raw)
             self._raw = ""
             return
+        self._checked_call(*self._name_and_args(value))
+
+    def _name_and_args(self, value: Any) -> tuple[Any, Any]:
+        """The tool's name and the arguments in a call's parsed JSON (None where absent)."""
         name = value.get(self.style.name_key) if isinstance(value, dict) else None
         args = value.get(self.style.args_key, {}) if isinstance(value, dict) else None
+        return name, args
+
+    def _checked_call(self, name: Any, args: Any) -> None:
+        """A call read (its name and arguments as parsed): a call item, or a problem naming
+        what is wrong."""
         if not isinstance(name, str) or not name:
             problem = f"malformed tool call: no {self.style.name_key!r}"
         elif self._tools is not None and name not in self._tools:
