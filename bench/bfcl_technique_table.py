@@ -7,7 +7,8 @@ both hold (a run stopped early, or a sparser sample, is compared on what it has)
 Per run and category: cases passed of those compared, the cases it gained and lost against
 the baseline, the calls that do not validate, and the median latency per case of the run and
 of the baseline on the same cases (their ratio is the time cost; on a busy machine the
-ratio means more than either figure).
+ratio means more than either figure), and the tokens the model wrote against the baseline's
+(every sample drawn included: a cost the machine's load does not change).
 """
 
 from __future__ import annotations
@@ -43,9 +44,18 @@ def row(name: str, run: dict[str, dict[str, Any]], base: dict[str, dict[str, Any
     invalid = sum(run[i]["calls_total"] - run[i]["calls_valid"] for i in ids)
     t_run = statistics.median(run[i]["latency"] for i in ids)
     t_base = statistics.median(base[i]["latency"] for i in ids)
+    w_run = sum(written(run[i]) for i in ids)
+    w_base = sum(written(base[i]) for i in ids)
     return (f"| {name} | {category or '**all**'} | {len(ids)} | {passed} ({before}) | +{gained} "
             f"-{lost} | {invalid} | {t_run:.1f} ({t_base:.1f}) | "
-            f"{t_run / t_base:.1f}x |")
+            f"{t_run / t_base:.1f}x | {w_run / max(1, w_base):.2f}x |")
+
+
+def written(case: dict[str, Any]) -> float:
+    """The tokens the model wrote for a case, every answer drawn included (self-consistency's
+    samples): a cost that does not depend on the machine's load."""
+    timings = case.get("timings") or {}
+    return float(timings.get("self_consistency_tokens", case.get("output_tokens") or 0))
 
 
 def main(argv: list[str]) -> None:
@@ -53,8 +63,8 @@ def main(argv: list[str]) -> None:
         raise SystemExit(__doc__)
     base = load(argv[0])
     print("| run | category | cases | passed (baseline) | gained, lost | invalid calls "
-          "| median s per case (baseline) | time |")
-    print("|---|---|---:|---:|---|---|---:|---:|")
+          "| median s per case (baseline) | time | tokens written |")
+    print("|---|---|---:|---:|---|---|---:|---:|---:|")
     for spec in argv[1:]:
         name, _, folder = spec.partition("=")
         run = load(folder)
