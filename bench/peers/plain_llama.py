@@ -2,7 +2,8 @@
 with the one load setting tooluse makes too: on a CPU that reports AMX, the model loads
 without llama.cpp's extra buffer types, whose AMX kernels crash some virtualised CPUs
 (SIGSEGV in ``ggml_backend_amx_mul_mat`` at the first decode; ``tooluse.llama.model``
-does the same). Elsewhere nothing changes.
+does the same). Elsewhere nothing changes. The CPU check is written here again, not
+imported from tooluse: the floors time their imports, which stay llama-cpp-python's alone.
 
     python bench/peers/plain_llama.py -m llama_cpp.server --model PATH ...   # a module, patched
 
