@@ -187,13 +187,10 @@ def count_prompt(text_backend: CountingTextBackend, messages: list[TextMessage],
                  template: Mapping[str, Any] | None = None) -> int:
     """The rendered prompt's tokens, with what the chat template is given (``template``:
     the ``tools`` and ``template_kwargs`` of :class:`GenerationOptions`, where there are)."""
-    template = template or {}
-    if template.get("template_kwargs"):
-        return text_backend.prompt_tokens(messages, prefill, template.get("tools"),
-                                          template_kwargs=template["template_kwargs"])
-    if template.get("tools"):
-        return text_backend.prompt_tokens(messages, prefill, template["tools"])
-    return text_backend.prompt_tokens(messages, prefill)
+    # Only the keywords there are: a backend's ``prompt_tokens`` may take neither.
+    given = {key: value for key, value in (template or {}).items()
+             if key in ("tools", "template_kwargs") and value}
+    return text_backend.prompt_tokens(messages, prefill, **given)
 
 
 def check_room(text_backend: object, messages: list[TextMessage], prefill: str,
